@@ -1,0 +1,104 @@
+#!/bin/sh
+# Starts a private Docker daemon for the docker sandbox and builds its base image.
+#
+# Idempotent: a daemon that is already answering on the socket is reused, and an image that
+# already exists is kept. The debootstrap root filesystem is cached as a tarball so a rebuilt
+# data root does not need the Debian mirror again.
+#
+# The daemon runs without iptables, IP forwarding, masquerading or a bridge: sandbox containers
+# use NetworkMode "none", so none of those are needed, and none of them touch the host's network.
+#
+# Environment (all optional):
+#   MANUS_DOCKER_STATE_DIR  daemon data, exec root, socket, pid and log   (/var/lib/manus-docker)
+#   MANUS_SANDBOX_CACHE     where the root filesystem tarball is cached   (/var/cache/manus-sandbox)
+#   MANUS_SANDBOX_IMAGE     name of the image to build                    (manus-sandbox:bookworm)
+#   MANUS_DEBIAN_MIRROR     Debian mirror for debootstrap                 (http://deb.debian.org/debian)
+#
+# Prints DOCKER_HOST=unix://... on its last line and writes the same line to
+# $MANUS_DOCKER_STATE_DIR/docker-host, so callers can `. "$MANUS_DOCKER_STATE_DIR/docker-host"`.
+set -eu
+
+state_dir="${MANUS_DOCKER_STATE_DIR:-/var/lib/manus-docker}"
+cache_dir="${MANUS_SANDBOX_CACHE:-/var/cache/manus-sandbox}"
+image="${MANUS_SANDBOX_IMAGE:-manus-sandbox:bookworm}"
+mirror="${MANUS_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+suite=bookworm
+
+socket="$state_dir/docker.sock"
+pid_file="$state_dir/dockerd.pid"
+log_file="$state_dir/dockerd.log"
+host_file="$state_dir/docker-host"
+rootfs_tarball="$cache_dir/$suite-minbase-python3.tar"
+
+say() { printf '%s\n' "setup-docker: $*" >&2; }
+fail() { say "$*"; exit 1; }
+
+[ "$(id -u)" = 0 ] || fail "must run as root (dockerd and debootstrap need it)"
+for command in dockerd docker debootstrap tar; do
+  command -v "$command" >/dev/null 2>&1 || fail "'$command' is not installed"
+done
+
+docker_cli() { docker -H "unix://$socket" "$@"; }
+
+daemon_answers() { [ -S "$socket" ] && docker_cli version >/dev/null 2>&1; }
+
+start_daemon() {
+  mkdir -p "$state_dir/data" "$state_dir/exec"
+  say "starting dockerd (log: $log_file)"
+  # setsid detaches the daemon from this script's session so it outlives the caller's shell.
+  setsid dockerd \
+    --iptables=false --ip-forward=false --ip-masq=false --bridge=none \
+    --data-root "$state_dir/data" --exec-root "$state_dir/exec" \
+    --pidfile "$pid_file" -H "unix://$socket" \
+    >"$log_file" 2>&1 </dev/null &
+  waited=0
+  until daemon_answers; do
+    waited=$((waited + 1))
+    [ "$waited" -le 60 ] || fail "dockerd did not answer within 60 s; see $log_file"
+    sleep 1
+  done
+  say "dockerd is up after about $waited s (pid $(cat "$pid_file"))"
+}
+
+build_rootfs_tarball() {
+  mkdir -p "$cache_dir"
+  work_dir="$(mktemp -d "$cache_dir/rootfs.XXXXXX")"
+  trap 'rm -rf "$work_dir"' EXIT
+  say "debootstrap $suite (minbase + python3-minimal) from $mirror"
+  debootstrap --variant=minbase --include=python3-minimal "$suite" "$work_dir/root" "$mirror" >"$work_dir/debootstrap.log" 2>&1 \
+    || { tail -n 20 "$work_dir/debootstrap.log" >&2; fail "debootstrap failed"; }
+  # Package caches and lists only make the image bigger.
+  rm -rf "$work_dir/root/var/cache/apt/archives/"*.deb "$work_dir/root/var/lib/apt/lists/"*
+  tar -C "$work_dir/root" -c . >"$work_dir/rootfs.tar"
+  mv "$work_dir/rootfs.tar" "$rootfs_tarball"
+  rm -rf "$work_dir"
+  trap - EXIT
+}
+
+if daemon_answers; then
+  say "reusing the daemon on $socket"
+else
+  if [ -f "$pid_file" ] && kill -0 "$(cat "$pid_file")" 2>/dev/null; then
+    fail "dockerd (pid $(cat "$pid_file")) is running but does not answer on $socket; run .ci/stop-docker.sh first"
+  fi
+  start_daemon
+fi
+
+if docker_cli image inspect "$image" >/dev/null 2>&1; then
+  say "image $image already exists"
+else
+  if [ -f "$rootfs_tarball" ]; then
+    say "using the cached root filesystem $rootfs_tarball"
+  else
+    build_rootfs_tarball
+  fi
+  say "importing $image"
+  docker_cli import \
+    --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+    --change 'ENV LANG=C.UTF-8' \
+    --change 'CMD ["/bin/sh"]' \
+    - "$image" <"$rootfs_tarball" >/dev/null
+fi
+
+printf 'DOCKER_HOST=unix://%s\n' "$socket" >"$host_file"
+cat "$host_file"

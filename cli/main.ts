@@ -1,0 +1,109 @@
+#!/usr/bin/env node
+/**
+ * The `manus` command. The only place that exits the process: everything below returns results
+ * or throws typed errors, and this file turns them into output and an exit code.
+ */
+import { Command, InvalidArgumentError } from 'commander';
+import { ExitCode, formatDiagnostic, ManusError, type Diagnostic } from '../runtime/errors.js';
+
+const program = new Command();
+program
+  .name('manus')
+  .description('Run AI agents declared in YAML, with tools loaded from plugins.')
+  .showHelpAfterError()
+  .exitOverride((error) => {
+    // commander's own help and version output are successes; its parse errors are usage errors.
+    process.exit(error.exitCode === 0 ? ExitCode.success : ExitCode.usage);
+  });
+
+program
+  .command('run')
+  .description('run a recipe to completion and print the final answer')
+  .argument('<recipe>', 'the recipe YAML file')
+  .option('--prompt <text>', 'the task, replacing the recipe prompt')
+  .option('--param <key=value>', 'a recipe parameter (repeatable)', collect, [])
+  .option('--model <name>', 'a profile name from agents.yaml, or a model id')
+  .option('--max-steps <n>', 'the step budget', positiveInteger)
+  .option('--answer <text>', 'an answer for the agent\'s questions, used in order (repeatable)', collect, [])
+  .option('--runs-dir <folder>', 'where run folders go (default .manus/runs)')
+  .option('--json', 'print one JSON object with the outcome instead of the answer')
+  .option('--quiet', 'no progress on stderr')
+  .action(async (recipe: string, options: RunCommandOptions) => {
+    const { runCommand } = await import('./run-command.js');
+    return finish(await runCommand(recipe, options));
+  });
+
+program
+  .command('validate')
+  .description('check agents files, recipes and plugins without running anything')
+  .argument('<files...>', 'YAML files and plugin files')
+  .action(async (files: string[]) => {
+    const { validateFiles } = await import('../runtime/validate.js');
+    const diagnostics = await validateFiles(files, process.cwd());
+    printDiagnostics(diagnostics);
+    const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
+    const warnings = diagnostics.length - errors;
+    process.stderr.write(`${files.length} file(s) checked: ${errors} error(s), ${warnings} warning(s)\n`);
+    return finish(errors > 0 ? ExitCode.usage : ExitCode.success);
+  });
+
+program
+  .command('tools')
+  .description('list the tools the plugins provide, with their parameter schemas')
+  .option('--plugins <folder>', 'an extra plugin folder (repeatable)', collect, [])
+  .option('--json', 'print JSON')
+  .action(async (options: { plugins: string[]; json?: boolean }) => {
+    const { listTools } = await import('./list-command.js');
+    return finish(await listTools(options));
+  });
+
+program
+  .command('agents')
+  .description('list the agents declared in agents.yaml files')
+  .option('--json', 'print JSON')
+  .action(async (options: { json?: boolean }) => {
+    const { listAgents } = await import('./list-command.js');
+    return finish(await listAgents(options));
+  });
+
+export interface RunCommandOptions {
+  prompt?: string;
+  param: string[];
+  model?: string;
+  maxSteps?: number;
+  answer: string[];
+  runsDir?: string;
+  json?: boolean;
+  quiet?: boolean;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function positiveInteger(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) throw new InvalidArgumentError('expected a whole number of at least 1');
+  return number;
+}
+
+export function printDiagnostics(diagnostics: Diagnostic[]): void {
+  for (const diagnostic of diagnostics) process.stderr.write(`${formatDiagnostic(diagnostic)}\n`);
+}
+
+function finish(code: number): never {
+  process.exit(code);
+}
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof ManusError) {
+    const diagnostics = (error as { diagnostics?: Diagnostic[] }).diagnostics;
+    if (diagnostics) printDiagnostics(diagnostics);
+    else process.stderr.write(`manus: ${error.message}\n`);
+    process.exit(error.exitCode);
+  }
+  process.stderr.write(`manus: internal error: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(ExitCode.taskFailed);
+}

@@ -1,0 +1,51 @@
+/**
+ * Asks the person running the agent a question and returns the answer. How the question reaches
+ * them (a terminal, `--answer` values, a recipe's defaults) is the runtime's business, so this tool
+ * also works where no one is watching: it fails in a way the model can act on.
+ */
+import { defineTool, ManusError, PermissionDeniedError, ToolError } from 'manus-runtime';
+
+interface AskInput {
+  question?: string;
+  /** OpenManus's name for the question. */
+  inquire?: string;
+}
+
+export default defineTool<AskInput>({
+  name: 'ask_human',
+  description:
+    'Ask the human a question and wait for the answer. Use it when you need information or a decision only ' +
+    'they can give; do not use it for things you can find out yourself. Give the question in "question".',
+  parameters: {
+    type: 'object',
+    properties: {
+      question: { type: 'string', minLength: 1, description: 'The question to ask (required).' },
+      inquire: { type: 'string', minLength: 1, description: 'Another name for question, accepted for compatibility.' },
+    },
+  },
+  async execute(input, context) {
+    const question = input.question ?? input.inquire;
+    if (question === undefined) throw new ToolError('Parameter question is required.', 'missing_parameter');
+    let answer: string;
+    try {
+      answer = await context.human.ask(question, { required: context.settings.required === true, signal: context.signal });
+    } catch (error) {
+      if (context.signal.aborted || mustStopTheRun(error)) throw error;
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new ToolError(`No answer could be obtained from the human: ${reason}`, 'human_unavailable');
+    }
+    return answer.trim() === '' ? 'The human gave an empty answer.' : answer;
+  },
+});
+
+/**
+ * A denied permission ends the run (exit 5), and an error of the runtime's own kind other than a
+ * tool failure is the kernel's to handle. The code is compared as well as the class so a plugin
+ * loaded with its own copy of the runtime module still recognises the kernel's errors.
+ */
+function mustStopTheRun(error: unknown): boolean {
+  if (error instanceof PermissionDeniedError) return true;
+  if (error instanceof ToolError) return false;
+  if (error instanceof ManusError) return true;
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'permission_denied';
+}

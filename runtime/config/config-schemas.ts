@@ -1,0 +1,153 @@
+/**
+ * Validates parsed YAML against the shipped JSON Schemas and turns ajv's errors into diagnostics
+ * with file:line:column, unknown-key hints and one message per problem.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { Ajv } from 'ajv';
+import type { Diagnostic } from '../errors.js';
+import { packageRoot } from '../package-root.js';
+import { didYouMean } from './did-you-mean.js';
+import { locate, locateKey, pathFromPointer, type YamlSource } from './yaml-source.js';
+
+export type ConfigKind = 'agents' | 'recipe';
+
+let validators: Record<ConfigKind, ValidateFunction> | undefined;
+
+function compiledValidators(): Record<ConfigKind, ValidateFunction> {
+  if (validators) return validators;
+  const ajv = new Ajv({ allErrors: true, verbose: true, strict: false });
+  for (const kind of ['agents', 'recipe'] as const) {
+    ajv.addSchema(JSON.parse(readFileSync(join(packageRoot, 'schemas', `${kind}.schema.json`), 'utf8')));
+  }
+  validators = {
+    agents: ajv.getSchema('agents.schema.json')!,
+    recipe: ajv.getSchema('recipe.schema.json')!,
+  };
+  return validators;
+}
+
+export function validateConfig(kind: ConfigKind, source: YamlSource): Diagnostic[] {
+  const validate = compiledValidators()[kind];
+  if (validate(source.data)) return [];
+  return diagnosticsFromErrors(source, validate.errors ?? []);
+}
+
+function diagnosticsFromErrors(source: YamlSource, errors: ErrorObject[]): Diagnostic[] {
+  const relevant = dropInapplicableBranches(source, errors);
+  const seen = new Set<string>();
+  const diagnostics: Diagnostic[] = [];
+  for (const error of relevant) {
+    const diagnostic = describe(source, error);
+    const key = `${diagnostic.location?.line}:${diagnostic.location?.column}:${diagnostic.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    diagnostics.push(diagnostic);
+  }
+  return diagnostics;
+}
+
+/**
+ * For `anyOf` alternatives (a prompt is a string or `{file}`), ajv reports every branch's
+ * failure. Keep the errors of the branch whose type matches the value; when none matches, keep
+ * only the summary.
+ */
+function dropInapplicableBranches(source: YamlSource, errors: ErrorObject[]): ErrorObject[] {
+  const alternatives = errors.filter((error) => error.keyword === 'anyOf');
+  if (alternatives.length === 0) return errors;
+  const dropped = new Set<ErrorObject>();
+  for (const alternative of alternatives) {
+    const branches = (alternative.schema as Array<Record<string, unknown>>) ?? [];
+    const value = valueAt(source.data, pathFromPointer(alternative.instancePath));
+    const matching = branches.findIndex((branch) => branchAccepts(branch, value));
+    const inside = errors.filter(
+      (error) => error !== alternative && error.schemaPath.startsWith(`${alternative.schemaPath}/`),
+    );
+    for (const error of inside) {
+      const branchIndex = Number(error.schemaPath.slice(alternative.schemaPath.length + 1).split('/')[0]);
+      if (branchIndex !== matching) dropped.add(error);
+    }
+    if (matching >= 0) dropped.add(alternative);
+  }
+  return errors.filter((error) => !dropped.has(error));
+}
+
+function branchAccepts(branch: Record<string, unknown>, value: unknown): boolean {
+  const type = valueType(value);
+  if (Array.isArray(branch.enum)) return branch.enum.some((allowed) => typeof allowed === typeof value);
+  if (typeof branch.type === 'string') return branch.type === type || (branch.type === 'number' && type === 'integer');
+  if (typeof branch.$ref === 'string') return type === 'object';
+  return false;
+}
+
+function valueType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+function valueAt(data: unknown, path: string[]): unknown {
+  let current = data;
+  for (const segment of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string, unknown>)[segment];
+  }
+  return current;
+}
+
+function describe(source: YamlSource, error: ErrorObject): Diagnostic {
+  const path = pathFromPointer(error.instancePath);
+  const name = path.length > 0 ? `'${path.join('.')}'` : 'the document';
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'additionalProperty':
+    case 'additionalProperties': {
+      const key = String(params.additionalProperty);
+      const known = Object.keys((error.parentSchema as { properties?: object })?.properties ?? {});
+      const where = path.length > 0 ? ` in ${name}` : '';
+      const hint = known.length > 0 ? didYouMean(key, known) : '';
+      return diagnostic(`unknown key '${key}'${where}${hint}`, locateKey(source, path, key));
+    }
+    case 'required':
+      return diagnostic(`${name} is missing the required key '${String(params.missingProperty)}'`, locate(source, path));
+    case 'type':
+      return diagnostic(`${name} must be ${article(String(params.type))}, not ${article(valueType(valueAt(source.data, path)))}`, locate(source, path));
+    case 'enum':
+      return diagnostic(`${name} must be one of: ${(params.allowedValues as unknown[]).join(', ')}`, locate(source, path));
+    case 'const':
+      return diagnostic(`${name} must be ${JSON.stringify(params.allowedValue)}`, locate(source, path));
+    case 'anyOf':
+      return diagnostic(`${name} has the wrong form: ${describeAlternatives(error.schema as Array<Record<string, unknown>>)}`, locate(source, path));
+    default:
+      return diagnostic(`${name} ${error.message ?? 'is invalid'}`, locate(source, path));
+  }
+
+  function diagnostic(message: string, location: Diagnostic['location']): Diagnostic {
+    return { severity: 'error', message, location };
+  }
+}
+
+function describeAlternatives(branches: Array<Record<string, unknown>>): string {
+  const forms = branches.map((branch) => {
+    if (Array.isArray(branch.enum)) return `one of ${branch.enum.join(', ')}`;
+    if (branch.type === 'object' || typeof branch.$ref === 'string') return 'a mapping';
+    return article(String(branch.type));
+  });
+  return `expected ${forms.join(' or ')}`;
+}
+
+function article(type: string): string {
+  const names: Record<string, string> = {
+    object: 'a mapping',
+    array: 'a list',
+    string: 'a string',
+    integer: 'a whole number',
+    number: 'a number',
+    boolean: 'true or false',
+    null: 'empty',
+    undefined: 'missing',
+  };
+  return names[type] ?? type;
+}

@@ -1,0 +1,130 @@
+/** Loads a recipe: schema, prompt template against parameters, inline agent, plugin folders. */
+import { dirname, resolve } from 'node:path';
+import type { Diagnostic, SourceLocation } from '../errors.js';
+import type { JsonSchema } from '../tool.js';
+import { readAgentDefinition, readPermissions, readSandbox } from './agent-definition.js';
+import { validateConfig } from './config-schemas.js';
+import { loadPrompt, type LoadedPrompt } from './prompt-source.js';
+import { templatePlaceholders } from './template.js';
+import type { Recipe, RecipeParameter } from './types.js';
+import { locate, locateKey, readYamlFile, type YamlSource } from './yaml-source.js';
+
+export function loadRecipeFile(file: string): { recipe?: Recipe; diagnostics: Diagnostic[] } {
+  const { source, diagnostics } = readYamlFile(file);
+  if (!source) return { diagnostics };
+  const schemaDiagnostics = validateConfig('recipe', source);
+  if (schemaDiagnostics.length > 0) return { diagnostics: schemaDiagnostics };
+  return loadRecipeSource(source);
+}
+
+function loadRecipeSource(source: YamlSource): { recipe?: Recipe; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  const data = source.data as Record<string, any>;
+  const folder = dirname(source.file);
+  const parameters = readParameters(source, data.parameters ?? {}, diagnostics);
+  const prompt = data.prompt === undefined ? undefined : loadPrompt(source, ['prompt'], data.prompt, diagnostics);
+  if (prompt) checkTemplate(source, prompt, parameters, diagnostics);
+  const agent = typeof data.agent === 'string'
+    ? data.agent
+    : readAgentDefinition(`${data.name} (inline)`, data.agent, source, ['agent'], diagnostics);
+  const recipe: Recipe = {
+    file: source.file,
+    name: data.name,
+    description: data.description ?? '',
+    parameters,
+    promptTemplate: prompt?.text,
+    agent,
+    agentLocation: locate(source, ['agent']),
+    pluginFolders: ((data.plugins ?? []) as string[]).map((path, index) => ({
+      path: resolve(folder, path),
+      location: locate(source, ['plugins', index]),
+    })),
+    budgets: {
+      steps: data.budgets?.steps,
+      tokens: data.budgets?.tokens,
+      timeSeconds: data.budgets?.time_seconds,
+    },
+    response: data.response as JsonSchema | undefined,
+    workspace: data.workspace,
+    sandbox: readSandbox(data.sandbox),
+    permissions: data.permissions === undefined ? undefined : readPermissions(data.permissions),
+    toolSettings: data.tool_settings ?? {},
+    answers: data.answers ?? {},
+  };
+  return { recipe, diagnostics };
+}
+
+function readParameters(source: YamlSource, raw: Record<string, Record<string, unknown>>, diagnostics: Diagnostic[]): RecipeParameter[] {
+  return Object.entries(raw).map(([name, definition]) => {
+    const location = locateKey(source, ['parameters'], name);
+    const parameter: RecipeParameter = {
+      name,
+      type: definition.type as RecipeParameter['type'],
+      description: definition.description as string | undefined,
+      required: definition.required === true || (definition.required === undefined && definition.default === undefined),
+      default: definition.default as RecipeParameter['default'],
+      values: definition.values as string[] | undefined,
+      location,
+    };
+    const problem = parameterProblem(parameter);
+    if (problem) diagnostics.push({ severity: 'error', message: `parameter '${name}' ${problem}`, location });
+    return parameter;
+  });
+}
+
+function parameterProblem(parameter: RecipeParameter): string | undefined {
+  if (parameter.type === 'enum' && !parameter.values) return "is an enum but lists no 'values'";
+  if (parameter.type !== 'enum' && parameter.values) return `has 'values' but its type is ${parameter.type}, not enum`;
+  if (parameter.default === undefined) return undefined;
+  if (parameter.type === 'enum') {
+    return parameter.values?.includes(String(parameter.default)) ? undefined : `default '${parameter.default}' is not one of its values: ${parameter.values?.join(', ')}`;
+  }
+  return typeof parameter.default === parameter.type ? undefined : `default ${JSON.stringify(parameter.default)} is not a ${parameter.type}`;
+}
+
+function checkTemplate(source: YamlSource, prompt: LoadedPrompt, parameters: RecipeParameter[], diagnostics: Diagnostic[]): void {
+  const declared = new Set(parameters.map((parameter) => parameter.name));
+  const used = new Set<string>();
+  for (const placeholder of templatePlaceholders(prompt.text)) {
+    used.add(placeholder.name);
+    if (declared.has(placeholder.name)) continue;
+    diagnostics.push({
+      severity: 'error',
+      message: `the prompt uses {{${placeholder.name}}} but the recipe declares no parameter '${placeholder.name}'`,
+      location: placeholderLocation(source, prompt, placeholder.name, placeholder.offset),
+    });
+  }
+  for (const parameter of parameters) {
+    if (used.has(parameter.name)) continue;
+    diagnostics.push({
+      severity: 'error',
+      message: `parameter '${parameter.name}' is never used in the prompt (add {{${parameter.name}}} or remove it)`,
+      location: parameter.location,
+    });
+  }
+}
+
+/**
+ * A placeholder's position: in a prompt file it is exact; in inline YAML the scalar's text may be
+ * folded or quoted, so the placeholder is searched for in the scalar's source text.
+ */
+function placeholderLocation(source: YamlSource, prompt: LoadedPrompt, name: string, offset: number): SourceLocation {
+  if (prompt.file) return positionInText(prompt.file, prompt.text, offset);
+  const node = source.document.get('prompt', true) as { range?: [number, number, number] } | undefined;
+  if (node?.range) {
+    const raw = source.text.slice(node.range[0], node.range[1]);
+    const match = new RegExp(`\\{\\{\\s*${name}\\s*\\}\\}`).exec(raw);
+    if (match) {
+      const position = source.lineCounter.linePos(node.range[0] + match.index);
+      return { file: source.file, line: position.line, column: position.col };
+    }
+  }
+  return prompt.location;
+}
+
+function positionInText(file: string, text: string, offset: number): SourceLocation {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  const column = offset - before.lastIndexOf('\n');
+  return { file, line, column };
+}

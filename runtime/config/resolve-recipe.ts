@@ -1,0 +1,270 @@
+/**
+ * Everything a run needs that can be known without a model: agents files, the recipe, its agent,
+ * plugins, parameters and the task text. All problems are collected and reported together, so a
+ * bad recipe costs one round of fixes, not one per mistake.
+ */
+import { existsSync, realpathSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { ConfigError, UsageError, type Diagnostic } from '../errors.js';
+import { packageRoot } from '../package-root.js';
+import type { ContextProviderDefinition } from '../context-provider.js';
+import { loadPluginFolders, type LoadedPlugins, type PluginFolder } from '../plugins/load-plugins.js';
+import type { AnyToolDefinition, SandboxSettings } from '../tool.js';
+import { didYouMean } from './did-you-mean.js';
+import { defaultRetrySettings, emptyAgentsConfig, loadAgentsFile } from './load-agents.js';
+import { loadRecipeFile } from './load-recipe.js';
+import { renderTemplate } from './template.js';
+import type { AgentConfig, AgentsConfig, ModelProfileConfig, ParameterValue, Recipe, RecipeParameter } from './types.js';
+
+export interface RecipeOverrides {
+  prompt?: string;
+  parameters?: Record<string, string>;
+  /** A profile name from `llm:`, or a model id for the agent's profile. */
+  model?: string;
+  maxSteps?: number;
+}
+
+export interface RunPlan {
+  recipe: Recipe;
+  agent: AgentConfig;
+  profile: ModelProfileConfig;
+  /** A model id given on the command line that is not a profile name. */
+  modelOverride?: string;
+  task: string;
+  tools: Map<string, AnyToolDefinition>;
+  contextProviders: ContextProviderDefinition[];
+  budgets: { steps: number; tokens?: number; timeSeconds?: number };
+  sandbox?: SandboxSettings;
+  toolSettings: Record<string, Record<string, unknown>>;
+  warnings: Diagnostic[];
+  agentsConfig: AgentsConfig;
+}
+
+/** agents.yaml files in the order they apply: the package's, the current folder's, the recipe's. */
+export function agentsFilesFor(recipeFile: string | undefined, cwd: string): string[] {
+  const candidates = [join(packageRoot, 'agents.yaml'), join(cwd, 'agents.yaml')];
+  if (recipeFile) candidates.push(join(dirname(resolve(cwd, recipeFile)), 'agents.yaml'));
+  return uniqueExisting(candidates);
+}
+
+export function pluginFoldersFor(cwd: string, recipe?: Recipe): PluginFolder[] {
+  const folders = uniqueExisting([join(packageRoot, 'plugins'), join(cwd, 'plugins')]).map((path) => ({ path }));
+  return [...folders, ...(recipe?.pluginFolders ?? [])];
+}
+
+function uniqueExisting(paths: string[]): string[] {
+  const seen = new Set<string>();
+  const result: string[] = [];
+  for (const path of paths) {
+    if (!existsSync(path)) continue;
+    const real = realpathSync(path);
+    if (seen.has(real)) continue;
+    seen.add(real);
+    result.push(real);
+  }
+  return result;
+}
+
+export function loadAgentsConfig(files: string[]): { config: AgentsConfig; diagnostics: Diagnostic[] } {
+  const config = emptyAgentsConfig();
+  const diagnostics = files.flatMap((file) => loadAgentsFile(file, config));
+  return { config, diagnostics };
+}
+
+/**
+ * Resolves a recipe into a run plan, or throws a ConfigError listing every problem. `strictParameters`
+ * is off for `manus validate`, which checks a recipe without the values a run would be given.
+ */
+export async function resolveRecipe(
+  recipeFile: string,
+  options: { cwd: string; overrides?: RecipeOverrides; strictParameters?: boolean; checkSchemas?: boolean },
+): Promise<RunPlan> {
+  const overrides = options.overrides ?? {};
+  const recipePath = resolve(options.cwd, recipeFile);
+  const { recipe, diagnostics } = loadRecipeFile(recipePath);
+  const agents = loadAgentsConfig(agentsFilesFor(recipePath, options.cwd));
+  diagnostics.push(...agents.diagnostics);
+  if (!recipe) throw new ConfigError(diagnostics);
+
+  const plugins = await loadPluginFolders(pluginFoldersFor(options.cwd, recipe), { checkSchemas: options.checkSchemas });
+  diagnostics.push(...plugins.diagnostics);
+
+  const agent = resolveAgent(recipe, agents.config, diagnostics);
+  const warnings: Diagnostic[] = [];
+  const task = resolveTask(recipe, overrides, options.strictParameters !== false, diagnostics);
+  if (!agent) throw new ConfigError(diagnostics);
+
+  const tools = selectTools(agent, plugins, warnings);
+  const contextProviders = selectContextProviders(agent, plugins, diagnostics);
+  const { profile, modelOverride } = resolveProfile(agent, agents.config, overrides.model, diagnostics);
+  if (diagnostics.some((diagnostic) => diagnostic.severity === 'error')) throw new ConfigError([...diagnostics, ...warnings]);
+
+  return {
+    recipe,
+    agent: {
+      ...agent,
+      permissions: recipe.permissions ?? agent.permissions,
+    },
+    profile,
+    modelOverride,
+    task: task ?? '',
+    tools,
+    contextProviders,
+    budgets: {
+      steps: overrides.maxSteps ?? recipe.budgets.steps ?? agent.maxSteps,
+      tokens: recipe.budgets.tokens,
+      timeSeconds: recipe.budgets.timeSeconds,
+    },
+    sandbox: recipe.sandbox ?? agent.sandbox,
+    toolSettings: mergeToolSettings(agent.toolSettings, recipe.toolSettings),
+    warnings: [...diagnostics, ...warnings],
+    agentsConfig: agents.config,
+  };
+}
+
+function resolveAgent(recipe: Recipe, agents: AgentsConfig, diagnostics: Diagnostic[]): AgentConfig | undefined {
+  if (typeof recipe.agent !== 'string') return recipe.agent;
+  const agent = agents.agents.get(recipe.agent);
+  if (!agent) {
+    const known = [...agents.agents.keys()];
+    diagnostics.push({
+      severity: 'error',
+      message: `no agent named '${recipe.agent}'${didYouMean(recipe.agent, known)}; declared agents: ${known.join(', ') || 'none'} (in ${agents.files.join(', ') || 'no agents.yaml'})`,
+      location: recipe.agentLocation,
+    });
+  }
+  return agent;
+}
+
+function selectTools(agent: AgentConfig, plugins: LoadedPlugins, warnings: Diagnostic[]): Map<string, AnyToolDefinition> {
+  const tools = new Map<string, AnyToolDefinition>();
+  for (const name of agent.tools) {
+    const loaded = plugins.tools.get(name);
+    if (loaded) {
+      tools.set(name, loaded.tool);
+      continue;
+    }
+    warnings.push({
+      severity: 'warning',
+      message: `agent '${agent.name}' lists the tool '${name}', which is not available yet (no loaded plugin defines it)${didYouMean(name, plugins.tools.keys())}; the agent runs without it`,
+      location: agent.toolLocations[name] ?? agent.location,
+    });
+  }
+  return tools;
+}
+
+function selectContextProviders(agent: AgentConfig, plugins: LoadedPlugins, diagnostics: Diagnostic[]): ContextProviderDefinition[] {
+  const providers: ContextProviderDefinition[] = [];
+  for (const name of agent.contextProviders) {
+    const loaded = plugins.contextProviders.get(name);
+    if (loaded) providers.push(loaded.provider);
+    else diagnostics.push({
+      severity: 'error',
+      message: `agent '${agent.name}' names the context provider '${name}', which no plugin defines${didYouMean(name, plugins.contextProviders.keys())}`,
+      location: agent.location,
+    });
+  }
+  return providers;
+}
+
+const fallbackProfile: ModelProfileConfig = {
+  name: 'default',
+  provider: 'openai-compatible',
+  vision: false,
+  stream: true,
+  timeoutSeconds: 120,
+  headers: {},
+  retry: defaultRetrySettings,
+};
+
+function resolveProfile(
+  agent: AgentConfig,
+  agents: AgentsConfig,
+  model: string | undefined,
+  diagnostics: Diagnostic[],
+): { profile: ModelProfileConfig; modelOverride?: string } {
+  if (model && agents.profiles.has(model)) return { profile: agents.profiles.get(model)! };
+  const profile = agents.profiles.get(agent.llm);
+  if (profile) return { profile, modelOverride: model };
+  if (agent.llm !== 'default') {
+    diagnostics.push({
+      severity: 'error',
+      message: `agent '${agent.name}' uses the model profile '${agent.llm}', which is not declared under llm:${didYouMean(agent.llm, agents.profiles.keys())}`,
+      location: agent.location,
+    });
+  }
+  return { profile: fallbackProfile, modelOverride: model };
+}
+
+function resolveTask(recipe: Recipe, overrides: RecipeOverrides, strict: boolean, diagnostics: Diagnostic[]): string | undefined {
+  if (overrides.prompt !== undefined) return overrides.prompt;
+  if (recipe.promptTemplate === undefined) {
+    if (strict) diagnostics.push({ severity: 'error', message: `the recipe has no prompt; give the task with --prompt`, location: { file: recipe.file } });
+    return undefined;
+  }
+  const values = parameterValues(recipe, overrides.parameters ?? {}, strict, diagnostics);
+  return values ? renderTemplate(recipe.promptTemplate, values) : undefined;
+}
+
+function parameterValues(
+  recipe: Recipe,
+  given: Record<string, string>,
+  strict: boolean,
+  diagnostics: Diagnostic[],
+): Record<string, ParameterValue> | undefined {
+  const values: Record<string, ParameterValue> = {};
+  const byName = new Map(recipe.parameters.map((parameter) => [parameter.name, parameter]));
+  for (const name of Object.keys(given)) {
+    if (!byName.has(name)) {
+      diagnostics.push({ severity: 'error', message: `--param ${name}: the recipe has no parameter '${name}'${didYouMean(name, byName.keys())}`, location: { file: recipe.file } });
+    }
+  }
+  for (const parameter of recipe.parameters) {
+    const raw = given[parameter.name];
+    if (raw === undefined) {
+      if (parameter.default !== undefined) values[parameter.name] = parameter.default;
+      else if (strict) diagnostics.push({ severity: 'error', message: `parameter '${parameter.name}' is required: pass --param ${parameter.name}=VALUE`, location: parameter.location });
+      continue;
+    }
+    const converted = convertParameter(parameter, raw);
+    if (typeof converted === 'object') diagnostics.push({ severity: 'error', message: `--param ${parameter.name}: ${converted.problem}`, location: parameter.location });
+    else values[parameter.name] = converted;
+  }
+  return diagnostics.some((diagnostic) => diagnostic.severity === 'error') ? undefined : values;
+}
+
+function convertParameter(parameter: RecipeParameter, raw: string): ParameterValue | { problem: string } {
+  switch (parameter.type) {
+    case 'string':
+      return raw;
+    case 'number': {
+      const value = Number(raw);
+      return raw.trim() !== '' && Number.isFinite(value) ? value : { problem: `'${raw}' is not a number` };
+    }
+    case 'boolean':
+      if (/^(true|yes|1)$/i.test(raw)) return true;
+      if (/^(false|no|0)$/i.test(raw)) return false;
+      return { problem: `'${raw}' is not true or false` };
+    case 'enum':
+      return parameter.values?.includes(raw) ? raw : { problem: `'${raw}' is not one of: ${parameter.values?.join(', ')}` };
+  }
+}
+
+function mergeToolSettings(
+  agentSettings: Record<string, Record<string, unknown>>,
+  recipeSettings: Record<string, Record<string, unknown>>,
+): Record<string, Record<string, unknown>> {
+  const merged: Record<string, Record<string, unknown>> = { ...agentSettings };
+  for (const [tool, settings] of Object.entries(recipeSettings)) merged[tool] = { ...merged[tool], ...settings };
+  return merged;
+}
+
+export function parseParameterArguments(pairs: string[]): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const pair of pairs) {
+    const separator = pair.indexOf('=');
+    if (separator <= 0) throw new UsageError(`--param expects key=value, got '${pair}'`);
+    values[pair.slice(0, separator)] = pair.slice(separator + 1);
+  }
+  return values;
+}

@@ -1,0 +1,206 @@
+/**
+ * One chat completion through the `openai` SDK, with the runtime's own retry policy (the SDK's is
+ * turned off so every attempt is visible in the trace) and streaming assembled into one reply.
+ */
+import type { ChatCompletionChunk, ChatCompletionCreateParams } from 'openai/resources/chat/completions';
+import type OpenAI from 'openai';
+import { ProviderError } from '../errors.js';
+import type { ModelConnection } from './model-connection.js';
+import type { ModelReply, ModelRequest, RawToolCall, RetryNotice, TokenUsage } from './model-types.js';
+import { classifyProviderFailure, retryDelay, type FailureClassification } from './retry-policy.js';
+
+export interface ModelClientOptions {
+  onRetry?: (notice: RetryNotice) => void;
+  sleep?: (milliseconds: number, signal?: AbortSignal) => Promise<void>;
+}
+
+export class ModelClient {
+  readonly connection: ModelConnection;
+  private readonly options: ModelClientOptions;
+  private sdkClient?: Promise<OpenAI>;
+
+  constructor(connection: ModelConnection, options: ModelClientOptions = {}) {
+    this.connection = connection;
+    this.options = options;
+  }
+
+  /** Starts loading the SDK so the first request does not wait for it. */
+  prepare(): void {
+    void this.client();
+  }
+
+  async complete(request: ModelRequest): Promise<ModelReply> {
+    const started = performance.now();
+    const settings = this.connection.profile.retry;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const reply = await this.attempt(request);
+        return { ...reply, attempts: attempt, durationMs: performance.now() - started };
+      } catch (error) {
+        if (request.signal?.aborted) throw request.signal.reason ?? error;
+        const classification = classifyProviderFailure(error);
+        const delay = retryDelay(classification, attempt, settings);
+        if (delay === undefined) throw this.finalError(classification, attempt, error);
+        this.options.onRetry?.({ attempt, delayMs: delay, reason: `${classification.kind}: ${classification.detail}` });
+        await (this.options.sleep ?? abortableSleep)(delay, request.signal);
+      }
+    }
+  }
+
+  private client(): Promise<OpenAI> {
+    this.sdkClient ??= import('openai').then(({ default: OpenAIClient, AzureOpenAI }) => {
+      const { connection } = this;
+      const common = {
+        apiKey: connection.apiKey,
+        maxRetries: 0,
+        timeout: connection.profile.timeoutSeconds * 1000,
+        defaultHeaders: connection.profile.headers,
+      };
+      if (connection.provider === 'azure') {
+        return new AzureOpenAI({
+          ...common,
+          endpoint: connection.baseUrl,
+          apiVersion: connection.profile.apiVersion ?? '2024-10-21',
+          deployment: connection.profile.deployment ?? connection.model,
+        });
+      }
+      return new OpenAIClient({ ...common, baseURL: connection.baseUrl });
+    });
+    return this.sdkClient;
+  }
+
+  private requestBody(request: ModelRequest): ChatCompletionCreateParams {
+    const { connection } = this;
+    const { profile } = connection;
+    const body: Record<string, unknown> = { model: connection.model, messages: request.messages };
+    if (request.tools && request.tools.length > 0) {
+      body.tools = request.tools;
+      body.tool_choice = request.toolChoice ?? 'auto';
+      if (request.parallelToolCalls === false) body.parallel_tool_calls = false;
+    }
+    if (connection.reasoning) {
+      if (profile.maxTokens) body.max_completion_tokens = profile.maxTokens;
+      if (profile.reasoningEffort) body.reasoning_effort = profile.reasoningEffort;
+    } else {
+      if (profile.maxTokens) body.max_tokens = profile.maxTokens;
+      if (profile.temperature !== undefined) body.temperature = profile.temperature;
+    }
+    if (request.responseSchema) {
+      body.response_format = { type: 'json_schema', json_schema: { name: 'answer', schema: request.responseSchema } };
+    }
+    return body as unknown as ChatCompletionCreateParams;
+  }
+
+  private async attempt(request: ModelRequest): Promise<Omit<ModelReply, 'attempts' | 'durationMs'>> {
+    const client = await this.client();
+    const body = this.requestBody(request);
+    if (this.connection.profile.stream) {
+      const stream = await client.chat.completions.create(
+        { ...body, stream: true, stream_options: { include_usage: true } },
+        { signal: request.signal },
+      );
+      return assembleStream(stream, request.onTextDelta, this.connection.model);
+    }
+    const completion = await client.chat.completions.create({ ...body, stream: false }, { signal: request.signal });
+    const choice = completion.choices?.[0];
+    if (!choice) throw new ProviderError('malformed_reply', 'the provider replied with no choices');
+    const message = choice.message as typeof choice.message & { reasoning_content?: string; reasoning?: string };
+    const content = message.content ?? null;
+    if (content && request.onTextDelta) request.onTextDelta(content);
+    return {
+      content,
+      toolCalls: (message.tool_calls ?? [])
+        .filter((call) => call.type === 'function')
+        .map((call, index) => ({ id: call.id || `call_${index}`, name: call.function.name, arguments: call.function.arguments ?? '' })),
+      reasoning: message.reasoning_content ?? message.reasoning,
+      finishReason: choice.finish_reason ?? null,
+      usage: usageFrom(completion.usage),
+      model: completion.model ?? this.connection.model,
+    };
+  }
+
+  private finalError(classification: FailureClassification, attempts: number, cause: unknown): ProviderError {
+    const { connection } = this;
+    const where = connection.baseUrl;
+    const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
+    const messages: Record<string, string> = {
+      authentication: `${where} rejected the API key (401)${connection.apiKeyEnv ? ` from ${connection.apiKeyEnv}` : ''}: ${classification.detail}. Check that ${connection.apiKeyEnv ?? 'OPENAI_API_KEY'} holds a valid key for this endpoint.`,
+      permission: `${where} refused access (403): ${classification.detail}. The key may lack access to model '${connection.model}'.`,
+      not_found: `${where} does not know model '${connection.model}' or the endpoint (404): ${classification.detail}. Check MANUS_MODEL or the profile's model and base_url.`,
+      bad_request: `${where} refused the request (${classification.status}): ${classification.detail}`,
+      context_too_long: `the conversation is longer than model '${connection.model}' accepts: ${classification.detail}`,
+      rate_limited: `${where} kept rate-limiting the requests${tries}: ${classification.detail}`,
+      server_error: `${where} failed with a server error${tries}: ${classification.detail}`,
+      unreachable: `cannot reach ${where}${tries}: ${classification.detail}. Is the server running, and is OPENAI_BASE_URL or the profile's base_url right?`,
+      timeout: `${where} did not answer in time${tries}: ${classification.detail}`,
+      malformed_reply: `${where} sent replies that could not be used${tries}: ${classification.detail}`,
+    };
+    return new ProviderError(classification.kind, messages[classification.kind] ?? classification.detail, {
+      status: classification.status,
+      cause,
+    });
+  }
+}
+
+async function assembleStream(
+  stream: AsyncIterable<ChatCompletionChunk>,
+  onTextDelta: ((text: string) => void) | undefined,
+  requestedModel: string,
+): Promise<Omit<ModelReply, 'attempts' | 'durationMs'>> {
+  let content = '';
+  let reasoning = '';
+  let finishReason: string | null = null;
+  let usage: TokenUsage | undefined;
+  let model = requestedModel;
+  let sawChoice = false;
+  const calls: Array<{ id: string; name: string; arguments: string }> = [];
+  for await (const chunk of stream) {
+    if (chunk.usage) usage = usageFrom(chunk.usage);
+    if (chunk.model) model = chunk.model;
+    const choice = chunk.choices?.[0];
+    if (!choice) continue;
+    sawChoice = true;
+    const delta = choice.delta as typeof choice.delta & { reasoning_content?: string; reasoning?: string };
+    if (delta?.content) {
+      content += delta.content;
+      onTextDelta?.(delta.content);
+    }
+    const thinking = delta?.reasoning_content ?? delta?.reasoning;
+    if (thinking) reasoning += thinking;
+    for (const part of delta?.tool_calls ?? []) {
+      const index = part.index ?? calls.length;
+      calls[index] ??= { id: '', name: '', arguments: '' };
+      if (part.id) calls[index].id = part.id;
+      if (part.function?.name) calls[index].name += part.function.name;
+      if (part.function?.arguments) calls[index].arguments += part.function.arguments;
+    }
+    if (choice.finish_reason) finishReason = choice.finish_reason;
+  }
+  if (!sawChoice) throw new ProviderError('malformed_reply', 'the provider streamed no choices');
+  const toolCalls: RawToolCall[] = calls
+    .filter((call) => call !== undefined)
+    .map((call, index) => ({ ...call, id: call.id || `call_${index}` }));
+  return { content: content === '' && toolCalls.length > 0 ? null : content, toolCalls, reasoning: reasoning || undefined, finishReason, usage, model };
+}
+
+function usageFrom(raw: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number } | null | undefined): TokenUsage | undefined {
+  if (!raw) return undefined;
+  const promptTokens = raw.prompt_tokens ?? 0;
+  const completionTokens = raw.completion_tokens ?? 0;
+  return { promptTokens, completionTokens, totalTokens: raw.total_tokens ?? promptTokens + completionTokens };
+}
+
+function abortableSleep(milliseconds: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, milliseconds);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,159 @@
+/**
+ * Loads tool plugins from folders. Built-in plugins run from their compiled copies when those are
+ * current; any other `.ts` file is transpiled on the fly with jiti, so a plugin dropped into a
+ * folder works without a build step.
+ */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { basename, dirname, extname, join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Diagnostic, SourceLocation } from '../errors.js';
+import { packageRoot } from '../package-root.js';
+import type { ContextProviderDefinition } from '../context-provider.js';
+import type { AnyToolDefinition } from '../tool.js';
+import { checkToolSchema } from '../tool-arguments.js';
+import { describeToolProblems } from './tool-shape.js';
+
+export interface LoadedTool {
+  tool: AnyToolDefinition;
+  file: string;
+}
+
+export interface LoadedContextProvider {
+  provider: ContextProviderDefinition;
+  file: string;
+}
+
+export interface LoadedPlugins {
+  tools: Map<string, LoadedTool>;
+  contextProviders: Map<string, LoadedContextProvider>;
+  diagnostics: Diagnostic[];
+}
+
+export interface PluginFolder {
+  path: string;
+  location?: SourceLocation;
+}
+
+const pluginExtensions = new Set(['.ts', '.mts', '.js', '.mjs']);
+
+export async function loadPluginFolders(folders: PluginFolder[], options: { checkSchemas?: boolean } = {}): Promise<LoadedPlugins> {
+  const diagnostics: Diagnostic[] = [];
+  const files: string[] = [];
+  for (const folder of folders) {
+    if (!existsSync(folder.path) || !statSync(folder.path).isDirectory()) {
+      diagnostics.push({ severity: 'error', message: `plugin folder not found: ${folder.path}`, location: folder.location ?? { file: folder.path } });
+      continue;
+    }
+    files.push(...pluginFilesIn(folder.path));
+  }
+  return loadPluginFiles(files, diagnostics, options);
+}
+
+/** Loads plugin files; a file may export one tool, one context provider, or a list of them. */
+export async function loadPluginFiles(files: string[], diagnostics: Diagnostic[] = [], options: { checkSchemas?: boolean } = {}): Promise<LoadedPlugins> {
+  const tools = new Map<string, LoadedTool>();
+  const contextProviders = new Map<string, LoadedContextProvider>();
+  const modules = await Promise.all(files.map(async (file) => ({ file, loaded: await importPlugin(file) })));
+  for (const { file, loaded } of modules) {
+    if ('error' in loaded) {
+      diagnostics.push({ severity: 'error', message: `plugin failed to load: ${loaded.error}`, location: { file } });
+      continue;
+    }
+    for (const candidate of loaded.tools) {
+      if (isContextProvider(candidate)) {
+        const existingProvider = contextProviders.get(candidate.name);
+        if (existingProvider) {
+          diagnostics.push({ severity: 'error', message: `two plugins define the context provider '${candidate.name}': ${existingProvider.file} and ${file}`, location: { file } });
+        } else {
+          contextProviders.set(candidate.name, { provider: candidate, file });
+        }
+        continue;
+      }
+      const problems = describeToolProblems(candidate);
+      if (problems.length > 0) {
+        diagnostics.push({ severity: 'error', message: `plugin does not export a valid tool: ${problems.join('; ')}`, location: { file } });
+        continue;
+      }
+      const tool = candidate as AnyToolDefinition;
+      const existing = tools.get(tool.name);
+      if (existing) {
+        diagnostics.push({
+          severity: 'error',
+          message: `two plugins define the tool '${tool.name}': ${existing.file} and ${file}`,
+          location: { file },
+        });
+        continue;
+      }
+      const schemaProblem = options.checkSchemas ? checkToolSchema(tool) : undefined;
+      if (schemaProblem) {
+        diagnostics.push({ severity: 'error', message: schemaProblem, location: { file } });
+        continue;
+      }
+      tools.set(tool.name, { tool, file });
+    }
+  }
+  return { tools, contextProviders, diagnostics };
+}
+
+function isContextProvider(candidate: unknown): candidate is ContextProviderDefinition {
+  const value = candidate as Partial<ContextProviderDefinition> | undefined;
+  return !!value && typeof value === 'object' && typeof value.render === 'function' && !('execute' in value) && typeof value.name === 'string';
+}
+
+export function pluginFilesIn(folder: string): string[] {
+  return readdirSync(folder)
+    .filter((name) => pluginExtensions.has(extname(name)) && !name.endsWith('.d.ts') && !/\.test\.[mc]?[jt]s$/.test(name))
+    .sort()
+    .map((name) => join(folder, name));
+}
+
+async function importPlugin(file: string): Promise<{ tools: unknown[] } | { error: string }> {
+  try {
+    const exported = await importModule(file);
+    const value = exported && typeof exported === 'object' && 'default' in exported ? (exported as { default: unknown }).default : exported;
+    return { tools: Array.isArray(value) ? value : [value] };
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+async function importModule(file: string): Promise<unknown> {
+  const compiled = compiledCopy(file);
+  if (compiled) return import(pathToFileURL(compiled).href);
+  if (file.endsWith('.js') || file.endsWith('.mjs')) return import(pathToFileURL(file).href);
+  const jiti = await sharedJiti();
+  return jiti.import(file);
+}
+
+/** The build's copy of a built-in plugin, when it is at least as new as the source. */
+function compiledCopy(file: string): string | undefined {
+  const builtInFolder = join(packageRoot, 'plugins');
+  if (dirname(file) !== builtInFolder) return undefined;
+  const compiled = join(packageRoot, 'dist', 'plugins', `${basename(file, extname(file))}.js`);
+  if (compiled === file || !existsSync(compiled)) return undefined;
+  return statSync(compiled).mtimeMs >= statSync(file).mtimeMs ? compiled : undefined;
+}
+
+let jitiInstance: Promise<{ import(id: string): Promise<unknown> }> | undefined;
+
+function sharedJiti() {
+  jitiInstance ??= import('jiti').then(({ createJiti }) =>
+    createJiti(import.meta.url, {
+      interopDefault: true,
+      alias: { 'manus-runtime': runtimeEntry() },
+    }),
+  );
+  return jitiInstance;
+}
+
+/** The runtime's public entry point, so plugins in any folder can import 'manus-runtime'. */
+function runtimeEntry(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const compiled = join(here, '..', 'index.js');
+  return existsSync(compiled) ? compiled : join(here, '..', 'index.ts');
+}
+
+export function displayPath(file: string): string {
+  const fromCwd = relative(process.cwd(), file);
+  return fromCwd.startsWith('..') ? file : fromCwd;
+}

@@ -1,0 +1,69 @@
+/**
+ * Readable progress on stderr: one line per tool call and its result, retries, and the end of the
+ * run. Plain lines when stderr is not a terminal (CI logs), dim colours when it is.
+ */
+import type { RunEventListener } from './run-trace.js';
+
+export interface ProgressOptions {
+  write: (text: string) => void;
+  color: boolean;
+  maxSteps: number;
+}
+
+const lineWidth = 160;
+
+export function createProgressReporter(options: ProgressOptions): RunEventListener {
+  const paint = (code: string, text: string) => (options.color ? `\u001b[${code}m${text}\u001b[0m` : text);
+  const dim = (text: string) => paint('2', text);
+  const line = (text: string) => options.write(`${text}\n`);
+  const stepLabel = (step: unknown) => `[step ${String(step)}/${options.maxSteps}]`;
+  return (type, data) => {
+    switch (type) {
+      case 'run-start': {
+        const model = data.model as { model: string; baseUrl: string };
+        const recipe = data.recipe as { name: string };
+        line(dim(`run ${String(data.runId)}: recipe '${recipe.name}', agent '${String(data.agent)}', model ${model.model} at ${model.baseUrl}`));
+        break;
+      }
+      case 'tool-call-start':
+        line(`${stepLabel(data.step)} ${String(data.tool)}(${oneLine(argumentsText(data.arguments), 100)})`);
+        break;
+      case 'tool-call-end': {
+        const label = data.isError ? paint('31', 'error') : paint('32', 'ok');
+        line(`  ${label} ${dim(oneLine(String(data.content ?? ''), lineWidth))}`);
+        break;
+      }
+      case 'model-response': {
+        const calls = data.toolCalls as unknown[];
+        if (calls.length === 0 && typeof data.content === 'string' && data.content.trim() !== '') {
+          line(`${stepLabel(data.step)} ${dim(oneLine(data.content, lineWidth))}`);
+        }
+        break;
+      }
+      case 'model-retry':
+        line(paint('33', `  retrying the model request in ${(Number(data.delayMs) / 1000).toFixed(1)} s (${oneLine(String(data.reason), 120)})`));
+        break;
+      case 'stuck-nudge':
+        line(paint('33', `${stepLabel(data.step)} the agent is repeating itself; asking it to change approach`));
+        break;
+      case 'run-end': {
+        const usage = data.usage as { totalTokens: number };
+        const seconds = (Number(data.durationMs) / 1000).toFixed(1);
+        line(dim(`${String(data.status)} after ${String(data.steps)} step(s), ${usage.totalTokens} tokens, ${seconds} s`));
+        break;
+      }
+    }
+  };
+}
+
+function argumentsText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return Object.entries((value ?? {}) as Record<string, unknown>)
+    .map(([key, entry]) => `${key}=${JSON.stringify(entry)}`)
+    .join(', ');
+}
+
+function oneLine(text: string, width: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= width ? flat : `${flat.slice(0, width - 3)}...`;
+}

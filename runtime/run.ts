@@ -1,0 +1,244 @@
+/**
+ * One run of a resolved plan: its id, folder, workspace and trace; the model connection; the
+ * loop; and a result that says exactly how it ended. Resources are released however it ends.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readdirSync, realpathSync, rmdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { runAgentLoop, type BudgetName, type LoopOutcome } from './agent-loop.js';
+import type { RunPlan } from './config/resolve-recipe.js';
+import { ConfigError, ExitCode, ManusError, type ExitCodeValue } from './errors.js';
+import { FinalAnswerSchema } from './final-answer.js';
+import { createHumanChannel } from './human-channel.js';
+import { ModelClient } from './model/model-client.js';
+import { missingEnvironment, resolveModelConnection, type ModelConnection } from './model/model-connection.js';
+import type { TokenUsage } from './model/model-types.js';
+import { TokenCounter } from './model/token-counter.js';
+import { RunResourceRegistry } from './run-resources.js';
+import { collectSecrets, RunTrace, type RunEventListener } from './run-trace.js';
+import type { AnyToolDefinition, SandboxSettings, ToolContext } from './tool.js';
+import { listWorkspaceFiles } from './workspace-paths.js';
+
+export type RunStatus = LoopOutcome['status'] | 'provider-failed' | 'permission-denied' | 'error';
+
+export interface RunResult {
+  runId: string;
+  status: RunStatus;
+  exitCode: ExitCodeValue;
+  answer: string;
+  structured?: unknown;
+  steps: number;
+  usage: TokenUsage;
+  exhaustedBudget?: BudgetName;
+  error?: { code: string; message: string };
+  model: string;
+  runDirectory: string;
+  workspace: string;
+  /** Workspace-relative paths of files written during the run. */
+  files: string[];
+  durationMs: number;
+}
+
+export interface RunOptions {
+  cwd: string;
+  environment: Record<string, string | undefined>;
+  signal: AbortSignal;
+  runsDirectory?: string;
+  interactive: boolean;
+  answers?: string[];
+  onEvent?: RunEventListener;
+  onTextDelta?: (text: string) => void;
+  /** Chooses the default sandbox when neither agent nor recipe names one. */
+  defaultSandbox?: () => SandboxSettings;
+}
+
+export function newRunId(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+/** Fails before anything starts when variables the configuration names are missing, listing them all. */
+export function checkEnvironment(plan: RunPlan, environment: Record<string, string | undefined>): void {
+  const missing = missingEnvironment(plan.profile, environment);
+  if (missing.length === 0) return;
+  throw new ConfigError([{
+    severity: 'error',
+    message: `model profile '${plan.profile.name}' needs environment variables that are not set: ${missing.join(', ')}`,
+    location: plan.profile.location,
+  }]);
+}
+
+export async function executeRun(plan: RunPlan, options: RunOptions): Promise<RunResult> {
+  checkEnvironment(plan, options.environment);
+  const started = performance.now();
+  const startedAt = Date.now();
+  const runId = newRunId();
+  const runDirectory = resolve(options.cwd, options.runsDirectory ?? options.environment.MANUS_RUNS_DIR ?? join('.manus', 'runs'), runId);
+  mkdirSync(runDirectory, { recursive: true });
+  const workspace = resolve(options.cwd, plan.recipe.workspace ?? join('workspace', runId));
+  mkdirSync(workspace, { recursive: true });
+  const realWorkspace = realpathSync(workspace);
+
+  const secrets = collectSecrets(options.environment, [plan.profile.apiKeyEnv ?? 'OPENAI_API_KEY', 'AZURE_OPENAI_API_KEY']);
+  const trace = new RunTrace(join(runDirectory, 'events.jsonl'), secrets);
+  if (options.onEvent) trace.onEvent(options.onEvent);
+  const resources = new RunResourceRegistry();
+  const sandbox = plan.sandbox ?? options.defaultSandbox?.() ?? { kind: 'host', network: false, options: {} };
+
+  let connection: ModelConnection | undefined;
+  let outcome: LoopOutcome | undefined;
+  let failure: ManusError | undefined;
+  try {
+    connection = await resolveModelConnection(plan.profile, options.environment, { modelOverride: plan.modelOverride });
+    const model = new ModelClient(connection, {
+      onRetry: (notice) => trace.emit('model-retry', { ...notice }),
+    });
+    model.prepare();
+    const tools = new Map<string, AnyToolDefinition>(plan.tools);
+    const responseSchema = plan.recipe.response ? new FinalAnswerSchema(plan.recipe.response) : undefined;
+    if (responseSchema) tools.set(responseSchema.tool().name, responseSchema.tool());
+    trace.emit('run-start', {
+      runId,
+      recipe: { name: plan.recipe.name, file: plan.recipe.file },
+      agent: plan.agent.name,
+      model: { profile: plan.profile.name, provider: connection.provider, baseUrl: connection.baseUrl, model: connection.model },
+      budgets: plan.budgets,
+      tools: [...tools.keys()],
+      sandbox: sandbox.kind,
+      workspace: realWorkspace,
+      systemPrompt: plan.agent.systemPrompt,
+      task: plan.task,
+    });
+    const human = createHumanChannel({
+      interactive: options.interactive,
+      answers: options.answers ?? [],
+      recipeAnswers: plan.recipe.answers,
+      onAsked: (question, answer, source) => trace.emit('human-answer', { question, answer, source }),
+    });
+    const modelAccess: ToolContext['model'] = {
+      complete: async (messages, accessOptions) => {
+        const reply = await model.complete({ messages, responseSchema: accessOptions?.responseSchema, signal: accessOptions?.signal ?? options.signal });
+        return reply.content ?? '';
+      },
+    };
+    outcome = await runAgentLoop({
+      agent: plan.agent,
+      task: plan.task,
+      model,
+      tools,
+      contextProviders: plan.contextProviders,
+      budgets: plan.budgets,
+      responseSchema,
+      trace,
+      tokenCounter: new TokenCounter(connection.model),
+      vision: plan.profile.vision,
+      signal: options.signal,
+      runId,
+      workspace: realWorkspace,
+      runDirectory,
+      resources,
+      onTextDelta: options.onTextDelta,
+      toolContext: (call) => ({
+        runId,
+        workspace: realWorkspace,
+        runDirectory,
+        step: call.step,
+        callId: call.id,
+        signal: call.signal,
+        logger: {
+          info: (message) => trace.emit('tool-log', { level: 'info', tool: call.name, message }),
+          warn: (message) => trace.emit('tool-log', { level: 'warn', tool: call.name, message }),
+          debug: (message) => trace.emit('tool-log', { level: 'debug', tool: call.name, message }),
+        },
+        trace,
+        model: modelAccess,
+        resources,
+        human,
+        settings: plan.toolSettings[call.name] ?? {},
+        sandbox,
+      }),
+    });
+  } catch (error) {
+    failure = error instanceof ManusError || hasExitCode(error) ? (error as ManusError) : undefined;
+    if (!failure) {
+      failure = new ManusError('internal_error', error instanceof Error ? error.stack ?? error.message : String(error), ExitCode.taskFailed);
+    }
+  }
+  const disposalProblems = await resources.disposeAll();
+  for (const problem of disposalProblems) trace.emit('resource-dispose-failed', { problem });
+
+  const files = await filesWrittenSince(realWorkspace, startedAt, outcome?.files ?? []);
+  const result: RunResult = {
+    runId,
+    status: failure ? statusOf(failure) : outcome!.status,
+    exitCode: failure ? failure.exitCode : exitCodeOf(outcome!.status),
+    answer: failure ? failure.message : outcome!.answer,
+    structured: outcome?.structured,
+    steps: outcome?.steps ?? 0,
+    usage: outcome?.usage ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+    exhaustedBudget: outcome?.exhaustedBudget,
+    error: failure ? { code: failure.code, message: failure.message } : undefined,
+    model: connection?.model ?? '',
+    runDirectory,
+    workspace: realWorkspace,
+    files,
+    durationMs: Math.round(performance.now() - started),
+  };
+  trace.emit('run-end', {
+    status: result.status,
+    exitCode: result.exitCode,
+    answer: result.answer,
+    steps: result.steps,
+    usage: result.usage,
+    exhaustedBudget: result.exhaustedBudget,
+    error: result.error,
+    files,
+    durationMs: result.durationMs,
+  });
+  trace.close();
+  if (plan.recipe.workspace === undefined) removeIfEmpty(realWorkspace);
+  return result;
+}
+
+function hasExitCode(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && typeof (error as { exitCode?: unknown }).exitCode === 'number'
+    && typeof (error as { code?: unknown }).code === 'string';
+}
+
+function statusOf(error: ManusError): RunStatus {
+  if (error.exitCode === ExitCode.providerFailed) return 'provider-failed';
+  if (error.exitCode === ExitCode.permissionDenied) return 'permission-denied';
+  if (error.exitCode === ExitCode.interrupted) return 'interrupted';
+  return 'error';
+}
+
+export function exitCodeOf(status: LoopOutcome['status']): ExitCodeValue {
+  switch (status) {
+    case 'success':
+      return ExitCode.success;
+    case 'budget-exhausted':
+      return ExitCode.budgetExhausted;
+    case 'interrupted':
+      return ExitCode.interrupted;
+    case 'failure':
+    case 'stuck':
+      return ExitCode.taskFailed;
+  }
+}
+
+async function filesWrittenSince(workspace: string, since: number, reported: string[]): Promise<string[]> {
+  const written = new Set(reported);
+  for (const file of await listWorkspaceFiles(workspace).catch(() => [])) {
+    // Coarse file-system clocks can stamp a file a little before `since`.
+    if (statSync(join(workspace, file)).mtimeMs >= since - 1000) written.add(file);
+  }
+  return [...written].sort();
+}
+
+function removeIfEmpty(folder: string): void {
+  try {
+    if (readdirSync(folder).length === 0) rmdirSync(folder);
+  } catch {
+    // Tidying an unused default workspace is a courtesy; failing to is harmless.
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * Runs one turn's tool calls. Independent calls run concurrently; calls to a `sequential` tool (or
+ * all calls, when the agent turns parallel calls off) run one after another. Results come back in
+ * the order the model made the calls, whatever order they finish in. A failing tool becomes an
+ * error result for the model; only interrupts and permission denials stop the run.
+ */
+import type { PermissionSettings } from './config/types.js';
+import { PermissionDeniedError } from './errors.js';
+import type { RawToolCall } from './model/model-types.js';
+import type { AnyToolDefinition, ToolContext, ToolResult } from './tool.js';
+import { parseToolArguments, validateToolArguments } from './tool-arguments.js';
+import { truncateMiddle } from './truncate.js';
+import type { TraceWriter } from './tool.js';
+import { didYouMean } from './config/did-you-mean.js';
+
+export interface PreparedCall {
+  id: string;
+  name: string;
+  /** Arguments as JSON text to keep in history (repaired when the model's text was not valid JSON). */
+  argumentsText: string;
+  input?: Record<string, unknown>;
+  /** Why the call cannot run; becomes its error result. */
+  problem?: string;
+}
+
+export interface CallOutcome {
+  call: PreparedCall;
+  result: ToolResult;
+  durationMs: number;
+}
+
+export interface ToolRunnerSettings {
+  tools: ReadonlyMap<string, AnyToolDefinition>;
+  maxObserve: number;
+  parallel: boolean;
+  permissions: PermissionSettings;
+  trace: TraceWriter;
+  step: number;
+  contextFor(call: PreparedCall): ToolContext;
+}
+
+export function prepareCall(raw: RawToolCall, tools: ReadonlyMap<string, AnyToolDefinition>): PreparedCall {
+  const tool = tools.get(raw.name);
+  if (!tool) {
+    const available = [...tools.keys()].join(', ') || 'none';
+    return {
+      id: raw.id,
+      name: raw.name,
+      argumentsText: safeArgumentsText(raw.arguments),
+      problem: `There is no tool named '${raw.name}'${didYouMean(raw.name, tools.keys())}. Available tools: ${available}.`,
+    };
+  }
+  const parsed = parseToolArguments(raw.arguments);
+  if (!parsed.ok) {
+    return {
+      id: raw.id,
+      name: raw.name,
+      argumentsText: '{}',
+      problem: `The arguments for '${raw.name}' are not valid JSON (${parsed.error}), even after an attempt to repair them. ` +
+        `Call the tool again with a JSON object matching its schema. Received: ${truncateMiddle(raw.arguments, 500).text}`,
+    };
+  }
+  const problems = validateToolArguments(tool, parsed.value);
+  const argumentsText = parsed.repaired ? JSON.stringify(parsed.value) : raw.arguments || '{}';
+  if (problems.length > 0) {
+    return {
+      id: raw.id,
+      name: raw.name,
+      argumentsText,
+      problem: `Invalid arguments for '${raw.name}': ${problems.join('; ')}. Parameters schema: ${JSON.stringify(tool.parameters)}`,
+    };
+  }
+  return { id: raw.id, name: raw.name, argumentsText, input: parsed.value };
+}
+
+function safeArgumentsText(raw: string): string {
+  const parsed = parseToolArguments(raw);
+  return parsed.ok ? JSON.stringify(parsed.value) : '{}';
+}
+
+export async function runToolCalls(calls: PreparedCall[], settings: ToolRunnerSettings): Promise<CallOutcome[]> {
+  const chains = new Map<string, Promise<unknown>>();
+  const pending = calls.map((call) => {
+    const tool = settings.tools.get(call.name);
+    const chainKey = !settings.parallel ? '*' : tool?.sequential ? call.name : undefined;
+    if (chainKey === undefined) return runOne(call, settings);
+    const previous = chains.get(chainKey) ?? Promise.resolve();
+    const next = previous.then(() => runOne(call, settings));
+    chains.set(chainKey, next.catch(() => undefined));
+    return next;
+  });
+  const settled = await Promise.allSettled(pending);
+  const failure = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (failure) throw failure.reason;
+  return settled.map((outcome) => (outcome as PromiseFulfilledResult<CallOutcome>).value);
+}
+
+async function runOne(call: PreparedCall, settings: ToolRunnerSettings): Promise<CallOutcome> {
+  const started = performance.now();
+  settings.trace.emit('tool-call-start', { step: settings.step, callId: call.id, tool: call.name, arguments: call.input ?? call.argumentsText });
+  let result: ToolResult;
+  if (call.problem) {
+    result = { content: call.problem, isError: true };
+  } else {
+    const context = settings.contextFor(call);
+    result = await execute(call, settings, context);
+  }
+  const observed = truncateMiddle(result.content, settings.maxObserve, 'the observation was shortened');
+  const outcome: CallOutcome = { call, result: { ...result, content: observed.text }, durationMs: performance.now() - started };
+  settings.trace.emit('tool-call-end', {
+    step: settings.step,
+    callId: call.id,
+    tool: call.name,
+    isError: result.isError === true,
+    content: observed.text,
+    truncated: observed.truncated,
+    files: result.files,
+    images: result.images?.length,
+    durationMs: Math.round(outcome.durationMs * 1000) / 1000,
+  });
+  return outcome;
+}
+
+async function execute(call: PreparedCall, settings: ToolRunnerSettings, context: ToolContext): Promise<ToolResult> {
+  const tool = settings.tools.get(call.name)!;
+  const denial = await permissionProblem(call, settings.permissions, context);
+  if (denial) return { content: denial, isError: true };
+  try {
+    const value = await tool.execute(call.input ?? {}, context);
+    return typeof value === 'string' ? { content: value } : normaliseResult(value);
+  } catch (error) {
+    if (context.signal.aborted) throw context.signal.reason ?? error;
+    if (hasCode(error, 'permission_denied')) throw error;
+    return { content: `Error: ${error instanceof Error ? error.message : String(error)}`, isError: true };
+  }
+}
+
+function normaliseResult(value: ToolResult): ToolResult {
+  if (!value || typeof value !== 'object' || typeof value.content !== 'string') {
+    return { content: 'Error: the tool returned no text result', isError: true };
+  }
+  return value;
+}
+
+async function permissionProblem(call: PreparedCall, permissions: PermissionSettings, context: ToolContext): Promise<string | undefined> {
+  if (matches(permissions.deny, call.name)) {
+    return `Permission denied: the tool '${call.name}' is not allowed for this run (permissions.deny).`;
+  }
+  if (!matches(permissions.ask, call.name)) return undefined;
+  const question = `Allow the agent to call ${call.name} with ${call.argumentsText}? (yes/no)`;
+  const answer = await context.human.ask(question, { required: true, signal: context.signal }).catch((error: unknown) => {
+    if (hasCode(error, 'permission_denied')) throw error;
+    throw new PermissionDeniedError(`approval needed to call '${call.name}', and no one could be asked: ${error instanceof Error ? error.message : String(error)}`);
+  });
+  return /^\s*y(es)?\s*$/i.test(answer) ? undefined : `Permission denied: the user did not approve the call to '${call.name}'.`;
+}
+
+function matches(patterns: readonly string[], name: string): boolean {
+  return patterns.includes('*') || patterns.includes(name);
+}
+
+export function hasCode(error: unknown, code: string): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
+}

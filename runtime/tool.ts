@@ -1,0 +1,112 @@
+/**
+ * The tool contract shared by the kernel and every plugin. A tool is a plain object; `defineTool`
+ * only gives it a type, so a plugin file needs no base class and no registration call.
+ */
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface ToolImage {
+  /** Base64-encoded bytes. */
+  data: string;
+  mimeType: 'image/png' | 'image/jpeg' | 'image/webp' | 'image/gif';
+}
+
+export interface ToolResult {
+  content: string;
+  isError?: boolean;
+  images?: ToolImage[];
+  /** Workspace-relative paths of files the call produced. */
+  files?: string[];
+  /** Set by `terminate` and structured-answer tools: the run ends after this step. */
+  finish?: { status: 'success' | 'failure'; answer: string; structured?: unknown };
+}
+
+export interface ToolLogger {
+  info(message: string): void;
+  warn(message: string): void;
+  debug(message: string): void;
+}
+
+/** A chat message as the runtime keeps it; the same shape the OpenAI chat API takes. */
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string | ChatContentPart[] }
+  | { role: 'assistant'; content: string | null; tool_calls?: AssistantToolCall[] }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+export type ChatContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'image_url'; image_url: { url: string; detail?: 'auto' | 'low' | 'high' } };
+
+export interface AssistantToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+/** What a tool that calls the model (extraction, summaries) is given: one completion, no tools. */
+export interface ToolModelAccess {
+  complete(messages: ChatMessage[], options?: { responseSchema?: JsonSchema; signal?: AbortSignal }): Promise<string>;
+}
+
+/** Per-run resources a tool may keep between calls (a shell session, a browser) and that the runtime disposes. */
+export interface RunResources {
+  get<T>(key: string, create: () => T | Promise<T>, dispose?: (value: T) => void | Promise<void>): Promise<T>;
+  /** Disposes one resource now, for tools that restart a session. */
+  release(key: string): Promise<void>;
+}
+
+export interface TraceWriter {
+  emit(type: string, data: Record<string, unknown>): void;
+}
+
+/** How a question reaches a person, or fails closed when no one can answer. */
+export interface HumanChannel {
+  ask(question: string, options?: { required?: boolean; signal?: AbortSignal }): Promise<string>;
+}
+
+export interface ToolContext {
+  runId: string;
+  /** Absolute, real path of the run's workspace; file tools confine themselves to it. */
+  workspace: string;
+  /** Absolute path of the run's folder (events, saved outputs, plans). */
+  runDirectory: string;
+  step: number;
+  callId: string;
+  signal: AbortSignal;
+  logger: ToolLogger;
+  trace: TraceWriter;
+  model: ToolModelAccess;
+  resources: RunResources;
+  human: HumanChannel;
+  /** Settings for the tool from the agent or recipe (`tool_settings.<name>`), already merged. */
+  settings: Record<string, unknown>;
+  /** The sandbox kind chosen for the run (`host`, `bwrap`, `docker`), for tools that execute code. */
+  sandbox: SandboxSettings;
+}
+
+export interface SandboxSettings {
+  kind: 'host' | 'bwrap' | 'docker';
+  network: boolean;
+  options: Record<string, unknown>;
+}
+
+export interface ToolDefinition<Input = Record<string, unknown>> {
+  name: string;
+  description: string;
+  /** JSON Schema for the arguments; checked with ajv before `execute` runs. */
+  parameters: JsonSchema;
+  /**
+   * Calls to tools that share state (one shell, one browser page) must not overlap. Such tools
+   * run one at a time; all others in a turn run concurrently.
+   */
+  sequential?: boolean;
+  execute(input: Input, context: ToolContext): Promise<string | ToolResult> | string | ToolResult;
+}
+
+export type AnyToolDefinition = ToolDefinition<any>;
+
+/** Identity helper for plugin authors: gives a tool object its type and nothing else. */
+export function defineTool<Input = Record<string, unknown>>(tool: ToolDefinition<Input>): ToolDefinition<Input> {
+  return tool;
+}

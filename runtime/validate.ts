@@ -1,0 +1,87 @@
+/**
+ * `manus validate`: checks agents files, recipes and plugins without running anything and reports
+ * every problem at once.
+ */
+import { extname, resolve } from 'node:path';
+import { didYouMean } from './config/did-you-mean.js';
+import { emptyAgentsConfig, loadAgentsSource } from './config/load-agents.js';
+import { loadAgentsConfig, agentsFilesFor, pluginFoldersFor, resolveRecipe } from './config/resolve-recipe.js';
+import { readYamlFile } from './config/yaml-source.js';
+import { ConfigError, type Diagnostic } from './errors.js';
+import { loadPluginFiles, loadPluginFolders } from './plugins/load-plugins.js';
+
+const pluginExtensions = new Set(['.ts', '.mts', '.js', '.mjs']);
+
+export async function validateFiles(files: string[], cwd: string): Promise<Diagnostic[]> {
+  const diagnostics: Diagnostic[] = [];
+  for (const file of files.map((path) => resolve(cwd, path))) {
+    if (pluginExtensions.has(extname(file))) diagnostics.push(...(await validatePlugin(file)));
+    else diagnostics.push(...(await validateYaml(file, cwd)));
+  }
+  return diagnostics;
+}
+
+async function validatePlugin(file: string): Promise<Diagnostic[]> {
+  const { diagnostics, tools, contextProviders } = await loadPluginFiles([file], [], { checkSchemas: true });
+  if (diagnostics.length === 0 && tools.size === 0 && contextProviders.size === 0) {
+    return [{ severity: 'error', message: 'the file exports no tool and no context provider', location: { file } }];
+  }
+  return diagnostics;
+}
+
+async function validateYaml(file: string, cwd: string): Promise<Diagnostic[]> {
+  const { source, diagnostics } = readYamlFile(file);
+  if (!source) return diagnostics;
+  if (isAgentsFile(source.data)) return validateAgentsFile(file, cwd);
+  try {
+    const plan = await resolveRecipe(file, { cwd, strictParameters: false, checkSchemas: true });
+    return plan.warnings;
+  } catch (error) {
+    if (error instanceof ConfigError) return error.diagnostics;
+    throw error;
+  }
+}
+
+function isAgentsFile(data: unknown): boolean {
+  if (!data || typeof data !== 'object') return false;
+  const keys = Object.keys(data);
+  return !keys.includes('name') && (keys.includes('agents') || keys.includes('llm'));
+}
+
+async function validateAgentsFile(file: string, cwd: string): Promise<Diagnostic[]> {
+  const { source, diagnostics } = readYamlFile(file);
+  if (!source) return diagnostics;
+  const config = emptyAgentsConfig();
+  const problems = loadAgentsSource(source, config);
+  if (problems.some((problem) => problem.severity === 'error')) return problems;
+  // Profiles may come from the other agents files a run would load too.
+  const profiles = new Set([...loadAgentsConfig(agentsFilesFor(undefined, cwd)).config.profiles.keys(), ...config.profiles.keys()]);
+  const plugins = await loadPluginFolders(pluginFoldersFor(cwd));
+  problems.push(...plugins.diagnostics);
+  for (const agent of config.agents.values()) {
+    for (const tool of agent.tools) {
+      if (plugins.tools.has(tool)) continue;
+      problems.push({
+        severity: 'warning',
+        message: `agent '${agent.name}': tool '${tool}' is not available yet (no loaded plugin defines it)${didYouMean(tool, plugins.tools.keys())}`,
+        location: agent.toolLocations[tool] ?? agent.location,
+      });
+    }
+    for (const provider of agent.contextProviders) {
+      if (plugins.contextProviders.has(provider)) continue;
+      problems.push({
+        severity: 'error',
+        message: `agent '${agent.name}': no plugin defines the context provider '${provider}'${didYouMean(provider, plugins.contextProviders.keys())}`,
+        location: agent.location,
+      });
+    }
+    if (agent.llm !== 'default' && !profiles.has(agent.llm)) {
+      problems.push({
+        severity: 'error',
+        message: `agent '${agent.name}' uses the model profile '${agent.llm}', which is not declared under llm:${didYouMean(agent.llm, profiles)}`,
+        location: agent.location,
+      });
+    }
+  }
+  return problems;
+}
