@@ -96,7 +96,11 @@ async function runCommand(input: EditorInput, target: EditTarget): Promise<strin
     case 'str_replace':
       return replace(target, required(input.old_str, 'old_str', 'str_replace'), input.new_str ?? '');
     case 'insert':
-      return insert(target, required(input.insert_line, 'insert_line', 'insert'), required(input.new_str, 'new_str', 'insert'));
+      return insert(
+        target,
+        required(input.insert_line, 'insert_line', 'insert'),
+        required(input.new_str, 'new_str', 'insert'),
+      );
     case 'undo_edit':
       return undo(target);
   }
@@ -409,7 +413,9 @@ function readMaximumOutput(settings: Record<string, unknown>): number {
 
 function fileSystemError(error: NodeJS.ErrnoException, displayPath: string): ToolError {
   if (error.code === 'ENOENT') return new ToolError(`The path ${displayPath} does not exist.`, 'file_not_found');
-  if (error.code === 'ENOTDIR') return new ToolError(`A part of the path ${displayPath} is a file, not a folder.`, 'not_a_directory');
+  if (error.code === 'ENOTDIR') {
+    return new ToolError(`A part of the path ${displayPath} is a file, not a folder.`, 'not_a_directory');
+  }
   if (error.code === 'EACCES' || error.code === 'EPERM') {
     return new ToolError(`Permission denied for ${displayPath}.`, 'access_denied');
   }

@@ -69,12 +69,17 @@ export async function runAgentLoop(settings: LoopSettings): Promise<LoopOutcome>
     state.step += 1;
     const started = performance.now();
     let result: StepResult;
+    // A signal per step: the SDK and tools add abort listeners to what they are given, and a
+    // run-long signal would collect them step after step.
+    const stepSignal = linkedSignal(signal);
     try {
-      result = await runStep(state, signal);
+      result = await runStep(state, stepSignal.signal);
     } catch (error) {
       if (timeBudget?.aborted && !settings.signal.aborted) result = { kind: 'budget-exhausted', budget: 'time' };
       else if (settings.signal.aborted) result = { kind: 'interrupted' };
       else throw error;
+    } finally {
+      stepSignal.release();
     }
     settings.trace.emit('step-end', { step: state.step, kind: result.kind, durationMs: round(performance.now() - started), usage: state.usage });
     switch (result.kind) {
@@ -303,6 +308,14 @@ async function ephemeralMessages(state: LoopState, signal: AbortSignal): Promise
     ...images.map((image) => ({ type: 'image_url' as const, image_url: { url: `data:${image.mimeType};base64,${image.data}` } })),
   ];
   return [{ role: 'user', content: parts }];
+}
+
+function linkedSignal(parent: AbortSignal): { signal: AbortSignal; release(): void } {
+  const controller = new AbortController();
+  if (parent.aborted) controller.abort(parent.reason);
+  const forward = () => controller.abort(parent.reason);
+  parent.addEventListener('abort', forward, { once: true });
+  return { signal: controller.signal, release: () => parent.removeEventListener('abort', forward) };
 }
 
 function round(milliseconds: number): number {

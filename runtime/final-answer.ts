@@ -2,7 +2,8 @@
  * Structured final answers: when a recipe declares `response:` (a JSON Schema), the run ends only
  * with an answer that satisfies it, given through the `create_chat_completion` tool or as JSON text.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
+import { compileJsonSchema } from './json-schema.js';
 import { defineTool, type AnyToolDefinition, type JsonSchema } from './tool.js';
 
 export const structuredAnswerToolName = 'create_chat_completion';
@@ -15,7 +16,7 @@ export class FinalAnswerSchema {
 
   constructor(schema: JsonSchema) {
     this.schema = schema;
-    this.validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
+    this.validate = compileJsonSchema(schema);
   }
 
   check(candidate: unknown): AnswerCheck {

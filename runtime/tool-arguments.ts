@@ -2,8 +2,7 @@
  * Tool-call arguments from the model: parsed, repaired once when a model wrote almost-JSON (a
  * common failure of local models), and checked against the tool's JSON Schema.
  */
-import type { ValidateFunction } from 'ajv';
-import { Ajv } from 'ajv';
+import { checkJsonSchema, compileJsonSchema } from './json-schema.js';
 import type { AnyToolDefinition } from './tool.js';
 
 export type ParsedArguments =
@@ -64,32 +63,15 @@ function closeBrackets(text: string): string {
   return (inString ? `${text}"` : text) + open.reverse().join('');
 }
 
-let ajv: Ajv | undefined;
-const validators = new WeakMap<object, ValidateFunction>();
-
-function validatorFor(tool: AnyToolDefinition): ValidateFunction {
-  let validate = validators.get(tool);
-  if (!validate) {
-    ajv ??= new Ajv({ allErrors: true, strict: false, useDefaults: true });
-    validate = ajv.compile(tool.parameters);
-    validators.set(tool, validate);
-  }
-  return validate;
-}
-
-/** Compiles a tool's schema now, so a broken schema is reported at load time rather than at first call. */
+/** Checks a tool's schema now, so a broken schema is reported at load time rather than at first call. */
 export function checkToolSchema(tool: AnyToolDefinition): string | undefined {
-  try {
-    validatorFor(tool);
-    return undefined;
-  } catch (error) {
-    return `tool '${tool.name}' has an invalid parameters schema: ${(error as Error).message}`;
-  }
+  const problem = checkJsonSchema(tool.parameters);
+  return problem ? `tool '${tool.name}' has an invalid parameters schema: ${problem}` : undefined;
 }
 
 /** Validates (and fills defaults into) `value`; returns readable problems, or none. */
 export function validateToolArguments(tool: AnyToolDefinition, value: Record<string, unknown>): string[] {
-  const validate = validatorFor(tool);
+  const validate = compileJsonSchema(tool.parameters);
   if (validate(value)) return [];
   return (validate.errors ?? []).map((error) => {
     const where = error.instancePath ? `'${error.instancePath.slice(1).replace(/\//g, '.')}'` : 'the arguments';

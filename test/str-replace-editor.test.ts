@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ToolError } from '../runtime/errors.js';
@@ -18,7 +18,10 @@ beforeEach(() => {
   workspace = context.workspace;
 });
 
-afterEach(() => harness.dispose());
+afterEach(async () => {
+  await harness.dispose();
+  rmSync(harness.root, { recursive: true, force: true });
+});
 
 async function run(call: EditorCall, callContext: ToolContext = context): Promise<string> {
   const result = await editor.execute(call, callContext);

@@ -2,7 +2,8 @@
  * Validates parsed YAML against the shipped JSON Schemas and turns ajv's errors into diagnostics
  * with file:line:column, unknown-key hints and one message per problem.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { Ajv } from 'ajv';
@@ -16,16 +17,32 @@ export type ConfigKind = 'agents' | 'recipe';
 let validators: Record<ConfigKind, ValidateFunction> | undefined;
 
 function compiledValidators(): Record<ConfigKind, ValidateFunction> {
-  if (validators) return validators;
+  validators ??= prebuiltValidators() ?? compileValidators();
+  return validators;
+}
+
+/** The build compiles the schemas to code ahead of time; use that unless a schema changed since. */
+function prebuiltValidators(): Record<ConfigKind, ValidateFunction> | undefined {
+  const prebuilt = join(packageRoot, 'dist', 'schemas', 'config-validators.cjs');
+  if (!existsSync(prebuilt)) return undefined;
+  const builtAt = statSync(prebuilt).mtimeMs;
+  const stale = (['agents', 'recipe'] as const).some((kind) => statSync(schemaFile(kind)).mtimeMs > builtAt);
+  return stale ? undefined : (createRequire(import.meta.url)(prebuilt) as Record<ConfigKind, ValidateFunction>);
+}
+
+function schemaFile(kind: ConfigKind): string {
+  return join(packageRoot, 'schemas', `${kind}.schema.json`);
+}
+
+function compileValidators(): Record<ConfigKind, ValidateFunction> {
   const ajv = new Ajv({ allErrors: true, verbose: true, strict: false });
   for (const kind of ['agents', 'recipe'] as const) {
-    ajv.addSchema(JSON.parse(readFileSync(join(packageRoot, 'schemas', `${kind}.schema.json`), 'utf8')));
+    ajv.addSchema(JSON.parse(readFileSync(schemaFile(kind), 'utf8')));
   }
-  validators = {
+  return {
     agents: ajv.getSchema('agents.schema.json')!,
     recipe: ajv.getSchema('recipe.schema.json')!,
   };
-  return validators;
 }
 
 export function validateConfig(kind: ConfigKind, source: YamlSource): Diagnostic[] {

@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { ConfigError, UsageError, type Diagnostic } from '../errors.js';
 import { packageRoot } from '../package-root.js';
 import type { ContextProviderDefinition } from '../context-provider.js';
-import { loadPluginFolders, type LoadedPlugins, type PluginFolder } from '../plugins/load-plugins.js';
+import { displayPath, loadPluginFolders, type LoadedPlugins, type PluginFolder } from '../plugins/load-plugins.js';
 import type { AnyToolDefinition, SandboxSettings } from '../tool.js';
 import { didYouMean } from './did-you-mean.js';
 import { defaultRetrySettings, emptyAgentsConfig, loadAgentsFile } from './load-agents.js';
@@ -129,7 +129,7 @@ function resolveAgent(recipe: Recipe, agents: AgentsConfig, diagnostics: Diagnos
     const known = [...agents.agents.keys()];
     diagnostics.push({
       severity: 'error',
-      message: `no agent named '${recipe.agent}'${didYouMean(recipe.agent, known)}; declared agents: ${known.join(', ') || 'none'} (in ${agents.files.join(', ') || 'no agents.yaml'})`,
+      message: `no agent named '${recipe.agent}'${didYouMean(recipe.agent, known)}; declared agents: ${known.join(', ') || 'none'} (in ${agents.files.map(displayPath).join(', ') || 'no agents.yaml'})`,
       location: recipe.agentLocation,
     });
   }

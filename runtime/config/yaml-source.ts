@@ -30,11 +30,12 @@ export function parseYamlText(file: string, text: string): { source?: YamlSource
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const diagnostics: Diagnostic[] = document.errors.map((error) => {
-    const position = error.linePos?.[0];
+    // Without prettyErrors the parser leaves linePos unset; the offset is always there.
+    const position = lineCounter.linePos(error.pos[0]);
     return {
       severity: 'error' as const,
       message: `YAML syntax: ${firstLine(error.message)}`,
-      location: { file, line: position?.line, column: position?.col },
+      location: { file, line: position.line, column: position.col },
     };
   });
   if (diagnostics.length > 0) return { diagnostics };

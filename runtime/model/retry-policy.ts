@@ -16,7 +16,6 @@ export interface FailureClassification {
 }
 
 interface ErrorLike {
-  name?: string;
   message?: string;
   status?: number;
   code?: string;
@@ -30,10 +29,11 @@ export function classifyProviderFailure(error: unknown): FailureClassification {
   }
   const failure = (error ?? {}) as ErrorLike;
   const detail = providerDetail(failure);
-  if (failure.name === 'APIConnectionTimeoutError') return { kind: 'timeout', retryable: true, detail };
+  // The SDK's error classes keep their names; matching on them avoids loading the SDK here.
+  const kind = (error as { constructor?: { name?: string } } | null)?.constructor?.name;
+  if (kind === 'APIConnectionTimeoutError') return { kind: 'timeout', retryable: true, detail };
   if (failure.status === undefined) {
-    if (failure.name === 'APIConnectionError' || isNetworkError(failure)) return { kind: 'unreachable', retryable: true, detail };
-    if (error instanceof SyntaxError) return { kind: 'malformed_reply', retryable: true, detail };
+    if (kind === 'APIConnectionError' || isNetworkError(failure)) return { kind: 'unreachable', retryable: true, detail };
     return { kind: 'malformed_reply', retryable: true, detail };
   }
   const status = failure.status;

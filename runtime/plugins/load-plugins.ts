@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, relative } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import type { Diagnostic, SourceLocation } from '../errors.js';
 import { packageRoot } from '../package-root.js';
 import type { ContextProviderDefinition } from '../context-provider.js';
@@ -56,14 +56,18 @@ export async function loadPluginFiles(files: string[], diagnostics: Diagnostic[]
   const modules = await Promise.all(files.map(async (file) => ({ file, loaded: await importPlugin(file) })));
   for (const { file, loaded } of modules) {
     if ('error' in loaded) {
-      diagnostics.push({ severity: 'error', message: `plugin failed to load: ${loaded.error}`, location: { file } });
+      diagnostics.push({ severity: 'error', message: loaded.error, location: loaded.location });
       continue;
     }
     for (const candidate of loaded.tools) {
       if (isContextProvider(candidate)) {
         const existingProvider = contextProviders.get(candidate.name);
         if (existingProvider) {
-          diagnostics.push({ severity: 'error', message: `two plugins define the context provider '${candidate.name}': ${existingProvider.file} and ${file}`, location: { file } });
+          diagnostics.push({
+            severity: 'error',
+            message: `two plugins define the context provider '${candidate.name}': ${displayPath(existingProvider.file)} and ${displayPath(file)}`,
+            location: { file },
+          });
         } else {
           contextProviders.set(candidate.name, { provider: candidate, file });
         }
@@ -79,7 +83,7 @@ export async function loadPluginFiles(files: string[], diagnostics: Diagnostic[]
       if (existing) {
         diagnostics.push({
           severity: 'error',
-          message: `two plugins define the tool '${tool.name}': ${existing.file} and ${file}`,
+          message: `two plugins define the tool '${tool.name}': ${displayPath(existing.file)} and ${displayPath(file)}`,
           location: { file },
         });
         continue;
@@ -107,14 +111,31 @@ export function pluginFilesIn(folder: string): string[] {
     .map((name) => join(folder, name));
 }
 
-async function importPlugin(file: string): Promise<{ tools: unknown[] } | { error: string }> {
+async function importPlugin(file: string): Promise<{ tools: unknown[] } | { error: string; location: SourceLocation }> {
+  let exported: unknown;
   try {
-    const exported = await importModule(file);
-    const value = exported && typeof exported === 'object' && 'default' in exported ? (exported as { default: unknown }).default : exported;
-    return { tools: Array.isArray(value) ? value : [value] };
+    exported = await importModule(file);
   } catch (error) {
-    return { error: error instanceof Error ? error.message : String(error) };
+    return describeLoadFailure(file, error);
   }
+  if (!exported || typeof exported !== 'object' || !('default' in exported)) {
+    return { error: 'the plugin has no default export: export default a tool made with defineTool, or a list of tools', location: { file } };
+  }
+  const value = (exported as { default: unknown }).default;
+  return { tools: Array.isArray(value) ? value : [value] };
+}
+
+/**
+ * Loader messages can span lines (a code frame, a require stack); keep the first. The transpiler's
+ * parse errors end with `file:line:column`, the column counted from 0. Stack positions are not
+ * used: they point into the transpiled code, not the source.
+ */
+function describeLoadFailure(file: string, error: unknown): { error: string; location: SourceLocation } {
+  const message = error instanceof Error ? error.message : String(error);
+  const escaped = file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const position = new RegExp(`${escaped}:(\\d+):(\\d+)`).exec(message);
+  const location: SourceLocation = position ? { file, line: Number(position[1]), column: Number(position[2]) + 1 } : { file };
+  return { error: `plugin failed to load: ${message.split('\n')[0].trim()}`, location };
 }
 
 async function importModule(file: string): Promise<unknown> {
@@ -148,9 +169,8 @@ function sharedJiti() {
 
 /** The runtime's public entry point, so plugins in any folder can import 'manus-runtime'. */
 function runtimeEntry(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const compiled = join(here, '..', 'index.js');
-  return existsSync(compiled) ? compiled : join(here, '..', 'index.ts');
+  const compiled = join(packageRoot, 'dist', 'bundle', 'index.js');
+  return existsSync(compiled) ? compiled : join(packageRoot, 'runtime', 'index.ts');
 }
 
 export function displayPath(file: string): string {

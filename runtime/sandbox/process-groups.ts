@@ -3,9 +3,7 @@
  * abort or the end of a command kills the whole group with one signal: the process, its
  * children, and background jobs it left behind. Shared by the host and bwrap sandboxes.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import type { Readable, Writable } from 'node:stream';
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { BoundedOutput, defaultOutputLimitBytes } from './bounded-output.js';
 import { decodeExitStatus } from './exit-status.js';
@@ -21,13 +19,14 @@ export interface ProcessGroupCommandOptions {
   outputLimitBytes?: number;
   /** True when the program reports a signalled child as status 128 + N (bwrap does). */
   statusEncodesSignal?: boolean;
+  /** Open descriptors handed to the process as fd 3, 4, ... */
+  passDescriptors?: number[];
 }
 
-export interface ProcessGroupSessionOptions {
-  cwd: string;
-  env: Record<string, string>;
-  statusEncodesSignal?: boolean;
-}
+export type ProcessGroupSessionOptions = Pick<
+  ProcessGroupCommandOptions,
+  'cwd' | 'env' | 'statusEncodesSignal' | 'passDescriptors'
+>;
 
 /** How long to wait for output pipes to close after the group was killed; a process that left the group may hold them. */
 const pipeCloseGraceMs = 1000;
@@ -131,16 +130,17 @@ export class ProcessGroups {
   async killAll(): Promise<void> {
     const children = [...this.live];
     for (const child of children) killProcessGroup(child.pid);
-    await Promise.all(children.map((child) => (child.exitCode === null && child.signalCode === null ? once(child, 'exit') : undefined)));
+    await Promise.all(children.map((child) => waitForExit(child)));
   }
 }
 
-function startProcessGroup(argv: string[], options: { cwd: string; env: Record<string, string> }): ChildProcess & {
-  stdin: Writable;
-  stdout: Readable;
-  stderr: Readable;
-} {
-  const child = spawn(argv[0], argv.slice(1), { cwd: options.cwd, env: options.env, detached: true, stdio: 'pipe' });
+function startProcessGroup(argv: string[], options: ProcessGroupSessionOptions): ChildProcessWithoutNullStreams {
+  const child = spawn(argv[0], argv.slice(1), {
+    cwd: options.cwd,
+    env: options.env,
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe', ...(options.passDescriptors ?? [])],
+  }) as ChildProcessWithoutNullStreams;
   // Failures are read from 'exit' and 'spawn'; a stray 'error' must not crash the runtime.
   child.on('error', () => {});
   // A command that exits without reading its input closes the pipe under us; that is not a failure.
@@ -152,6 +152,10 @@ type Ending = { code: number | null; signal: NodeJS.Signals | null } | { spawnEr
 
 function waitForExit(child: ChildProcess): Promise<Ending> {
   return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      resolve({ code: child.exitCode, signal: child.signalCode });
+      return;
+    }
     child.once('exit', (code, signal) => resolve({ code, signal }));
     child.once('error', (error) => {
       if (child.pid === undefined) resolve({ spawnError: error });

@@ -1,0 +1,130 @@
+/**
+ * Measures the kernel against the scripted model server: cold start (process start to first
+ * model request), the kernel's own time per step (a reply's last byte to the next request), and
+ * the prompt sent per step over a 30-step run with a no-op tool. Prints a table and, with --json,
+ * the raw figures.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startScriptedModelServer, type RecordedChatRequest, type ScriptedTurn } from '../test/support/scripted-model-server.js';
+import { TokenCounter } from '../runtime/model/token-counter.js';
+import type { ChatMessage } from '../runtime/tool.js';
+
+const steps = 30;
+const repetitions = Number(process.env.BENCH_REPETITIONS ?? 7);
+const cliEntry = process.env.BENCH_CLI ?? fileURLToPath(new URL('../dist/bundle/main.js', import.meta.url));
+
+interface RunFigures {
+  coldStartMs: number;
+  stepGapsMs: number[];
+  requests: RecordedChatRequest[];
+}
+
+function benchmarkFolder(pluginExtension: 'mjs' | 'ts'): string {
+  const folder = mkdtempSync(join(tmpdir(), 'manus-bench-'));
+  mkdirSync(join(folder, 'tools'));
+  const plugin = pluginExtension === 'ts'
+    ? "import { defineTool } from 'manus-runtime';\nexport default defineTool<{ note: string }>({ name: 'noop', description: 'Does nothing.', parameters: { type: 'object', properties: { note: { type: 'string' } }, required: ['note'] }, execute: ({ note }) => `noted ${note}` });\n"
+    : "export default { name: 'noop', description: 'Does nothing.', parameters: { type: 'object', properties: { note: { type: 'string' } }, required: ['note'] }, execute: ({ note }) => `noted ${note}` };\n";
+  writeFileSync(join(folder, 'tools', `noop.${pluginExtension}`), plugin);
+  writeFileSync(join(folder, 'bench.yaml'), [
+    'version: 1',
+    'name: bench',
+    'prompt: Call the noop tool until told otherwise.',
+    'plugins: [./tools]',
+    'agent:',
+    '  system_prompt: You are a benchmark agent.',
+    '  next_step_prompt: Call noop again, or terminate when done.',
+    '  tools: [noop, terminate]',
+    `  max_steps: ${steps + 5}`,
+    '',
+  ].join('\n'));
+  return folder;
+}
+
+function script(): ScriptedTurn[] {
+  const turns: ScriptedTurn[] = [];
+  for (let step = 1; step <= steps; step += 1) {
+    turns.push({ content: `Step ${step}.`, toolCalls: [{ name: 'noop', arguments: { note: `step ${step}` } }] });
+  }
+  turns.push({ toolCalls: [{ name: 'terminate', arguments: { status: 'success', message: 'done' } }] });
+  return turns;
+}
+
+async function runOnce(folder: string): Promise<RunFigures> {
+  const server = await startScriptedModelServer({ turns: script() });
+  try {
+    const started = performance.timeOrigin + performance.now();
+    const child = spawn(process.execPath, [cliEntry, 'run', join(folder, 'bench.yaml'), '--quiet', '--json'], {
+      cwd: folder,
+      env: { ...process.env, OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'bench', MANUS_MODEL: 'scripted-model' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    const exitCode = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    if (exitCode !== 0) throw new Error(`benchmark run failed with exit ${exitCode}: ${output}`);
+    const requests = server.requests.filter((request) => request.path.endsWith('/chat/completions')) as RecordedChatRequest[];
+    const stepGapsMs = requests.slice(1).map((request, index) => request.receivedAt - requests[index].repliedAt!);
+    return { coldStartMs: requests[0].receivedAt - started, stepGapsMs, requests };
+  } finally {
+    await server.close();
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+function promptFigures(requests: RecordedChatRequest[]) {
+  const counter = new TokenCounter('gpt-4o');
+  const tokens = requests.map((request) => counter.countMessages(request.body.messages as ChatMessage[]));
+  const characters = requests.map((request) => JSON.stringify(request.body.messages).length);
+  // History must be a prefix of the next request's history: nothing re-sent, nothing rewritten.
+  let appendOnly = true;
+  for (let index = 1; index < requests.length; index += 1) {
+    const previous = requests[index - 1].body.messages as ChatMessage[];
+    const current = requests[index].body.messages as ChatMessage[];
+    const kept = previous.slice(0, -1);
+    if (JSON.stringify(current.slice(0, kept.length)) !== JSON.stringify(kept)) appendOnly = false;
+  }
+  return { tokens, characters, appendOnly };
+}
+
+async function measure(label: string, pluginExtension: 'mjs' | 'ts') {
+  const folder = benchmarkFolder(pluginExtension);
+  try {
+    await runOnce(folder);
+    const runs: RunFigures[] = [];
+    for (let repetition = 0; repetition < repetitions; repetition += 1) runs.push(await runOnce(folder));
+    const coldStart = median(runs.map((run) => run.coldStartMs));
+    const stepOne = median(runs.map((run) => run.stepGapsMs[0]));
+    const stepThirty = median(runs.map((run) => run.stepGapsMs[steps - 1]));
+    const allSteps = median(runs.flatMap((run) => run.stepGapsMs));
+    const prompt = promptFigures(runs[0].requests);
+    return { label, coldStart, stepOne, stepThirty, allSteps, prompt };
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+const results = [await measure('plain JavaScript plugin', 'mjs'), await measure('TypeScript plugin (jiti)', 'ts')];
+const format = (value: number) => `${value.toFixed(2)} ms`;
+for (const result of results) {
+  const { tokens, characters, appendOnly } = result.prompt;
+  const growth = tokens.slice(1).map((count, index) => count - tokens[index]);
+  process.stdout.write([
+    `${result.label} (median of ${repetitions} runs, ${steps} no-op steps)`,
+    `  cold start, process start to first model request: ${format(result.coldStart)}`,
+    `  kernel time per step, reply to next request: step 1 ${format(result.stepOne)}, step ${steps} ${format(result.stepThirty)}, median of all steps ${format(result.allSteps)}`,
+    `  prompt tokens sent: step 1 ${tokens[0]}, step ${steps} ${tokens[steps - 1]}; growth per step ${Math.min(...growth)}-${Math.max(...growth)} tokens (the new assistant turn and tool result)`,
+    `  prompt characters sent: step 1 ${characters[0]}, step ${steps} ${characters[steps - 1]}; history append-only: ${appendOnly ? 'yes' : 'NO'}`,
+    '',
+  ].join('\n'));
+}
+if (process.argv.includes('--json')) process.stdout.write(`${JSON.stringify(results.map(({ prompt, ...rest }) => ({ ...rest, promptTokens: prompt.tokens })))}\n`);

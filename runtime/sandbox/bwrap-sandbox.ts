@@ -1,0 +1,178 @@
+/**
+ * bubblewrap: each command runs in fresh namespaces (no network unless allowed, its own process
+ * tree, its own tmpfs on /tmp) on a read-only view of the host, with the workspace bound
+ * writable at its own path. Limits come from `prlimit` inside the sandbox: address space per
+ * process (memory_mb) and number of processes (pids, RLIMIT_NPROC), which stops a fork bomb.
+ *
+ * RLIMIT_NPROC does not apply to root. A root runtime therefore runs bwrap privileged without a
+ * user namespace, and the command itself as an unprivileged user (sandbox.user, default
+ * 65534:65534) through `setpriv`, with every capability gone. That user is given the workspace,
+ * and any folder above the workspace it could not pass through is covered by an empty tmpfs
+ * (its contents were unreadable to that user anyway). An unprivileged runtime uses an
+ * unprivileged user namespace and stays itself.
+ */
+import { realpathSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { resolveCommandFolder } from './command-folder.js';
+import { toArgv } from './command-line.js';
+import { ProcessGroups } from './process-groups.js';
+import { sandboxEnvironment } from './sandbox-environment.js';
+import { fallbackSandboxUser, type SandboxOptions, type SandboxUser } from './sandbox-options.js';
+import type {
+  Sandbox,
+  SandboxCommand,
+  SandboxCommandOptions,
+  SandboxCommandResult,
+  SandboxSession,
+  SandboxSessionOptions,
+} from './sandbox-types.js';
+import { grantWorkspaceAccess, runtimeIsRoot, userCanTraverse } from './workspace-access.js';
+
+export interface BwrapSandboxSettings {
+  workspace: string;
+  network: boolean;
+  options: Pick<SandboxOptions, 'memoryMb' | 'pids' | 'user' | 'passEnvironment'>;
+}
+
+/** What the bwrap command line is built from. */
+export interface BwrapLayout {
+  workspace: string;
+  network: boolean;
+  memoryMb: number;
+  pids: number;
+  /** Set when the runtime is root: the command drops to this user. */
+  user: SandboxUser | undefined;
+  /** Folders above the workspace covered by an empty tmpfs so the user can reach the workspace. */
+  hiddenFolders: string[];
+}
+
+const temporaryFolder = '/tmp';
+
+export class BwrapSandbox implements Sandbox {
+  readonly kind = 'bwrap';
+  readonly workspacePath: string;
+  private readonly groups = new ProcessGroups();
+  private readonly environment: Record<string, string>;
+
+  private constructor(
+    private readonly layout: BwrapLayout,
+    passEnvironment: string[],
+  ) {
+    this.workspacePath = layout.workspace;
+    this.environment = sandboxEnvironment('bwrap', passEnvironment);
+  }
+
+  static async create(settings: BwrapSandboxSettings): Promise<BwrapSandbox> {
+    const workspace = realpathSync(settings.workspace);
+    const user = runtimeIsRoot() ? (settings.options.user ?? fallbackSandboxUser) : undefined;
+    if (user) await grantWorkspaceAccess(workspace, user);
+    const layout: BwrapLayout = {
+      workspace,
+      network: settings.network,
+      memoryMb: settings.options.memoryMb,
+      pids: settings.options.pids,
+      user,
+      hiddenFolders: user ? await foldersToHide(workspace, user) : [],
+    };
+    return new BwrapSandbox(layout, settings.options.passEnvironment);
+  }
+
+  async run(command: SandboxCommand, options: SandboxCommandOptions): Promise<SandboxCommandResult> {
+    const argv = toArgv(command);
+    const folder = await resolveCommandFolder(this.workspacePath, options.cwd);
+    await this.refreshWorkspaceAccess();
+    return this.groups.run(bwrapCommandLine(this.layout, folder.hostPath, argv), {
+      ...options,
+      cwd: this.workspacePath,
+      env: { ...this.environment, ...options.env },
+      statusEncodesSignal: true,
+    });
+  }
+
+  async spawnSession(command: SandboxCommand, options: SandboxSessionOptions = {}): Promise<SandboxSession> {
+    const argv = toArgv(command);
+    const folder = await resolveCommandFolder(this.workspacePath, options.cwd);
+    await this.refreshWorkspaceAccess();
+    return this.groups.spawnSession(bwrapCommandLine(this.layout, folder.hostPath, argv), {
+      cwd: this.workspacePath,
+      env: { ...this.environment, ...options.env },
+      statusEncodesSignal: true,
+    });
+  }
+
+  async refreshWorkspaceAccess(): Promise<void> {
+    if (this.layout.user) await grantWorkspaceAccess(this.workspacePath, this.layout.user);
+  }
+
+  async dispose(): Promise<void> {
+    await this.groups.killAll();
+  }
+}
+
+/** The full command line: bwrap <namespaces and mounts> -- [setpriv <user>] prlimit <limits> -- argv. */
+export function bwrapCommandLine(layout: BwrapLayout, workingFolder: string, argv: string[]): string[] {
+  const { user, network } = layout;
+  const namespaces = user
+    ? ['--unshare-ipc', '--unshare-pid', '--unshare-uts', '--unshare-cgroup-try', ...(network ? [] : ['--unshare-net'])]
+    : ['--unshare-all', '--unshare-user', '--disable-userns', ...(network ? ['--share-net'] : [])];
+  // setpriv needs these three to change user; changing away from root then clears every capability.
+  const capabilities = user
+    ? ['--cap-drop', 'ALL', '--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID', '--cap-add', 'CAP_SETPCAP']
+    : ['--cap-drop', 'ALL'];
+  const dropToUser = user
+    ? ['setpriv', `--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups', '--bounding-set=-all', '--inh-caps=-all', '--no-new-privs', '--']
+    : [];
+  return [
+    'bwrap',
+    '--ro-bind', '/', '/',
+    '--dev', '/dev',
+    '--proc', '/proc',
+    '--perms', '1777', '--tmpfs', temporaryFolder,
+    ...layout.hiddenFolders.flatMap((folder) => ['--perms', '0755', '--tmpfs', folder]),
+    ...foldersToCreate(layout).flatMap((folder) => ['--perms', '0755', '--dir', folder]),
+    '--bind', layout.workspace, layout.workspace,
+    ...namespaces,
+    '--die-with-parent',
+    '--new-session',
+    ...capabilities,
+    '--chdir', workingFolder,
+    '--',
+    ...dropToUser,
+    'prlimit', `--nproc=${layout.pids}`, `--as=${layout.memoryMb * 1024 * 1024}`, '--',
+    ...argv,
+  ];
+}
+
+/** Every folder above `path`, outermost first, without the root. */
+function ancestorsOf(path: string): string[] {
+  const ancestors: string[] = [];
+  for (let folder = dirname(path); folder !== dirname(folder); folder = dirname(folder)) ancestors.unshift(folder);
+  return ancestors;
+}
+
+function isWithin(folder: string, path: string): boolean {
+  return path.startsWith(`${folder}/`);
+}
+
+/**
+ * The folders between a tmpfs and the workspace mounted inside it. bwrap would create them
+ * readable by root alone; created explicitly they are open for the sandbox user to pass.
+ */
+function foldersToCreate(layout: BwrapLayout): string[] {
+  const base = [temporaryFolder, ...layout.hiddenFolders].find((folder) => isWithin(folder, layout.workspace));
+  if (!base) return [];
+  return ancestorsOf(layout.workspace).filter((folder) => isWithin(base, folder));
+}
+
+/**
+ * The highest folder above the workspace that `user` cannot pass through, if any. Folders under
+ * /tmp need no cover: the sandbox's own tmpfs replaces them.
+ */
+async function foldersToHide(workspace: string, user: SandboxUser): Promise<string[]> {
+  for (const folder of ancestorsOf(workspace)) {
+    if (folder === temporaryFolder || isWithin(temporaryFolder, folder)) return [];
+    if (!userCanTraverse(user, await stat(folder))) return [folder];
+  }
+  return [];
+}

@@ -1,0 +1,307 @@
+/**
+ * Docker: one long-lived container per run (`sleep infinity` under docker's init, which reaps
+ * orphans), commands and sessions through `docker exec`. The container has no network unless
+ * allowed, a non-root user, no capabilities, no-new-privileges, memory, CPU and pids limits, a
+ * read-only root with its own tmpfs on /tmp, and the workspace bind-mounted at /workspace.
+ * The container is removed on dispose; `cleanupLeftoverContainers` removes those of runtimes
+ * that died before they could.
+ */
+import { randomBytes } from 'node:crypto';
+import { realpathSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { posix } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { PassThrough, Writable, type Duplex } from 'node:stream';
+import type Dockerode from 'dockerode';
+import { BoundedOutput, defaultOutputLimitBytes } from './bounded-output.js';
+import { resolveCommandFolder, type CommandFolder } from './command-folder.js';
+import { toArgv } from './command-line.js';
+import { connectDocker } from './docker-connection.js';
+import { execKillerScript, execTokenVariable, execWrapperScript } from './docker-exec-scripts.js';
+import { containerLabels } from './docker-ownership.js';
+import { decodeExitStatus } from './exit-status.js';
+import { SandboxError } from './sandbox-errors.js';
+import { sandboxEnvironment } from './sandbox-environment.js';
+import { fallbackSandboxUser, type SandboxOptions, type SandboxUser } from './sandbox-options.js';
+import type {
+  Sandbox,
+  SandboxCommand,
+  SandboxCommandOptions,
+  SandboxCommandResult,
+  SandboxSession,
+  SandboxSessionOptions,
+  SessionExit,
+} from './sandbox-types.js';
+import { grantWorkspaceAccess } from './workspace-access.js';
+
+export interface DockerSandboxSettings {
+  workspace: string;
+  runId: string;
+  network: boolean;
+  options: Pick<SandboxOptions, 'image' | 'memoryMb' | 'cpus' | 'pids' | 'user' | 'passEnvironment'>;
+  /** A client to reuse; by default one is connected as `connectDocker` describes. */
+  docker?: Dockerode;
+}
+
+interface StartedExec {
+  exec: Dockerode.Exec;
+  stream: Duplex;
+  token: string;
+}
+
+const containerWorkspace = '/workspace';
+const bytesPerMegabyte = 1024 * 1024;
+/** How long the in-container killer may take before the container is restarted instead. */
+const killDeadlineMs = 5000;
+/** How long to wait for an exec's stream to end once its processes were killed. */
+const streamEndGraceMs = 10_000;
+
+export class DockerSandbox implements Sandbox {
+  readonly kind = 'docker';
+  readonly workspacePath = containerWorkspace;
+  private disposed = false;
+
+  private constructor(
+    private readonly docker: Dockerode,
+    private readonly container: Dockerode.Container,
+    private readonly hostWorkspace: string,
+    /** Set when the container's user is not the runtime's user and must be given new files. */
+    private readonly grantTo: SandboxUser | undefined,
+  ) {}
+
+  static async create(settings: DockerSandboxSettings): Promise<DockerSandbox> {
+    const docker = settings.docker ?? (await connectDocker());
+    const workspace = realpathSync(settings.workspace);
+    const user = settings.options.user ?? (await workspaceOwnerOrFallback(workspace));
+    const grantTo = user.uid === process.getuid?.() ? undefined : user;
+    if (grantTo) await grantWorkspaceAccess(workspace, grantTo);
+    const { options } = settings;
+    let container: Dockerode.Container;
+    try {
+      container = await docker.createContainer({
+        name: containerName(settings.runId),
+        Image: options.image,
+        Cmd: ['sleep', 'infinity'],
+        User: `${user.uid}:${user.gid}`,
+        WorkingDir: containerWorkspace,
+        Env: environmentPairs(sandboxEnvironment('docker', options.passEnvironment)),
+        Labels: containerLabels(settings.runId),
+        HostConfig: {
+          Binds: [`${workspace}:${containerWorkspace}:rw`],
+          NetworkMode: settings.network ? 'bridge' : 'none',
+          Memory: options.memoryMb * bytesPerMegabyte,
+          MemorySwap: options.memoryMb * bytesPerMegabyte,
+          NanoCpus: Math.round(options.cpus * 1e9),
+          PidsLimit: options.pids,
+          CapDrop: ['ALL'],
+          SecurityOpt: ['no-new-privileges'],
+          Init: true,
+          ReadonlyRootfs: true,
+          Tmpfs: { '/tmp': 'rw,nosuid,nodev,mode=1777' },
+        },
+      });
+    } catch (error) {
+      const hint = (error as { statusCode?: number }).statusCode === 404 ? ' (build it with .ci/setup-docker.sh or set sandbox.image)' : '';
+      throw new SandboxError('sandbox_unavailable', `Could not create a container from image ${options.image}${hint}: ${(error as Error).message}`);
+    }
+    try {
+      await container.start();
+    } catch (error) {
+      await container.remove({ force: true }).catch(() => undefined);
+      throw new SandboxError('sandbox_unavailable', `Could not start the sandbox container: ${(error as Error).message}`);
+    }
+    return new DockerSandbox(docker, container, workspace, grantTo);
+  }
+
+  /** The container's id, for diagnostics and tests. */
+  get containerId(): string {
+    return this.container.id;
+  }
+
+  async run(command: SandboxCommand, options: SandboxCommandOptions): Promise<SandboxCommandResult> {
+    const argv = toArgv(command);
+    const folder = await resolveCommandFolder(this.hostWorkspace, options.cwd);
+    await this.refreshWorkspaceAccess();
+    const started = performance.now();
+    const limit = options.outputLimitBytes ?? defaultOutputLimitBytes;
+    const stdout = new BoundedOutput(limit);
+    const stderr = new BoundedOutput(limit);
+    const hasInput = options.stdin !== undefined;
+    const { exec, stream, token } = await this.startExec(argv, folder, options.env ?? {}, hasInput);
+    this.docker.modem.demuxStream(stream, collectInto(stdout), collectInto(stderr));
+    if (hasInput) stream.end(options.stdin);
+
+    let timedOut = false;
+    let aborted = false;
+    let killing: Promise<void> | undefined;
+    const stop = () => {
+      killing ??= this.killExec(token).then(() => endWithin(stream, streamEndGraceMs).then(() => undefined));
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
+    }, options.timeoutMs);
+    const onAbort = () => {
+      aborted = true;
+      stop();
+    };
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      await endOf(stream);
+      await killing;
+      return {
+        stdout: stdout.toBuffer(),
+        stderr: stderr.toBuffer(),
+        ...(await this.exitOf(exec)),
+        timedOut,
+        aborted,
+        durationMs: Math.round(performance.now() - started),
+        omittedBytes: { stdout: stdout.omittedBytes, stderr: stderr.omittedBytes },
+      };
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  async spawnSession(command: SandboxCommand, options: SandboxSessionOptions = {}): Promise<SandboxSession> {
+    const argv = toArgv(command);
+    const folder = await resolveCommandFolder(this.hostWorkspace, options.cwd);
+    await this.refreshWorkspaceAccess();
+    const { exec, stream, token } = await this.startExec(argv, folder, options.env ?? {}, true);
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    this.docker.modem.demuxStream(stream, stdout, stderr);
+    let running = true;
+    const exited = endOf(stream).then(async (): Promise<SessionExit> => {
+      running = false;
+      stdout.end();
+      stderr.end();
+      return this.exitOf(exec);
+    });
+    return {
+      stdin: stream,
+      stdout,
+      stderr,
+      exited,
+      get running() {
+        return running;
+      },
+      kill: async () => {
+        if (running) await this.killExec(token);
+        await exited;
+      },
+    };
+  }
+
+  async refreshWorkspaceAccess(): Promise<void> {
+    if (this.grantTo) await grantWorkspaceAccess(this.hostWorkspace, this.grantTo);
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    try {
+      await this.container.remove({ force: true });
+    } catch (error) {
+      if ((error as { statusCode?: number }).statusCode !== 404) throw error;
+    }
+  }
+
+  private async startExec(argv: string[], folder: CommandFolder, env: Record<string, string>, attachStdin: boolean): Promise<StartedExec> {
+    if (this.disposed) throw new SandboxError('sandbox_failed', 'The docker sandbox was used after it was disposed.');
+    const token = randomBytes(16).toString('hex');
+    try {
+      const exec = await this.container.exec({
+        Cmd: ['sh', '-c', execWrapperScript, 'manus-exec', ...argv],
+        Env: [`${execTokenVariable}=${token}`, ...environmentPairs(env)],
+        WorkingDir: posix.join(containerWorkspace, folder.relativePath),
+        AttachStdin: attachStdin,
+        AttachStdout: true,
+        AttachStderr: true,
+      });
+      const stream = (await exec.start({ hijack: true, stdin: attachStdin })) as Duplex;
+      // Writing to a session whose process has ended fails; the caller learns of it from `exited`.
+      stream.on('error', () => {});
+      return { exec, stream, token };
+    } catch (error) {
+      throw new SandboxError('sandbox_failed', `Could not start a command in the sandbox container: ${(error as Error).message}`);
+    }
+  }
+
+  /** Kills every process of one exec; when that cannot work (a fork bomb holds every pid), restarts the container. */
+  private async killExec(token: string): Promise<void> {
+    const cleared = await this.runKiller(token).catch(() => false);
+    if (!cleared && !this.disposed) await this.container.restart({ t: 0 }).catch(() => undefined);
+  }
+
+  private async runKiller(token: string): Promise<boolean> {
+    const exec = await this.container.exec({
+      Cmd: ['sh', '-c', execKillerScript, 'manus-kill', token],
+      AttachStdout: true,
+      AttachStderr: true,
+    });
+    const stream = (await exec.start({ hijack: true, stdin: false })) as Duplex;
+    stream.on('error', () => {});
+    stream.resume();
+    if (!(await endWithin(stream, killDeadlineMs))) return false;
+    const information = await exec.inspect();
+    return information.ExitCode === 0;
+  }
+
+  private async exitOf(exec: Dockerode.Exec): Promise<SessionExit> {
+    try {
+      const information = await exec.inspect();
+      if (information.ExitCode === null || information.ExitCode === undefined) return { exitCode: null, signal: 'SIGKILL' };
+      return decodeExitStatus(information.ExitCode);
+    } catch {
+      // The container is gone (disposed or restarted): whatever ran in it was killed.
+      return { exitCode: null, signal: 'SIGKILL' };
+    }
+  }
+}
+
+async function workspaceOwnerOrFallback(workspace: string): Promise<SandboxUser> {
+  const owner = await stat(workspace);
+  return owner.uid === 0 ? fallbackSandboxUser : { uid: owner.uid, gid: owner.gid };
+}
+
+function containerName(runId: string): string {
+  const readable = runId.replace(/[^A-Za-z0-9_.-]+/g, '-').slice(0, 40);
+  return `manus-sandbox-${readable}-${randomBytes(3).toString('hex')}`;
+}
+
+function environmentPairs(environment: Record<string, string>): string[] {
+  return Object.entries(environment).map(([name, value]) => `${name}=${value}`);
+}
+
+function collectInto(output: BoundedOutput): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      output.write(chunk);
+      callback();
+    },
+  });
+}
+
+/** Settles when the stream has ended or closed, whichever comes first. */
+function endOf(stream: Duplex): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.destroyed || stream.readableEnded) resolve();
+    stream.once('end', resolve);
+    stream.once('close', resolve);
+  });
+}
+
+/** Like `endOf`, but gives up after `deadlineMs`: the stream is destroyed and the result is false. */
+async function endWithin(stream: Duplex, deadlineMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), deadlineMs);
+  });
+  const ended = await Promise.race([endOf(stream).then(() => true as const), deadline]);
+  clearTimeout(timer);
+  if (!ended) stream.destroy();
+  return ended;
+}

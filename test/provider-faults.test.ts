@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import { makeFixture, readEvents, runCli } from './support/run-cli.js';
+import { runScripted, terminate } from './support/loop-fixture.js';
+
+describe('retry policy', () => {
+  it('honours Retry-After on 429 and then succeeds', async () => {
+    const run = await runScripted([{ fault: { kind: 'status', status: 429, retryAfter: '1' } }, terminate('after the wait')]);
+    expect(run.exitCode).toBe(0);
+    expect(run.json.answer).toBe('after the wait');
+    expect(run.requests).toHaveLength(2);
+    const waited = run.requests[1].receivedAt - run.requests[0].repliedAt!;
+    expect(waited).toBeGreaterThanOrEqual(950);
+    const retry = readEvents(run.json.runDirectory).find((event) => event.type === 'model-retry');
+    expect(retry).toMatchObject({ attempt: 1, delayMs: 1000 });
+    expect(retry!.reason).toContain('rate_limited');
+    expect(run.stderr).toContain('retrying the model request in 1.0 s');
+  });
+
+  it('gives up at once when Retry-After exceeds the cap', async () => {
+    const run = await runScripted([{ fault: { kind: 'status', status: 429, retryAfter: '3600' } }, terminate()]);
+    expect(run.exitCode).toBe(4);
+    expect(run.requests).toHaveLength(1);
+    expect(run.json).toMatchObject({ status: 'provider-failed', error: { code: 'provider_rate_limited' } });
+  });
+
+  it('backs off and retries server errors, dropped connections and empty replies', async () => {
+    const run = await runScripted([
+      { fault: { kind: 'status', status: 500 } },
+      { fault: { kind: 'drop-connection' } },
+      { fault: { kind: 'empty-choices' } },
+      { fault: { kind: 'malformed-body' } },
+      { fault: { kind: 'status', status: 503 } },
+      terminate('survived'),
+    ], { profile: 'retry: { base_delay_ms: 5, max_delay_ms: 20, max_attempts: 6 }' });
+    expect(run.exitCode).toBe(0);
+    expect(run.json.answer).toBe('survived');
+    expect(run.requests).toHaveLength(6);
+    const retries = readEvents(run.json.runDirectory).filter((event) => event.type === 'model-retry');
+    expect(retries.map((event) => event.reason.split(':')[0])).toEqual(['server_error', 'unreachable', 'malformed_reply', 'malformed_reply', 'server_error']);
+  });
+
+  it('fails with exit 4 when errors outlast the attempts', async () => {
+    const fault = { fault: { kind: 'status' as const, status: 500 } };
+    const run = await runScripted([fault, fault, fault, fault], { profile: 'retry: { base_delay_ms: 5, max_attempts: 3 }' });
+    expect(run.exitCode).toBe(4);
+    expect(run.requests).toHaveLength(3);
+    expect(run.json.answer).toContain('after 3 attempts');
+    const end = readEvents(run.json.runDirectory).at(-1)!;
+    expect(end).toMatchObject({ type: 'run-end', status: 'provider-failed', exitCode: 4 });
+  });
+
+  it('fails at once on 401 with a message that says what to fix', async () => {
+    const run = await runScripted([{ fault: { kind: 'status', status: 401, message: 'Incorrect API key provided' } }, terminate()]);
+    expect(run.exitCode).toBe(4);
+    expect(run.requests).toHaveLength(1);
+    expect(run.json.error.code).toBe('provider_authentication');
+    expect(run.json.answer).toContain('rejected the API key (401) from OPENAI_API_KEY');
+    expect(run.json.answer).toContain('Incorrect API key provided');
+  });
+
+  it('fails at once on an unknown model (404)', async () => {
+    const run = await runScripted([{ fault: { kind: 'status', status: 404, message: 'The model does not exist' } }]);
+    expect(run.exitCode).toBe(4);
+    expect(run.requests).toHaveLength(1);
+    expect(run.json.answer).toContain("does not know model 'scripted-model'");
+  });
+
+  it('times out a reply that never comes and retries it', async () => {
+    const run = await runScripted([{ delayMs: 5000, content: 'late' }, terminate('on time')], {
+      profile: 'timeout_seconds: 0.5\nretry: { base_delay_ms: 5 }',
+    });
+    expect(run.exitCode).toBe(0);
+    expect(run.json.answer).toBe('on time');
+    const retry = readEvents(run.json.runDirectory).find((event) => event.type === 'model-retry');
+    expect(retry!.reason).toMatch(/^timeout/);
+  });
+});
+
+describe('model configuration', () => {
+  it('exits 4 with one message saying what to set when no model is reachable', async () => {
+    const fixture = makeFixture({ 'recipe.yaml': 'version: 1\nname: lonely\nprompt: hi\nagent: assistant\n' });
+    const run = await runCli(['run', 'recipe.yaml'], { cwd: fixture, env: { OLLAMA_HOST: '127.0.0.1:9' } });
+    expect(run.exitCode).toBe(4);
+    expect(run.stderr).toContain('No model is configured. Set OPENAI_API_KEY');
+    expect(run.stderr).toContain('OPENAI_BASE_URL and MANUS_MODEL');
+    expect(run.stderr.trim().split('\n').filter((line) => line.startsWith('manus:'))).toHaveLength(1);
+  });
+
+  it('finds a local Ollama-style server when nothing else is configured', async () => {
+    const { startScriptedModelServer } = await import('./support/scripted-model-server.js');
+    const server = await startScriptedModelServer({ turns: [{ content: 'Hello from the local model.' }] });
+    try {
+      const host = new URL(server.baseUrl).host;
+      const fixture = makeFixture({ 'recipe.yaml': 'version: 1\nname: local\nprompt: hi\nagent: assistant\n' });
+      const run = await runCli(['run', 'recipe.yaml', '--json'], { cwd: fixture, env: { OLLAMA_HOST: host } });
+      expect(run.exitCode).toBe(0);
+      // No model id was configured: the first one the server lists is used.
+      expect(run.json).toMatchObject({ answer: 'Hello from the local model.', model: 'scripted-model' });
+      const chat = server.requests.find((request) => request.path.endsWith('/chat/completions'))!;
+      expect(chat.headers.authorization).toBe('Bearer not-needed');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('picks a profile by name with --model and sends its settings', async () => {
+    const run = await runScripted([{ content: 'ok' }], {
+      agentsYaml: [
+        'version: 1',
+        'llm:',
+        '  default: { model: default-model }',
+        '  careful: { model: careful-model, temperature: 0.1, max_tokens: 300 }',
+      ].join('\n'),
+      args: ['--model', 'careful'],
+      env: { MANUS_MODEL: undefined },
+    });
+    expect(run.exitCode).toBe(0);
+    expect(run.requests[0].body).toMatchObject({ model: 'careful-model', temperature: 0.1, max_tokens: 300 });
+  });
+
+  it('sends reasoning-model parameters to reasoning models', async () => {
+    const run = await runScripted([{ content: 'ok', reasoning: 'Let me think.' }], {
+      profile: 'model: o4-mini\nmax_tokens: 500\ntemperature: 0.3\nreasoning_effort: high',
+      env: { MANUS_MODEL: undefined },
+    });
+    expect(run.exitCode).toBe(0);
+    expect(run.requests[0].body).toMatchObject({ model: 'o4-mini', max_completion_tokens: 500, reasoning_effort: 'high' });
+    expect(run.requests[0].body).not.toHaveProperty('temperature');
+    expect(run.requests[0].body).not.toHaveProperty('max_tokens');
+    const response = readEvents(run.json.runDirectory).find((event) => event.type === 'model-response');
+    expect(response!.reasoning).toBe('Let me think.');
+  });
+
+  it('works without streaming too', async () => {
+    const run = await runScripted([{ toolCalls: [{ name: 'echo', arguments: { text: 'plain' } }] }, terminate('unstreamed')], {
+      profile: 'stream: false',
+    });
+    expect(run.exitCode).toBe(0);
+    expect(run.json.answer).toBe('unstreamed');
+    expect(run.requests[0].body.stream).toBe(false);
+  });
+
+  it('streams by default and asks for usage in the stream', async () => {
+    const run = await runScripted([terminate()]);
+    expect(run.requests[0].body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+  });
+});

@@ -1,0 +1,80 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repositoryRoot = fileURLToPath(new URL('../..', import.meta.url));
+export const cliEntry = join(repositoryRoot, 'dist', 'bundle', 'main.js');
+
+export interface CliResult {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as JSON, when it is. */
+  json?: any;
+}
+
+export interface CliOptions {
+  cwd: string;
+  env?: Record<string, string | undefined>;
+  timeoutMs?: number;
+  stdin?: string;
+}
+
+/**
+ * Runs the built `manus` command in a child process with a clean environment: no model variables
+ * leak in from the machine, so each test states exactly what the run sees.
+ */
+export function runCli(args: string[], options: CliOptions): Promise<CliResult> {
+  if (!existsSync(cliEntry)) throw new Error(`${cliEntry} is missing: run "npm run build" first`);
+  const environment: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? tmpdir(),
+    NO_COLOR: '1',
+    // Keep a stray local Ollama from being discovered by tests that expect no model.
+    OLLAMA_HOST: '127.0.0.1:9',
+  };
+  for (const [key, value] of Object.entries(options.env ?? {})) {
+    if (value === undefined) delete environment[key];
+    else environment[key] = value;
+  }
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cliEntry, ...args], { cwd: options.cwd, env: environment, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
+    child.on('error', reject);
+    child.on('close', (exitCode, signal) => {
+      clearTimeout(timer);
+      let json: unknown;
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        json = undefined;
+      }
+      resolve({ exitCode, signal, stdout, stderr, json });
+    });
+    child.stdin.end(options.stdin ?? '');
+  });
+}
+
+/** A temporary folder with the given files (paths relative to it; parent folders created). */
+export function makeFixture(files: Record<string, string>): string {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'manus-test-')));
+  for (const [path, content] of Object.entries(files)) {
+    const target = join(root, path);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, content);
+  }
+  return root;
+}
+
+/** The events of a run, parsed from its events.jsonl. */
+export function readEvents(runDirectory: string): Array<Record<string, any>> {
+  const text = readFileSync(join(runDirectory, 'events.jsonl'), 'utf8');
+  return text.trim().split('\n').map((line) => JSON.parse(line));
+}
