@@ -35,6 +35,7 @@ export async function runCommand(recipeFile: string, options: RunCommandOptions)
     write: (text) => process.stderr.write(text),
     color,
     maxSteps: plan.budgets.steps,
+    liveText: isTerminal,
   });
   const result = await executeRun(plan, {
     cwd: process.cwd(),
@@ -43,7 +44,8 @@ export async function runCommand(recipeFile: string, options: RunCommandOptions)
     runsDirectory: options.runsDir,
     interactive: process.stdin.isTTY === true && process.env.CI !== 'true',
     answers: options.answer,
-    onEvent: progress,
+    onEvent: progress?.onEvent,
+    onTextDelta: progress?.onTextDelta,
   });
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);

@@ -8,16 +8,32 @@ export interface ProgressOptions {
   write: (text: string) => void;
   color: boolean;
   maxSteps: number;
+  /** Show the model's text as it streams in (on a terminal), instead of one line per reply. */
+  liveText: boolean;
+}
+
+export interface ProgressReporter {
+  onEvent: RunEventListener;
+  onTextDelta?: (text: string) => void;
 }
 
 const lineWidth = 160;
 
-export function createProgressReporter(options: ProgressOptions): RunEventListener {
+export function createProgressReporter(options: ProgressOptions): ProgressReporter {
   const paint = (code: string, text: string) => (options.color ? `\u001b[${code}m${text}\u001b[0m` : text);
   const dim = (text: string) => paint('2', text);
   const line = (text: string) => options.write(`${text}\n`);
   const stepLabel = (step: unknown) => `[step ${String(step)}/${options.maxSteps}]`;
-  return (type, data) => {
+  let streaming = false;
+  const onTextDelta = (text: string) => {
+    streaming = true;
+    options.write(dim(text));
+  };
+  const onEvent: RunEventListener = (type, data) => {
+    if (streaming && type !== 'model-request') {
+      streaming = false;
+      options.write('\n');
+    }
     switch (type) {
       case 'run-start': {
         const model = data.model as { model: string; baseUrl: string };
@@ -35,7 +51,7 @@ export function createProgressReporter(options: ProgressOptions): RunEventListen
       }
       case 'model-response': {
         const calls = data.toolCalls as unknown[];
-        if (calls.length === 0 && typeof data.content === 'string' && data.content.trim() !== '') {
+        if (!options.liveText && calls.length === 0 && typeof data.content === 'string' && data.content.trim() !== '') {
           line(`${stepLabel(data.step)} ${dim(oneLine(data.content, lineWidth))}`);
         }
         break;
@@ -54,6 +70,7 @@ export function createProgressReporter(options: ProgressOptions): RunEventListen
       }
     }
   };
+  return { onEvent, onTextDelta: options.liveText ? onTextDelta : undefined };
 }
 
 function argumentsText(value: unknown): string {

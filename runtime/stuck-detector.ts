@@ -33,7 +33,8 @@ export class StuckDetector {
       const recent = this.history.slice(-needed);
       const unit = recent.slice(0, period);
       if (period === 2 && unit[0] === unit[1]) continue;
-      if (recent.every((signature, index) => signature === unit[index % period])) return unit.join('\u0000');
+      // A cycle is the same cycle whichever turn it is seen from: [a, b] and [b, a] share one key.
+      if (recent.every((signature, index) => signature === unit[index % period])) return [...unit].sort().join('\u0000');
     }
     return undefined;
   }

@@ -276,3 +276,61 @@ describe('the events file', () => {
     for (const event of events) expect(Date.parse(event.time)).not.toBeNaN();
   });
 });
+
+describe('permissions', () => {
+  it('refuses a denied tool with an error result the model can read', async () => {
+    const run = await runScripted([{ toolCalls: [{ name: 'echo', arguments: { text: 'x' } }] }, terminate()], {
+      agentExtra: 'permissions: { deny: [echo] }',
+    });
+    expect(run.exitCode).toBe(0);
+    expect(toolMessages(run.requests[1])[0].content).toContain("Permission denied: the tool 'echo' is not allowed");
+  });
+
+  it('asks before a guarded call and runs it when approved', async () => {
+    const run = await runScripted([{ toolCalls: [{ name: 'echo', arguments: { text: 'approved' } }] }, terminate()], {
+      agentExtra: 'permissions: { ask: [echo] }',
+      args: ['--answer', 'yes'],
+    });
+    expect(toolMessages(run.requests[1])[0].content).toBe('echo: approved');
+    const answered = readEvents(run.json.runDirectory).find((event) => event.type === 'human-answer');
+    expect(answered).toMatchObject({ answer: 'yes', source: 'answer' });
+  });
+
+  it('reports a refused approval to the model', async () => {
+    const run = await runScripted([{ toolCalls: [{ name: 'echo', arguments: { text: 'refused' } }] }, terminate()], {
+      agentExtra: 'permissions: { ask: [echo] }',
+      args: ['--answer', 'no'],
+    });
+    expect(toolMessages(run.requests[1])[0].content).toContain('did not approve');
+  });
+
+  it('stops with exit 5 when an approval is needed and no one can answer', async () => {
+    const run = await runScripted([{ toolCalls: [{ name: 'echo', arguments: { text: 'x' } }] }, terminate()], {
+      agentExtra: 'permissions: { ask: [echo] }',
+    });
+    expect(run.exitCode).toBe(5);
+    expect(run.json).toMatchObject({ status: 'permission-denied', error: { code: 'permission_denied' } });
+    expect(run.json.answer).toContain('no one can answer');
+    expect(run.requests).toHaveLength(1);
+  });
+});
+
+describe('images', () => {
+  const turns = [{ toolCalls: [{ name: 'snapshot', arguments: {} }] }, { toolCalls: [{ name: 'echo', arguments: { text: 'next' } }] }, terminate()];
+
+  it('shows tool images to a vision profile for one step only', async () => {
+    const run = await runScripted(turns, { tools: ['snapshot', 'echo', 'terminate'], profile: 'vision: true' });
+    expect(run.exitCode).toBe(0);
+    const shown = run.requests[1].body.messages.at(-1) as { role: string; content: Array<{ type: string; image_url?: { url: string } }> };
+    expect(shown.role).toBe('user');
+    expect(shown.content).toContainEqual({ type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } });
+    expect(JSON.stringify(run.requests[2].body.messages)).not.toContain('image_url');
+  });
+
+  it('tells a model without vision that an image was left out', async () => {
+    const run = await runScripted(turns, { tools: ['snapshot', 'echo', 'terminate'] });
+    const serialized = JSON.stringify(run.requests[1].body.messages);
+    expect(serialized).not.toContain('image_url');
+    expect(serialized).toContain('not marked vision-capable');
+  });
+});

@@ -71,23 +71,37 @@ function diagnosticsFromErrors(source: YamlSource, errors: ErrorObject[]): Diagn
  * only the summary.
  */
 function dropInapplicableBranches(source: YamlSource, errors: ErrorObject[]): ErrorObject[] {
-  const alternatives = errors.filter((error) => error.keyword === 'anyOf');
-  if (alternatives.length === 0) return errors;
   const dropped = new Set<ErrorObject>();
-  for (const alternative of alternatives) {
+  errors.forEach((alternative, index) => {
+    if (alternative.keyword !== 'anyOf') return;
     const branches = (alternative.schema as Array<Record<string, unknown>>) ?? [];
     const value = valueAt(source.data, pathFromPointer(alternative.instancePath));
     const matching = branches.findIndex((branch) => branchAccepts(branch, value));
-    const inside = errors.filter(
-      (error) => error !== alternative && error.schemaPath.startsWith(`${alternative.schemaPath}/`),
-    );
-    for (const error of inside) {
-      const branchIndex = Number(error.schemaPath.slice(alternative.schemaPath.length + 1).split('/')[0]);
-      if (branchIndex !== matching) dropped.add(error);
+    for (const error of branchErrors(errors, index)) {
+      if (branchOf(error, alternative, branches) !== matching) dropped.add(error);
     }
     if (matching >= 0) dropped.add(alternative);
-  }
+  });
   return errors.filter((error) => !dropped.has(error));
+}
+
+/** ajv lists a failed `anyOf`'s branch errors right before it, all at or below its value. */
+function branchErrors(errors: ErrorObject[], anyOfIndex: number): ErrorObject[] {
+  const { instancePath } = errors[anyOfIndex];
+  const inside: ErrorObject[] = [];
+  for (let index = anyOfIndex - 1; index >= 0; index -= 1) {
+    const error = errors[index];
+    if (error.instancePath !== instancePath && !error.instancePath.startsWith(`${instancePath}/`)) break;
+    inside.push(error);
+  }
+  return inside;
+}
+
+function branchOf(error: ErrorObject, alternative: ErrorObject, branches: Array<Record<string, unknown>>): number {
+  const prefix = `${alternative.schemaPath}/`;
+  if (error.schemaPath.startsWith(prefix)) return Number(error.schemaPath.slice(prefix.length).split('/')[0]);
+  // Errors inside a referenced schema carry that schema's path, not the branch's.
+  return branches.findIndex((branch) => typeof branch.$ref === 'string');
 }
 
 function branchAccepts(branch: Record<string, unknown>, value: unknown): boolean {
@@ -133,6 +147,8 @@ function describe(source: YamlSource, error: ErrorObject): Diagnostic {
       return diagnostic(`${name} must be ${article(String(params.type))}, not ${article(valueType(valueAt(source.data, path)))}`, locate(source, path));
     case 'enum':
       return diagnostic(`${name} must be one of: ${(params.allowedValues as unknown[]).join(', ')}`, locate(source, path));
+    case 'minLength':
+      return diagnostic(params.limit === 1 ? `${name} must not be empty` : `${name} must be at least ${String(params.limit)} characters long`, locate(source, path));
     case 'const':
       return diagnostic(`${name} must be ${JSON.stringify(params.allowedValue)}`, locate(source, path));
     case 'anyOf':

@@ -41,7 +41,7 @@ export async function loadPluginFolders(folders: PluginFolder[], options: { chec
   const files: string[] = [];
   for (const folder of folders) {
     if (!existsSync(folder.path) || !statSync(folder.path).isDirectory()) {
-      diagnostics.push({ severity: 'error', message: `plugin folder not found: ${folder.path}`, location: folder.location ?? { file: folder.path } });
+      diagnostics.push({ severity: 'error', message: `plugin folder not found: ${displayPath(folder.path)}`, location: folder.location ?? { file: folder.path } });
       continue;
     }
     files.push(...pluginFilesIn(folder.path));

@@ -41,6 +41,12 @@ export default [
       throw new Error('the disk is on fire');
     },
   }),
+  defineTool<Record<string, never>>({
+    name: 'snapshot',
+    description: 'Returns a tiny image.',
+    parameters: { type: 'object', properties: {} },
+    execute: () => ({ content: 'took a snapshot', images: [{ data: 'iVBORw0KGgo=', mimeType: 'image/png' }] }),
+  }),
   defineTool<{ name: string }>({
     name: 'read_env',
     description: 'Returns an environment variable (to test redaction).',
