@@ -51,8 +51,13 @@ start_daemon() {
     --data-root "$state_dir/data" --exec-root "$state_dir/exec" \
     --pidfile "$pid_file" -H "unix://$socket" \
     >"$log_file" 2>&1 </dev/null &
+  daemon_pid=$!
   waited=0
   until daemon_answers; do
+    if ! kill -0 "$daemon_pid" 2>/dev/null; then
+      tail -n 20 "$log_file" >&2
+      fail "dockerd exited during start-up; see $log_file"
+    fi
     waited=$((waited + 1))
     [ "$waited" -le 60 ] || fail "dockerd did not answer within 60 s; see $log_file"
     sleep 1

@@ -25,6 +25,7 @@ program
   .option('--model <name>', 'a profile name from agents.yaml, or a model id')
   .option('--max-steps <n>', 'the step budget', positiveInteger)
   .option('--answer <text>', 'an answer for the agent\'s questions, used in order (repeatable)', collect, [])
+  .option('--workspace <folder>', 'the folder the agent works in (default workspace/<run id>)')
   .option('--runs-dir <folder>', 'where run folders go (default .manus/runs)')
   .option('--json', 'print one JSON object with the outcome instead of the answer')
   .option('--quiet', 'no progress on stderr')
@@ -72,6 +73,7 @@ export interface RunCommandOptions {
   model?: string;
   maxSteps?: number;
   answer: string[];
+  workspace?: string;
   runsDir?: string;
   json?: boolean;
   quiet?: boolean;

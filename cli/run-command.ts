@@ -13,6 +13,7 @@ export async function runCommand(recipeFile: string, options: RunCommandOptions)
       parameters: parseParameterArguments(options.param),
       model: options.model,
       maxSteps: options.maxSteps,
+      workspace: options.workspace,
     },
   });
   for (const warning of plan.warnings) process.stderr.write(`${formatDiagnostic(warning)}\n`);

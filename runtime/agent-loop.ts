@@ -53,7 +53,7 @@ export interface LoopSettings {
   workspace: string;
   runDirectory: string;
   resources: RunResources;
-  toolContext(call: { id: string; step: number; name: string; signal: AbortSignal }): ToolContext;
+  toolContext(call: { id: string; step: number; name: string; signal: AbortSignal }): Promise<ToolContext>;
   onTextDelta?: (text: string) => void;
 }
 

@@ -35,3 +35,31 @@ export { isInside, listWorkspaceFiles, resolveInWorkspace, WorkspacePathError } 
 export type { WorkspaceAccess, WorkspacePathErrorCode } from './workspace-paths.js';
 export { decodeBytes, limitOutput } from './saved-output.js';
 export type { LimitedOutput, LimitOutputOptions } from './saved-output.js';
+export { createSandbox, defaultSandboxKind, probeBwrap } from './sandbox/create-sandbox.js';
+export type { BwrapAvailability, SandboxRequest } from './sandbox/create-sandbox.js';
+export type {
+  Sandbox,
+  SandboxCommand,
+  SandboxCommandOptions,
+  SandboxCommandResult,
+  SandboxKind,
+  SandboxPlacement,
+  SandboxSession,
+  SandboxSessionOptions,
+  SessionExit,
+} from './sandbox/sandbox-types.js';
+export { SandboxError } from './sandbox/sandbox-errors.js';
+export type { SandboxErrorCode } from './sandbox/sandbox-errors.js';
+export { readSandboxOptions } from './sandbox/sandbox-options.js';
+export type { SandboxOptions, SandboxUser } from './sandbox/sandbox-options.js';
+export { sandboxForRun, sandboxResourceKey } from './sandbox/run-sandbox.js';
+export { probeDocker } from './sandbox/docker-connection.js';
+export type { DockerAvailability } from './sandbox/docker-connection.js';
+export { cleanupLeftoverContainers } from './sandbox/docker-ownership.js';
+export { SentinelSession } from './sandbox/sentinel-session.js';
+export type { SentinelExchangeOptions, SentinelExchangeResult, SessionStream } from './sandbox/sentinel-session.js';
+export { encodePythonRequest, pythonDriverCommand } from './sandbox/python-driver.js';
+export type { PythonDriverMode } from './sandbox/python-driver.js';
+export { compareSnapshots, snapshotWorkspace } from './sandbox/workspace-changes.js';
+export type { WorkspaceChanges, WorkspaceSnapshot } from './sandbox/workspace-changes.js';
+export { decodeExitStatus } from './sandbox/exit-status.js';

@@ -59,6 +59,9 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
       case 'model-retry':
         line(paint('33', `  retrying the model request in ${(Number(data.delayMs) / 1000).toFixed(1)} s (${oneLine(String(data.reason), 120)})`));
         break;
+      case 'run-warning':
+        line(paint('33', `warning: ${String(data.message)}`));
+        break;
       case 'stuck-nudge':
         line(paint('33', `${stepLabel(data.step)} the agent is repeating itself; asking it to change approach`));
         break;

@@ -48,8 +48,6 @@ export interface RunOptions {
   answers?: string[];
   onEvent?: RunEventListener;
   onTextDelta?: (text: string) => void;
-  /** Chooses the default sandbox when neither agent nor recipe names one. */
-  defaultSandbox?: () => SandboxSettings;
 }
 
 export function newRunId(now = new Date()): string {
@@ -75,7 +73,7 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
   const runId = newRunId();
   const runDirectory = resolve(options.cwd, options.runsDirectory ?? options.environment.MANUS_RUNS_DIR ?? join('.manus', 'runs'), runId);
   mkdirSync(runDirectory, { recursive: true });
-  const workspace = resolve(options.cwd, plan.recipe.workspace ?? join('workspace', runId));
+  const workspace = resolve(options.cwd, plan.workspace ?? join('workspace', runId));
   mkdirSync(workspace, { recursive: true });
   const realWorkspace = realpathSync(workspace);
 
@@ -83,7 +81,9 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
   const trace = new RunTrace(join(runDirectory, 'events.jsonl'), secrets);
   if (options.onEvent) trace.onEvent(options.onEvent);
   const resources = new RunResourceRegistry();
-  const sandbox = plan.sandbox ?? options.defaultSandbox?.() ?? { kind: 'host', network: false, options: {} };
+  // Chosen when a tool first needs it, so runs that execute no code never probe for a sandbox.
+  let sandbox: Promise<SandboxSettings> | undefined;
+  const sandboxSettings = () => (sandbox ??= chooseSandbox(plan.sandbox, trace));
 
   let connection: ModelConnection | undefined;
   let outcome: LoopOutcome | undefined;
@@ -104,7 +104,7 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
       model: { profile: plan.profile.name, provider: connection.provider, baseUrl: connection.baseUrl, model: connection.model },
       budgets: plan.budgets,
       tools: [...tools.keys()],
-      sandbox: sandbox.kind,
+      sandbox: plan.sandbox?.kind ?? 'default',
       workspace: realWorkspace,
       systemPrompt: plan.agent.systemPrompt,
       task: plan.task,
@@ -138,7 +138,7 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
       runDirectory,
       resources,
       onTextDelta: options.onTextDelta,
-      toolContext: (call) => ({
+      toolContext: async (call) => ({
         runId,
         workspace: realWorkspace,
         runDirectory,
@@ -155,7 +155,7 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
         resources,
         human,
         settings: plan.toolSettings[call.name] ?? {},
-        sandbox,
+        sandbox: await sandboxSettings(),
       }),
     });
   } catch (error) {
@@ -196,8 +196,21 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
     durationMs: result.durationMs,
   });
   trace.close();
-  if (plan.recipe.workspace === undefined) removeIfEmpty(realWorkspace);
+  if (plan.workspace === undefined) removeIfEmpty(realWorkspace);
   return result;
+}
+
+async function chooseSandbox(configured: SandboxSettings | undefined, trace: RunTrace): Promise<SandboxSettings> {
+  if (configured?.kind === 'docker') {
+    const { cleanupLeftoverContainers } = await import('./sandbox/docker-ownership.js');
+    const removed = await cleanupLeftoverContainers().catch(() => []);
+    if (removed.length > 0) trace.emit('sandbox-cleanup', { removedContainers: removed });
+  }
+  if (configured) return configured;
+  const { defaultSandboxKind } = await import('./sandbox/create-sandbox.js');
+  const kind = await defaultSandboxKind({ warn: (message) => trace.emit('run-warning', { message }) });
+  trace.emit('sandbox-selected', { kind });
+  return { kind, network: false, options: {} };
 }
 
 function hasExitCode(error: unknown): boolean {

@@ -36,7 +36,7 @@ export interface ToolRunnerSettings {
   permissions: PermissionSettings;
   trace: TraceWriter;
   step: number;
-  contextFor(call: PreparedCall): ToolContext;
+  contextFor(call: PreparedCall): Promise<ToolContext>;
 }
 
 export function prepareCall(raw: RawToolCall, tools: ReadonlyMap<string, AnyToolDefinition>): PreparedCall {
@@ -102,7 +102,7 @@ async function runOne(call: PreparedCall, settings: ToolRunnerSettings): Promise
   if (call.problem) {
     result = { content: call.problem, isError: true };
   } else {
-    const context = settings.contextFor(call);
+    const context = await settings.contextFor(call);
     result = await execute(call, settings, context);
   }
   const observed = truncateMiddle(result.content, settings.maxObserve, 'the observation was shortened');
@@ -126,13 +126,21 @@ async function execute(call: PreparedCall, settings: ToolRunnerSettings, context
   const denial = await permissionProblem(call, settings.permissions, context);
   if (denial) return { content: denial, isError: true };
   try {
-    const value = await tool.execute(call.input ?? {}, context);
+    // A tool that ignores its signal must not hold the run hostage after an interrupt.
+    const value = await Promise.race([tool.execute(call.input ?? {}, context), rejectOnAbort(context.signal)]);
     return typeof value === 'string' ? { content: value } : normaliseResult(value);
   } catch (error) {
     if (context.signal.aborted) throw context.signal.reason ?? error;
     if (hasCode(error, 'permission_denied')) throw error;
     return { content: `Error: ${error instanceof Error ? error.message : String(error)}`, isError: true };
   }
+}
+
+function rejectOnAbort(signal: AbortSignal): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
 }
 
 function normaliseResult(value: ToolResult): ToolResult {

@@ -5,9 +5,9 @@
 import { extname, resolve } from 'node:path';
 import { didYouMean } from './config/did-you-mean.js';
 import { emptyAgentsConfig, loadAgentsSource } from './config/load-agents.js';
-import { loadAgentsConfig, agentsFilesFor, pluginFoldersFor, resolveRecipe } from './config/resolve-recipe.js';
+import { agentsFilesFor, loadAgentsConfig, pluginFoldersFor, resolveRecipe, toolNotAvailable } from './config/resolve-recipe.js';
 import { readYamlFile } from './config/yaml-source.js';
-import { ConfigError, type Diagnostic } from './errors.js';
+import { ConfigError, formatDiagnostic, type Diagnostic } from './errors.js';
 import { loadPluginFiles, loadPluginFolders } from './plugins/load-plugins.js';
 
 const pluginExtensions = new Set(['.ts', '.mts', '.js', '.mjs']);
@@ -18,7 +18,18 @@ export async function validateFiles(files: string[], cwd: string): Promise<Diagn
     if (pluginExtensions.has(extname(file))) diagnostics.push(...(await validatePlugin(file)));
     else diagnostics.push(...(await validateYaml(file, cwd)));
   }
-  return diagnostics;
+  return unique(diagnostics);
+}
+
+/** A recipe reports its agents file's warnings again; say each thing once. */
+function unique(diagnostics: Diagnostic[]): Diagnostic[] {
+  const seen = new Set<string>();
+  return diagnostics.filter((diagnostic) => {
+    const key = formatDiagnostic(diagnostic);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 async function validatePlugin(file: string): Promise<Diagnostic[]> {
@@ -61,11 +72,7 @@ async function validateAgentsFile(file: string, cwd: string): Promise<Diagnostic
   for (const agent of config.agents.values()) {
     for (const tool of agent.tools) {
       if (plugins.tools.has(tool)) continue;
-      problems.push({
-        severity: 'warning',
-        message: `agent '${agent.name}': tool '${tool}' is not available yet (no loaded plugin defines it)${didYouMean(tool, plugins.tools.keys())}`,
-        location: agent.toolLocations[tool] ?? agent.location,
-      });
+      problems.push(toolNotAvailable(agent, tool, plugins.tools.keys()));
     }
     for (const provider of agent.contextProviders) {
       if (plugins.contextProviders.has(provider)) continue;

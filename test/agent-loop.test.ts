@@ -263,7 +263,9 @@ describe('the events file', () => {
     expect(text).not.toContain(secret);
     expect(text).toContain('[redacted]');
     const types = readEvents(run.json.runDirectory).map((event) => event.type);
-    expect(types).toEqual([
+    // The sandbox is chosen when the first tool needs one.
+    expect(types.filter((type) => type === 'sandbox-selected')).toHaveLength(1);
+    expect(types.filter((type) => type !== 'sandbox-selected')).toEqual([
       'run-start',
       'model-request', 'model-response', 'tool-call-start', 'tool-call-end', 'step-end',
       'model-request', 'model-response', 'tool-call-start', 'tool-call-end', 'step-end',
@@ -332,5 +334,43 @@ describe('images', () => {
     const serialized = JSON.stringify(run.requests[1].body.messages);
     expect(serialized).not.toContain('image_url');
     expect(serialized).toContain('not marked vision-capable');
+  });
+});
+
+describe('interrupts', () => {
+  it('stops on Ctrl-C during a tool call with exit 130 and records it', async () => {
+    const { startScriptedModelServer } = await import('./support/scripted-model-server.js');
+    const { spawn } = await import('node:child_process');
+    const { cliEntry } = await import('./support/run-cli.js');
+    const { writeLoopFixture } = await import('./support/loop-fixture.js');
+    const fixture = writeLoopFixture();
+    const server = await startScriptedModelServer({ turns: [{ toolCalls: [{ name: 'wait', arguments: { label: 'long', milliseconds: 60_000 } }] }] });
+    try {
+      const child = spawn(process.execPath, [cliEntry, 'run', 'recipe.yaml', '--json'], {
+        cwd: fixture,
+        env: { PATH: process.env.PATH, OPENAI_BASE_URL: server.baseUrl, MANUS_MODEL: 'scripted-model', NO_COLOR: '1' },
+      });
+      let stdout = '';
+      let stderr = '';
+      let interrupted = false;
+      child.stdout.on('data', (chunk) => (stdout += chunk));
+      child.stderr.on('data', (chunk) => {
+        stderr += chunk;
+        if (!interrupted && stderr.includes('wait(')) {
+          interrupted = true;
+          child.kill('SIGINT');
+        }
+      });
+      const started = Date.now();
+      const exitCode = await new Promise((resolve) => child.on('close', resolve));
+      expect(exitCode).toBe(130);
+      expect(Date.now() - started).toBeLessThan(20_000);
+      const result = JSON.parse(stdout);
+      expect(result.status).toBe('interrupted');
+      const events = readEvents(result.runDirectory);
+      expect(events.at(-1)).toMatchObject({ type: 'run-end', status: 'interrupted', exitCode: 130 });
+    } finally {
+      await server.close();
+    }
   });
 });

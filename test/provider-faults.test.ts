@@ -140,8 +140,14 @@ describe('model configuration', () => {
     expect(run.requests[0].body.stream).toBe(false);
   });
 
-  it('streams by default and asks for usage in the stream', async () => {
-    const run = await runScripted([terminate()]);
+  it('streams when the profile asks, with usage in the stream', async () => {
+    const run = await runScripted([{ content: 'streamed text' }], { profile: 'stream: true' });
+    expect(run.json.answer).toBe('streamed text');
     expect(run.requests[0].body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+  });
+
+  it('does not stream when no one watches the text arrive', async () => {
+    const run = await runScripted([terminate()]);
+    expect(run.requests[0].body.stream).toBe(false);
   });
 });

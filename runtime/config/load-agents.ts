@@ -52,7 +52,7 @@ function readProfile(name: string, raw: Record<string, unknown>, source: YamlSou
     vision: raw.vision === true,
     reasoning: raw.reasoning as boolean | undefined,
     reasoningEffort: raw.reasoning_effort as ModelProfileConfig['reasoningEffort'],
-    stream: raw.stream !== false,
+    stream: raw.stream as boolean | undefined,
     timeoutSeconds: (raw.timeout_seconds as number | undefined) ?? 120,
     apiVersion: raw.api_version as string | undefined,
     deployment: raw.deployment as string | undefined,

@@ -23,7 +23,8 @@ function loadRecipeSource(source: YamlSource): { recipe?: Recipe; diagnostics: D
   const folder = dirname(source.file);
   const parameters = readParameters(source, data.parameters ?? {}, diagnostics);
   const prompt = data.prompt === undefined ? undefined : loadPrompt(source, ['prompt'], data.prompt, diagnostics);
-  if (prompt) checkTemplate(source, prompt, parameters, diagnostics);
+  const workspace = typeof data.workspace === 'string' ? data.workspace : undefined;
+  if (prompt) checkTemplate(source, prompt, workspace, parameters, diagnostics);
   const agent = typeof data.agent === 'string'
     ? data.agent
     : readAgentDefinition(`${data.name} (inline)`, data.agent, source, ['agent'], diagnostics);
@@ -45,7 +46,7 @@ function loadRecipeSource(source: YamlSource): { recipe?: Recipe; diagnostics: D
       timeSeconds: data.budgets?.time_seconds,
     },
     response: data.response as JsonSchema | undefined,
-    workspace: data.workspace,
+    workspace,
     sandbox: readSandbox(data.sandbox),
     permissions: data.permissions === undefined ? undefined : readPermissions(data.permissions),
     toolSettings: data.tool_settings ?? {},
@@ -82,9 +83,24 @@ function parameterProblem(parameter: RecipeParameter): string | undefined {
   return typeof parameter.default === parameter.type ? undefined : `default ${JSON.stringify(parameter.default)} is not a ${parameter.type}`;
 }
 
-function checkTemplate(source: YamlSource, prompt: LoadedPrompt, parameters: RecipeParameter[], diagnostics: Diagnostic[]): void {
+function checkTemplate(
+  source: YamlSource,
+  prompt: LoadedPrompt,
+  workspace: string | undefined,
+  parameters: RecipeParameter[],
+  diagnostics: Diagnostic[],
+): void {
   const declared = new Set(parameters.map((parameter) => parameter.name));
   const used = new Set<string>();
+  for (const placeholder of templatePlaceholders(workspace ?? '')) {
+    used.add(placeholder.name);
+    if (declared.has(placeholder.name)) continue;
+    diagnostics.push({
+      severity: 'error',
+      message: `the workspace uses {{${placeholder.name}}} but the recipe declares no parameter '${placeholder.name}'`,
+      location: locate(source, ['workspace']),
+    });
+  }
   for (const placeholder of templatePlaceholders(prompt.text)) {
     used.add(placeholder.name);
     if (declared.has(placeholder.name)) continue;
@@ -98,7 +114,7 @@ function checkTemplate(source: YamlSource, prompt: LoadedPrompt, parameters: Rec
     if (used.has(parameter.name)) continue;
     diagnostics.push({
       severity: 'error',
-      message: `parameter '${parameter.name}' is never used in the prompt (add {{${parameter.name}}} or remove it)`,
+      message: `parameter '${parameter.name}' is never used in the prompt or the workspace (add {{${parameter.name}}} or remove it)`,
       location: parameter.location,
     });
   }

@@ -22,6 +22,7 @@ export interface RecipeOverrides {
   /** A profile name from `llm:`, or a model id for the agent's profile. */
   model?: string;
   maxSteps?: number;
+  workspace?: string;
 }
 
 export interface RunPlan {
@@ -31,6 +32,8 @@ export interface RunPlan {
   /** A model id given on the command line that is not a profile name. */
   modelOverride?: string;
   task: string;
+  /** The workspace folder as configured (relative to the current folder), when not the default. */
+  workspace?: string;
   tools: Map<string, AnyToolDefinition>;
   contextProviders: ContextProviderDefinition[];
   budgets: { steps: number; tokens?: number; timeSeconds?: number };
@@ -91,7 +94,10 @@ export async function resolveRecipe(
 
   const agent = resolveAgent(recipe, agents.config, diagnostics);
   const warnings: Diagnostic[] = [];
-  const task = resolveTask(recipe, overrides, options.strictParameters !== false, diagnostics);
+  const strict = options.strictParameters !== false;
+  const values = parameterValues(recipe, overrides.parameters ?? {}, strict, diagnostics);
+  const task = resolveTask(recipe, overrides, values, strict, diagnostics);
+  const workspace = overrides.workspace ?? (recipe.workspace && values ? renderTemplate(recipe.workspace, values) : recipe.workspace);
   if (!agent) throw new ConfigError(diagnostics);
 
   const tools = selectTools(agent, plugins, warnings);
@@ -108,6 +114,7 @@ export async function resolveRecipe(
     profile,
     modelOverride,
     task: task ?? '',
+    workspace,
     tools,
     contextProviders,
     budgets: {
@@ -144,13 +151,18 @@ function selectTools(agent: AgentConfig, plugins: LoadedPlugins, warnings: Diagn
       tools.set(name, loaded.tool);
       continue;
     }
-    warnings.push({
-      severity: 'warning',
-      message: `agent '${agent.name}' lists the tool '${name}', which is not available yet (no loaded plugin defines it)${didYouMean(name, plugins.tools.keys())}; the agent runs without it`,
-      location: agent.toolLocations[name] ?? agent.location,
-    });
+    warnings.push(toolNotAvailable(agent, name, plugins.tools.keys()));
   }
   return tools;
+}
+
+/** The warning for a tool an agent lists but no plugin defines: a typo, or a tool not installed yet. */
+export function toolNotAvailable(agent: AgentConfig, tool: string, available: Iterable<string>): Diagnostic {
+  return {
+    severity: 'warning',
+    message: `agent '${agent.name}' lists the tool '${tool}', which is not available yet (no loaded plugin defines it)${didYouMean(tool, available)}; the agent runs without it`,
+    location: agent.toolLocations[tool] ?? agent.location,
+  };
 }
 
 function selectContextProviders(agent: AgentConfig, plugins: LoadedPlugins, diagnostics: Diagnostic[]): ContextProviderDefinition[] {
@@ -171,7 +183,6 @@ const fallbackProfile: ModelProfileConfig = {
   name: 'default',
   provider: 'openai-compatible',
   vision: false,
-  stream: true,
   timeoutSeconds: 120,
   headers: {},
   retry: defaultRetrySettings,
@@ -196,13 +207,18 @@ function resolveProfile(
   return { profile: fallbackProfile, modelOverride: model };
 }
 
-function resolveTask(recipe: Recipe, overrides: RecipeOverrides, strict: boolean, diagnostics: Diagnostic[]): string | undefined {
+function resolveTask(
+  recipe: Recipe,
+  overrides: RecipeOverrides,
+  values: Record<string, ParameterValue> | undefined,
+  strict: boolean,
+  diagnostics: Diagnostic[],
+): string | undefined {
   if (overrides.prompt !== undefined) return overrides.prompt;
   if (recipe.promptTemplate === undefined) {
     if (strict) diagnostics.push({ severity: 'error', message: `the recipe has no prompt; give the task with --prompt`, location: { file: recipe.file } });
     return undefined;
   }
-  const values = parameterValues(recipe, overrides.parameters ?? {}, strict, diagnostics);
   return values ? renderTemplate(recipe.promptTemplate, values) : undefined;
 }
 

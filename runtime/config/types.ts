@@ -14,7 +14,8 @@ export interface ModelProfileConfig {
   vision: boolean;
   reasoning?: boolean;
   reasoningEffort?: 'minimal' | 'low' | 'medium' | 'high';
-  stream: boolean;
+  /** Stream replies; undefined streams only when someone watches the text arrive. */
+  stream?: boolean;
   timeoutSeconds: number;
   apiVersion?: string;
   deployment?: string;
@@ -93,6 +94,7 @@ export interface Recipe {
   pluginFolders: Array<{ path: string; location?: SourceLocation }>;
   budgets: RecipeBudgets;
   response?: JsonSchema;
+  /** The workspace folder, a template that may use the parameters. */
   workspace?: string;
   sandbox?: SandboxSettings;
   permissions?: PermissionSettings;

@@ -94,7 +94,8 @@ export class ModelClient {
   private async attempt(request: ModelRequest): Promise<Omit<ModelReply, 'attempts' | 'durationMs'>> {
     const client = await this.client();
     const body = this.requestBody(request);
-    if (this.connection.profile.stream) {
+    const streaming: boolean = this.connection.profile.stream ?? request.onTextDelta !== undefined;
+    if (streaming) {
       const stream = await client.chat.completions.create(
         { ...body, stream: true, stream_options: { include_usage: true } },
         { signal: request.signal },

@@ -116,9 +116,10 @@ export function bwrapCommandLine(layout: BwrapLayout, workingFolder: string, arg
   const namespaces = user
     ? ['--unshare-ipc', '--unshare-pid', '--unshare-uts', '--unshare-cgroup-try', ...(network ? [] : ['--unshare-net'])]
     : ['--unshare-all', '--unshare-user', '--disable-userns', ...(network ? ['--share-net'] : [])];
-  // setpriv needs these three to change user; changing away from root then clears every capability.
+  // setpriv needs the first three to change user, and bwrap the last to enter a workspace only that
+  // user may open; changing away from root then clears every capability.
   const capabilities = user
-    ? ['--cap-drop', 'ALL', '--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID', '--cap-add', 'CAP_SETPCAP']
+    ? ['--cap-drop', 'ALL', ...['CAP_SETUID', 'CAP_SETGID', 'CAP_SETPCAP', 'CAP_DAC_READ_SEARCH'].flatMap((name) => ['--cap-add', name])]
     : ['--cap-drop', 'ALL'];
   const dropToUser = user
     ? ['setpriv', `--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups', '--bounding-set=-all', '--inh-caps=-all', '--no-new-privs', '--']

@@ -55,6 +55,8 @@ const bytesPerMegabyte = 1024 * 1024;
 const killDeadlineMs = 5000;
 /** How long to wait for an exec's stream to end once its processes were killed. */
 const streamEndGraceMs = 10_000;
+const exitPollAttempts = 20;
+const exitPollIntervalMs = 50;
 
 export class DockerSandbox implements Sandbox {
   readonly kind = 'docker';
@@ -190,6 +192,7 @@ export class DockerSandbox implements Sandbox {
       },
       kill: async () => {
         if (running) await this.killExec(token);
+        await endWithin(stream, streamEndGraceMs);
         await exited;
       },
     };
@@ -252,7 +255,12 @@ export class DockerSandbox implements Sandbox {
 
   private async exitOf(exec: Dockerode.Exec): Promise<SessionExit> {
     try {
-      const information = await exec.inspect();
+      let information = await exec.inspect();
+      // The stream can end a moment before the daemon records the exit.
+      for (let attempt = 0; information.Running && attempt < exitPollAttempts; attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, exitPollIntervalMs));
+        information = await exec.inspect();
+      }
       if (information.ExitCode === null || information.ExitCode === undefined) return { exitCode: null, signal: 'SIGKILL' };
       return decodeExitStatus(information.ExitCode);
     } catch {

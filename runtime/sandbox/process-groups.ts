@@ -19,14 +19,9 @@ export interface ProcessGroupCommandOptions {
   outputLimitBytes?: number;
   /** True when the program reports a signalled child as status 128 + N (bwrap does). */
   statusEncodesSignal?: boolean;
-  /** Open descriptors handed to the process as fd 3, 4, ... */
-  passDescriptors?: number[];
 }
 
-export type ProcessGroupSessionOptions = Pick<
-  ProcessGroupCommandOptions,
-  'cwd' | 'env' | 'statusEncodesSignal' | 'passDescriptors'
->;
+export type ProcessGroupSessionOptions = Pick<ProcessGroupCommandOptions, 'cwd' | 'env' | 'statusEncodesSignal'>;
 
 /** How long to wait for output pipes to close after the group was killed; a process that left the group may hold them. */
 const pipeCloseGraceMs = 1000;
@@ -128,7 +123,8 @@ export class ProcessGroups {
 
   /** Kills every group still running; used when the sandbox is disposed. */
   async killAll(): Promise<void> {
-    const children = [...this.live];
+    // A child without a pid never started, so it has no exit to wait for.
+    const children = [...this.live].filter((child) => child.pid !== undefined);
     for (const child of children) killProcessGroup(child.pid);
     await Promise.all(children.map((child) => waitForExit(child)));
   }
@@ -139,8 +135,8 @@ function startProcessGroup(argv: string[], options: ProcessGroupSessionOptions):
     cwd: options.cwd,
     env: options.env,
     detached: true,
-    stdio: ['pipe', 'pipe', 'pipe', ...(options.passDescriptors ?? [])],
-  }) as ChildProcessWithoutNullStreams;
+    stdio: 'pipe',
+  });
   // Failures are read from 'exit' and 'spawn'; a stray 'error' must not crash the runtime.
   child.on('error', () => {});
   // A command that exits without reading its input closes the pipe under us; that is not a failure.

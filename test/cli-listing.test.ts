@@ -1,0 +1,164 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { makeFixture, repositoryRoot, runCli } from './support/run-cli.js';
+
+const builtInPluginFolder = join(repositoryRoot, 'plugins');
+const builtInPluginFiles = readdirSync(builtInPluginFolder)
+  .filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts'))
+  .map((name) => join(builtInPluginFolder, name));
+
+const packageAgents = join(repositoryRoot, 'agents.yaml');
+
+const shippedAgents = {
+  assistant: ['terminate'],
+  manus: ['python_execute', 'browser_use', 'str_replace_editor', 'file_search', 'list_files', 'planning', 'ask_human', 'terminate'],
+  swe: ['bash', 'str_replace_editor', 'file_search', 'list_files', 'terminate'],
+  data_analysis: ['python_execute', 'str_replace_editor', 'list_files', 'terminate'],
+};
+
+const echoPlugin = `import { defineTool } from 'manus-runtime';
+export default defineTool({
+  name: 'echo_text',
+  description: 'Repeats a text.\\nA second line that the listing leaves out.',
+  parameters: { type: 'object', properties: { text: { type: 'string' }, times: { type: 'integer' } }, required: ['text'] },
+  execute: ({ text }: { text: string }) => text,
+});
+`;
+
+function uniqueSorted(values: string[]): string[] {
+  return [...new Set(values)].sort();
+}
+
+interface ListedTool {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+  file: string;
+}
+
+interface ListedAgent {
+  name: string;
+  description: string;
+  tools: string[];
+  llm: string;
+  maxSteps: number;
+  file: string;
+}
+
+describe('manus tools', () => {
+  it('lists every built-in tool with its parameter schema and file, sorted by name', async () => {
+    const result = await runCli(['tools', '--json'], { cwd: makeFixture({}) });
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    const tools = result.json as ListedTool[];
+    const names = tools.map((tool) => tool.name);
+    expect(names).toEqual([...names].sort((left, right) => left.localeCompare(right)));
+    expect(uniqueSorted(tools.map((tool) => tool.file))).toEqual(uniqueSorted(builtInPluginFiles));
+    for (const tool of tools) {
+      expect(tool.description.length).toBeGreaterThan(0);
+      expect(tool.parameters.type).toBe('object');
+    }
+    expect(tools.find((tool) => tool.name === 'terminate')).toEqual({
+      name: 'terminate',
+      description: expect.stringContaining('Finish the task.'),
+      parameters: {
+        type: 'object',
+        properties: {
+          status: { type: 'string', enum: ['success', 'failure'], description: 'Whether the task was accomplished.' },
+          message: { type: 'string', description: 'The final answer or, on failure, why the task could not be done.' },
+        },
+        required: ['status'],
+        additionalProperties: false,
+      },
+      file: join(builtInPluginFolder, 'terminate.ts'),
+    });
+  });
+
+  it('adds the tools of a folder given with --plugins', async () => {
+    const fixture = makeFixture({ 'extra/echo.ts': echoPlugin });
+    const result = await runCli(['tools', '--plugins', 'extra', '--json'], { cwd: fixture });
+    expect(result.exitCode).toBe(0);
+    const tools = result.json as ListedTool[];
+    expect(tools.filter((tool) => tool.file.startsWith(fixture))).toHaveLength(1);
+    expect(tools.find((tool) => tool.name === 'echo_text')).toEqual({
+      name: 'echo_text',
+      description: 'Repeats a text.\nA second line that the listing leaves out.',
+      parameters: { type: 'object', properties: { text: { type: 'string' }, times: { type: 'integer' } }, required: ['text'] },
+      file: join(fixture, 'extra', 'echo.ts'),
+    });
+  });
+
+  it('prints a signature, the first description line and the relative file for each tool', async () => {
+    const fixture = makeFixture({ 'extra/echo.ts': echoPlugin });
+    const result = await runCli(['tools', '--plugins', 'extra'], { cwd: fixture });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('echo_text(text, times?)\n  Repeats a text.\n  extra/echo.ts\n');
+    expect(result.stdout).toContain(`terminate(status, message?)\n`);
+    expect(result.stdout).not.toContain('A second line');
+  });
+
+  it('also loads the plugins folder of the current directory', async () => {
+    const fixture = makeFixture({ 'plugins/echo.ts': echoPlugin });
+    const result = await runCli(['tools', '--json'], { cwd: fixture });
+    expect(result.exitCode).toBe(0);
+    expect((result.json as ListedTool[]).map((tool) => tool.name)).toContain('echo_text');
+  });
+
+  it('reports a --plugins folder that does not exist and exits 2', async () => {
+    const result = await runCli(['tools', '--plugins', 'nowhere', '--json'], { cwd: makeFixture({}) });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('error: plugin folder not found: nowhere');
+    expect(uniqueSorted((result.json as ListedTool[]).map((tool) => tool.file))).toEqual(uniqueSorted(builtInPluginFiles));
+  });
+});
+
+describe('manus agents', () => {
+  it('lists the shipped agents with their tools as JSON', async () => {
+    const result = await runCli(['agents', '--json'], { cwd: makeFixture({}) });
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    const agents = result.json as ListedAgent[];
+    expect(Object.fromEntries(agents.map((agent) => [agent.name, agent.tools]))).toEqual(shippedAgents);
+    for (const agent of agents) {
+      expect(agent.description.length).toBeGreaterThan(0);
+      expect(agent.llm).toBe('default');
+      expect(agent.file).toBe(packageAgents);
+    }
+    expect(agents.find((agent) => agent.name === 'swe')?.maxSteps).toBe(30);
+  });
+
+  it('lists the shipped agents as text', async () => {
+    const result = await runCli(['agents'], { cwd: makeFixture({}) });
+    expect(result.exitCode).toBe(0);
+    for (const [name, tools] of Object.entries(shippedAgents)) {
+      expect(result.stdout).toMatch(new RegExp(`^${name}: .+\\n  tools: ${tools.join(', ')}\\n  model profile: default, max steps: \\d+$`, 'm'));
+    }
+  });
+
+  it('adds agents from the current folder and lets them replace shipped ones of the same name', async () => {
+    const local = 'version: 1\nagents:\n  assistant:\n    description: A local assistant.\n    tools: [terminate, list_files]\n    max_steps: 2\n  reviewer:\n    description: Reviews.\n';
+    const fixture = makeFixture({ 'agents.yaml': local });
+    const result = await runCli(['agents', '--json'], { cwd: fixture });
+    expect(result.exitCode).toBe(0);
+    const agents = result.json as ListedAgent[];
+    expect(agents.map((agent) => agent.name).sort()).toEqual(['assistant', 'data_analysis', 'manus', 'reviewer', 'swe']);
+    expect(agents.find((agent) => agent.name === 'assistant')).toEqual({
+      name: 'assistant',
+      description: 'A local assistant.',
+      tools: ['terminate', 'list_files'],
+      llm: 'default',
+      maxSteps: 2,
+      file: join(fixture, 'agents.yaml'),
+    });
+    expect(agents.find((agent) => agent.name === 'reviewer')?.tools).toEqual(['terminate']);
+  });
+
+  it('reports a broken agents.yaml in the current folder and exits 2', async () => {
+    const fixture = makeFixture({ 'agents.yaml': 'version: 1\nagents:\n  reviewer:\n    tool: [terminate]\n' });
+    const result = await runCli(['agents', '--json'], { cwd: fixture });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain("agents.yaml:4:5: error: unknown key 'tool' in 'agents.reviewer' (did you mean 'tools'?)");
+    expect((result.json as ListedAgent[]).map((agent) => agent.name).sort()).toEqual(Object.keys(shippedAgents).sort());
+  });
+});

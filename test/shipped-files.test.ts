@@ -1,0 +1,86 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { Ajv } from 'ajv';
+import { describe, expect, it } from 'vitest';
+import { repositoryRoot, runCli } from './support/run-cli.js';
+
+function filesUnder(folder: string, accept: (name: string) => boolean): string[] {
+  return readdirSync(folder, { recursive: true, encoding: 'utf8' })
+    .filter(accept)
+    .map((path) => join(folder, path))
+    .sort();
+}
+
+const recipeFiles = filesUnder(join(repositoryRoot, 'recipes'), (name) => /\.ya?ml$/.test(name));
+const pluginFiles = readdirSync(join(repositoryRoot, 'plugins'))
+  .filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts'))
+  .map((name) => join(repositoryRoot, 'plugins', name))
+  .sort();
+const shippedFiles = [join(repositoryRoot, 'agents.yaml'), ...recipeFiles, ...pluginFiles].map((file) => relative(repositoryRoot, file));
+
+const schemaFolder = join(repositoryRoot, 'schemas');
+const schemaComment = /^# yaml-language-server: \$schema=(\S+)$/m;
+
+function readSchema(name: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(join(schemaFolder, name), 'utf8')) as Record<string, unknown>;
+}
+
+describe('shipped configuration and plugins', () => {
+  it('ships recipes and plugins to check', () => {
+    expect(recipeFiles.length).toBeGreaterThan(0);
+    expect(pluginFiles.length).toBeGreaterThan(0);
+  });
+
+  it.each(shippedFiles)('%s validates with no errors', async (file) => {
+    const result = await runCli(['validate', file], { cwd: repositoryRoot });
+    expect(result.stderr.split('\n').filter((line) => line.includes(': error: '))).toEqual([]);
+    expect(result.stderr).toMatch(/1 file\(s\) checked: 0 error\(s\), \d+ warning\(s\)/);
+    expect(result.exitCode).toBe(0);
+  });
+
+  it.each(recipeFiles.map((file) => relative(repositoryRoot, file)))('%s names the recipe schema in its $schema comment', (file) => {
+    const target = schemaComment.exec(readFileSync(join(repositoryRoot, file), 'utf8'))?.[1];
+    expect(target).toBeDefined();
+    const schema = resolve(dirname(join(repositoryRoot, file)), target!);
+    expect(existsSync(schema)).toBe(true);
+    expect(schema).toBe(join(schemaFolder, 'recipe.schema.json'));
+  });
+
+  it('agents.yaml names the agents schema in its $schema comment', () => {
+    const target = schemaComment.exec(readFileSync(join(repositoryRoot, 'agents.yaml'), 'utf8'))?.[1];
+    expect(target).toBeDefined();
+    expect(resolve(repositoryRoot, target!)).toBe(join(schemaFolder, 'agents.schema.json'));
+  });
+});
+
+describe('the JSON schemas', () => {
+  // Strict mode catches unknown keywords and misplaced constraints; union types are valid draft-07.
+  function strictAjv(): Ajv {
+    const ajv = new Ajv({ strict: true, allowUnionTypes: true, allErrors: true });
+    ajv.addSchema(readSchema('agents.schema.json'));
+    ajv.addSchema(readSchema('recipe.schema.json'));
+    return ajv;
+  }
+
+  it.each(['agents.schema.json', 'recipe.schema.json'])('%s is a valid draft-07 schema', (name) => {
+    const schema = readSchema(name);
+    expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');
+    const ajv = new Ajv({ strict: true, allowUnionTypes: true });
+    expect(ajv.validateSchema(schema), JSON.stringify(ajv.errors)).toBe(true);
+    expect(() => strictAjv().getSchema(name)).not.toThrow();
+  });
+
+  it('the agents schema accepts a minimal file and rejects an unknown top-level key', () => {
+    const validate = strictAjv().getSchema('agents.schema.json')!;
+    expect(validate({ version: 1, agents: { helper: { tools: ['terminate'] } } })).toBe(true);
+    expect(validate({ version: 1, agent: {} })).toBe(false);
+    expect(validate.errors).toContainEqual(expect.objectContaining({ keyword: 'additionalProperties', params: { additionalProperty: 'agent' } }));
+  });
+
+  it('the recipe schema accepts a minimal recipe and rejects an unknown top-level key', () => {
+    const validate = strictAjv().getSchema('recipe.schema.json')!;
+    expect(validate({ version: 1, name: 'minimal', agent: 'assistant', prompt: 'Hi' })).toBe(true);
+    expect(validate({ version: 1, name: 'minimal', agent: 'assistant', promt: 'Hi' })).toBe(false);
+    expect(validate.errors).toContainEqual(expect.objectContaining({ keyword: 'additionalProperties', params: { additionalProperty: 'promt' } }));
+  });
+});
