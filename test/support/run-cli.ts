@@ -36,6 +36,10 @@ export function runCli(args: string[], options: CliOptions): Promise<CliResult> 
     // Keep a stray local Ollama from being discovered by tests that expect no model.
     OLLAMA_HOST: '127.0.0.1:9',
   };
+  // The docker sandbox needs to find the daemon the test run uses.
+  for (const name of ['DOCKER_HOST', 'MANUS_DOCKER_HOST']) {
+    if (process.env[name]) environment[name] = process.env[name]!;
+  }
   for (const [key, value] of Object.entries(options.env ?? {})) {
     if (value === undefined) delete environment[key];
     else environment[key] = value;
