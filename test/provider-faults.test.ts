@@ -151,3 +151,33 @@ describe('model configuration', () => {
     expect(run.requests[0].body.stream).toBe(false);
   });
 });
+
+describe('Azure OpenAI', () => {
+  it('reaches a deployment with the api-version and api-key header', async () => {
+    const { startScriptedModelServer } = await import('./support/scripted-model-server.js');
+    const { writeLoopFixture } = await import('./support/loop-fixture.js');
+    const server = await startScriptedModelServer({ turns: [{ content: 'from azure' }] });
+    try {
+      const endpoint = server.baseUrl.replace(/\/v1$/, '');
+      const fixture = writeLoopFixture({
+        agentsYaml: `version: 1\nllm:\n  default: { provider: azure, base_url: '${endpoint}', deployment: gpt-4o-prod, api_version: 2024-10-21 }\n`,
+      });
+      const run = await runCli(['run', 'recipe.yaml', '--json'], { cwd: fixture, env: { AZURE_OPENAI_API_KEY: 'azure-key-123' } });
+      expect(run.exitCode).toBe(0);
+      expect(run.json.answer).toBe('from azure');
+      const request = server.requests.find((entry) => entry.path.includes('/chat/completions'))!;
+      expect(request.path).toBe('/openai/deployments/gpt-4o-prod/chat/completions?api-version=2024-10-21');
+      expect(request.headers['api-key']).toBe('azure-key-123');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('names every missing Azure variable at once, before any request', async () => {
+    const { writeLoopFixture } = await import('./support/loop-fixture.js');
+    const fixture = writeLoopFixture({ agentsYaml: 'version: 1\nllm:\n  default: { provider: azure, deployment: gpt-4o }\n' });
+    const run = await runCli(['run', 'recipe.yaml'], { cwd: fixture });
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain('needs environment variables that are not set: AZURE_OPENAI_API_KEY, AZURE_OPENAI_ENDPOINT');
+  });
+});

@@ -149,7 +149,8 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
 
     const route = `${recorded.method} ${recorded.path.split('?')[0]}`;
     if (route === 'GET /v1/models') return sendModelList(response);
-    if (route !== 'POST /v1/chat/completions') {
+    // Azure OpenAI puts the deployment in the path: /openai/deployments/<name>/chat/completions.
+    if (route !== 'POST /v1/chat/completions' && !/^POST \/openai\/deployments\/[^/]+\/chat\/completions$/.test(route)) {
       return sendError(response, 404, `no route for ${route}`, 'invalid_request_error', 'unknown_url');
     }
     if (!isChatRequestBody(recorded.body)) {
