@@ -16,7 +16,7 @@ import {
   snapshotWorkspace,
   ToolError,
 } from 'manus-runtime';
-import type { Sandbox, ToolContext, ToolResult, WorkspaceChanges } from 'manus-runtime';
+import type { Sandbox, SandboxCommandResult, ToolContext, ToolResult, WorkspaceChanges } from 'manus-runtime';
 
 interface PythonInput {
   code: string;
@@ -30,13 +30,7 @@ interface PythonSettings {
 }
 
 /** What one call produced, whichever mode ran it. */
-interface PythonOutcome {
-  stdout: Buffer;
-  stderr: Buffer;
-  exitCode: number | null;
-  signal: NodeJS.Signals | null;
-  timedOut: boolean;
-  aborted: boolean;
+interface PythonOutcome extends Pick<SandboxCommandResult, 'stdout' | 'stderr' | 'exitCode' | 'signal' | 'timedOut' | 'aborted'> {
   /** Persistent mode: the interpreter ended, taking the state of earlier calls with it. */
   stateLost: boolean;
 }

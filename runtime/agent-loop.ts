@@ -54,6 +54,7 @@ export interface LoopSettings {
   runDirectory: string;
   resources: RunResources;
   toolContext(call: { id: string; step: number; name: string; signal: AbortSignal }): Promise<ToolContext>;
+  toolSettings: Record<string, Record<string, unknown>>;
   onTextDelta?: (text: string) => void;
 }
 
@@ -296,6 +297,8 @@ async function ephemeralMessages(state: LoopState, signal: AbortSignal): Promise
       recentTools,
       resources: settings.resources,
       signal,
+      vision: settings.vision,
+      settings: settings.toolSettings[provider.name] ?? {},
     });
     if (snapshot?.text) texts.push(snapshot.text);
     if (snapshot?.images && settings.vision) images.push(...snapshot.images);

@@ -18,6 +18,10 @@ export interface ContextProviderInput {
   recentTools: ReadonlySet<string>;
   resources: RunResources;
   signal: AbortSignal;
+  /** Whether the model takes images; a provider should not capture screenshots for one that does not. */
+  vision: boolean;
+  /** Settings for the provider from the agent or recipe (`tool_settings.<provider name>`). */
+  settings: Record<string, unknown>;
 }
 
 export interface ContextProviderDefinition {

@@ -63,3 +63,12 @@ export type { PythonDriverMode } from './sandbox/python-driver.js';
 export { compareSnapshots, snapshotWorkspace } from './sandbox/workspace-changes.js';
 export type { WorkspaceChanges, WorkspaceSnapshot } from './sandbox/workspace-changes.js';
 export { decodeExitStatus } from './sandbox/exit-status.js';
+
+// Embedding: load, validate and run recipes from code.
+export { defineContextProvider } from './context-provider.js';
+export type { ContextProviderDefinition, ContextProviderInput, ContextSnapshot } from './context-provider.js';
+export { resolveRecipe } from './config/resolve-recipe.js';
+export type { RecipeOverrides, RunPlan } from './config/resolve-recipe.js';
+export { executeRun } from './run.js';
+export type { RunOptions, RunResult, RunStatus } from './run.js';
+export { validateFiles } from './validate.js';

@@ -4,12 +4,20 @@
  * `checkJsonSchema` where a broken schema must be reported (validate, plugin loading).
  */
 import { Ajv, type ValidateFunction } from 'ajv';
+import addFormatsPlugin from 'ajv-formats';
 import type { JsonSchema } from './tool.js';
+
+// ajv-formats is a CommonJS module whose default export arrives wrapped under ESM interop.
+const addFormats = ((addFormatsPlugin as unknown as { default?: typeof addFormatsPlugin }).default ?? addFormatsPlugin) as unknown as (ajv: Ajv) => Ajv;
 
 let instance: Ajv | undefined;
 
 function ajv(): Ajv {
-  instance ??= new Ajv({ allErrors: true, strict: false, useDefaults: true, validateSchema: false });
+  if (!instance) {
+    instance = new Ajv({ allErrors: true, strict: false, useDefaults: true, validateSchema: false });
+    // Response schemas use formats such as "uri" and "date"; without this they would pass unchecked.
+    addFormats(instance);
+  }
   return instance;
 }
 

@@ -138,6 +138,7 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
       runDirectory,
       resources,
       onTextDelta: options.onTextDelta,
+      toolSettings: plan.toolSettings,
       toolContext: async (call) => ({
         runId,
         workspace: realWorkspace,

@@ -17,7 +17,7 @@ await build({
   minifySyntax: true,
   minifyWhitespace: true,
   // Loaded lazily and only by the runs that need them, or shipped with native or WASM parts.
-  external: ['tiktoken', 'jiti', 'dockerode', 'playwright-core', '@modelcontextprotocol/sdk'],
+  external: ['tiktoken', 'jiti', 'dockerode', 'playwright-core', '@modelcontextprotocol/sdk', 'linkedom', 'turndown', '@mozilla/readability'],
   banner: { js: "import { createRequire as __manusCreateRequire } from 'node:module'; const require = __manusCreateRequire(import.meta.url);" },
   logLevel: 'warning',
 });
