@@ -24,6 +24,10 @@ program
   .option('--param <key=value>', 'a recipe parameter (repeatable)', collect, [])
   .option('--model <name>', 'a profile name from agents.yaml, or a model id')
   .option('--max-steps <n>', 'the step budget', positiveInteger)
+  .option('--max-tokens <n>', 'the token budget (prompt and completion tokens together)', positiveInteger)
+  .option('--max-cost <dollars>', 'the cost budget in US dollars (needs prices in the model profile)', positiveNumber)
+  .option('--max-time <seconds>', 'the wall-time budget', positiveNumber)
+  .option('--record <file>', 'also write the run\'s events to this file: a self-contained recording')
   .option('--answer <text>', 'an answer for the agent\'s questions, used in order (repeatable)', collect, [])
   .option('--workspace <folder>', 'the folder the agent works in (default workspace/<run id>)')
   .option('--runs-dir <folder>', 'where run folders go (default .manus/runs)')
@@ -32,6 +36,34 @@ program
   .action(async (recipe: string, options: RunCommandOptions) => {
     const { runCommand } = await import('./run-command.js');
     return finish(await runCommand(recipe, options));
+  });
+
+program
+  .command('resume')
+  .description('continue a run that was interrupted, killed or ran out of budget')
+  .argument('<run>', 'the run id (or a unique prefix of it)')
+  .option('--max-steps <n>', 'the step budget for the whole run, to extend it', positiveInteger)
+  .option('--max-tokens <n>', 'the token budget for the whole run', positiveInteger)
+  .option('--answer <text>', 'an answer for the agent\'s questions, used in order (repeatable)', collect, [])
+  .option('--runs-dir <folder>', 'where run folders are (default .manus/runs)')
+  .option('--json', 'print one JSON object with the outcome instead of the answer')
+  .option('--quiet', 'no progress on stderr')
+  .action(async (run: string, options: ResumeCommandOptions) => {
+    const { resumeCommand } = await import('./resume-command.js');
+    return finish(await resumeCommand(run, options));
+  });
+
+program
+  .command('replay')
+  .description('re-run a recorded run with the model\'s recorded replies (no model needed)')
+  .argument('<run>', 'a run id, or a recording (events.jsonl) file')
+  .option('--tools <mode>', 'recorded: use the recorded tool results; real: run the tools and compare', 'recorded')
+  .option('--runs-dir <folder>', 'where run folders are (default .manus/runs)')
+  .option('--json', 'print one JSON object with the outcome instead of the answer')
+  .option('--quiet', 'no progress on stderr')
+  .action(async (run: string, options: ReplayCommandOptions) => {
+    const { replayCommand } = await import('./replay-command.js');
+    return finish(await replayCommand(run, options));
   });
 
 program
@@ -67,11 +99,31 @@ program
     return finish(await listAgents(options));
   });
 
+export interface ResumeCommandOptions {
+  maxSteps?: number;
+  maxTokens?: number;
+  answer: string[];
+  runsDir?: string;
+  json?: boolean;
+  quiet?: boolean;
+}
+
+export interface ReplayCommandOptions {
+  tools: string;
+  runsDir?: string;
+  json?: boolean;
+  quiet?: boolean;
+}
+
 export interface RunCommandOptions {
   prompt?: string;
   param: string[];
   model?: string;
   maxSteps?: number;
+  maxTokens?: number;
+  maxCost?: number;
+  maxTime?: number;
+  record?: string;
   answer: string[];
   workspace?: string;
   runsDir?: string;
@@ -81,6 +133,12 @@ export interface RunCommandOptions {
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
+}
+
+function positiveNumber(value: string): number {
+  const number = Number(value);
+  if (!Number.isFinite(number) || number <= 0) throw new InvalidArgumentError('expected a number above 0');
+  return number;
 }
 
 function positiveInteger(value: string): number {

@@ -1,8 +1,8 @@
 /** `manus run`: resolve the recipe, run it with progress on stderr, print the answer or JSON. */
-import { parseParameterArguments, resolveRecipe } from '../runtime/config/resolve-recipe.js';
+import { parseParameterArguments, resolveRecipe, type RunPlan } from '../runtime/config/resolve-recipe.js';
 import { ExitCode, formatDiagnostic, InterruptedError } from '../runtime/errors.js';
 import { createProgressReporter } from '../runtime/progress-reporter.js';
-import { executeRun, type RunResult } from '../runtime/run.js';
+import { executeRun, type RunOptions, type RunResult } from '../runtime/run.js';
 import type { RunCommandOptions } from './main.js';
 
 export async function runCommand(recipeFile: string, options: RunCommandOptions): Promise<number> {
@@ -13,45 +13,77 @@ export async function runCommand(recipeFile: string, options: RunCommandOptions)
       parameters: parseParameterArguments(options.param),
       model: options.model,
       maxSteps: options.maxSteps,
+      maxTokens: options.maxTokens,
+      maxCost: options.maxCost,
+      maxTimeSeconds: options.maxTime,
       workspace: options.workspace,
     },
   });
   for (const warning of plan.warnings) process.stderr.write(`${formatDiagnostic(warning)}\n`);
+  const result = await runWithProgress(plan, options, { recordFile: options.record });
+  return result.exitCode;
+}
 
+export interface ProgressRunOptions {
+  answer: string[];
+  runsDir?: string;
+  json?: boolean;
+  quiet?: boolean;
+}
+
+/**
+ * Runs a plan with progress on stderr and Ctrl-C handling, then prints the outcome. Shared by
+ * run, resume and replay, so they report alike.
+ */
+export async function runWithProgress(plan: RunPlan, options: ProgressRunOptions, extra: Partial<RunOptions> = {}, label?: string): Promise<RunResult> {
   const interrupt = new AbortController();
   let interrupts = 0;
-  const onSignal = () => {
+  const onInterrupt = () => {
     interrupts += 1;
     // A second Ctrl-C means "now": skip the orderly shutdown.
     if (interrupts > 1) process.exit(ExitCode.interrupted);
     process.stderr.write('\ninterrupting: stopping tools and closing the run (Ctrl-C again to quit at once)\n');
     interrupt.abort(new InterruptedError());
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const onTerminate = () => {
+    // A supervisor's SIGTERM gets an orderly stop, but never one that outlasts its patience.
+    setTimeout(() => process.exit(ExitCode.interrupted), terminateGraceMilliseconds).unref();
+    interrupt.abort(new InterruptedError('terminated'));
+  };
+  process.on('SIGINT', onInterrupt);
+  process.on('SIGTERM', onTerminate);
 
-  const isTerminal = process.stderr.isTTY === true;
-  const color = isTerminal && !process.env.NO_COLOR && process.env.CI !== 'true';
+  const ci = isCi();
+  const isTerminal = process.stderr.isTTY === true && !ci;
   const progress = options.quiet ? undefined : createProgressReporter({
     write: (text) => process.stderr.write(text),
-    color,
+    color: isTerminal && !process.env.NO_COLOR,
     maxSteps: plan.budgets.steps,
     liveText: isTerminal,
   });
+  if (label && !options.quiet) process.stderr.write(`${label}\n`);
   const result = await executeRun(plan, {
     cwd: process.cwd(),
     environment: process.env,
     signal: interrupt.signal,
     runsDirectory: options.runsDir,
-    interactive: process.stdin.isTTY === true && process.env.CI !== 'true',
+    interactive: process.stdin.isTTY === true && !ci,
     answers: options.answer,
     onEvent: progress?.onEvent,
     onTextDelta: progress?.onTextDelta,
+    ...extra,
   });
-  process.off('SIGINT', onSignal);
-  process.off('SIGTERM', onSignal);
+  process.off('SIGINT', onInterrupt);
+  process.off('SIGTERM', onTerminate);
   printResult(result, options.json === true);
-  return result.exitCode;
+  return result;
+}
+
+const terminateGraceMilliseconds = 2500;
+
+/** CI mode: no questions asked, no colours, plain progress lines. */
+export function isCi(): boolean {
+  return process.env.CI === 'true' || process.env.CI === '1' || process.env.MANUS_CI === '1';
 }
 
 function printResult(result: RunResult, json: boolean): void {
@@ -63,6 +95,7 @@ function printResult(result: RunResult, json: boolean): void {
       structured: result.structured,
       steps: result.steps,
       usage: result.usage,
+      cost: result.cost,
       exhaustedBudget: result.exhaustedBudget,
       error: result.error,
       runId: result.runId,

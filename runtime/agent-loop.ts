@@ -6,15 +6,17 @@
 import type { AgentConfig } from './config/types.js';
 import type { ContextProviderDefinition } from './context-provider.js';
 import { FinalAnswerSchema, structuredAnswerToolName } from './final-answer.js';
-import type { ModelClient } from './model/model-client.js';
-import type { ModelReply, ToolSpecification, TokenUsage } from './model/model-types.js';
+import { compactHistory } from './context-compaction.js';
+import type { RunBudgets } from './config/resolve-recipe.js';
+import type { ChatModel, ModelReply, ToolSpecification, TokenUsage } from './model/model-types.js';
+import { costOf, type TokenPrices } from './model/pricing.js';
 import type { TokenCounter } from './model/token-counter.js';
 import type { RunTrace } from './run-trace.js';
 import { StuckDetector, turnSignature } from './stuck-detector.js';
 import type { AnyToolDefinition, ChatContentPart, ChatMessage, RunResources, ToolContext, ToolImage } from './tool.js';
-import { prepareCall, runToolCalls, type CallOutcome } from './tool-runner.js';
+import { hasCode, prepareCall, runToolCalls, type CallOutcome } from './tool-runner.js';
 
-export type BudgetName = 'steps' | 'tokens' | 'time';
+export type BudgetName = 'steps' | 'tokens' | 'time' | 'cost';
 
 export type LoopStatus = 'success' | 'failure' | 'budget-exhausted' | 'stuck' | 'interrupted';
 
@@ -24,6 +26,8 @@ export interface LoopOutcome {
   structured?: unknown;
   steps: number;
   usage: TokenUsage;
+  /** US dollars, when the profile has prices. */
+  cost: number;
   exhaustedBudget?: BudgetName;
   /** Workspace-relative paths tools reported producing. */
   files: string[];
@@ -39,10 +43,15 @@ type StepResult =
 export interface LoopSettings {
   agent: AgentConfig;
   task: string;
-  model: ModelClient;
+  model: ChatModel;
   tools: ReadonlyMap<string, AnyToolDefinition>;
   contextProviders: ContextProviderDefinition[];
-  budgets: { steps: number; tokens?: number; timeSeconds?: number };
+  budgets: RunBudgets;
+  prices?: TokenPrices;
+  /** The model's context window in tokens; compaction is off without it. */
+  contextWindow?: number;
+  /** Continue a recorded run: its history and what it already spent. */
+  resume?: ResumeState;
   responseSchema?: FinalAnswerSchema;
   trace: RunTrace;
   tokenCounter: TokenCounter;
@@ -56,6 +65,13 @@ export interface LoopSettings {
   toolContext(call: { id: string; step: number; name: string; signal: AbortSignal }): Promise<ToolContext>;
   toolSettings: Record<string, Record<string, unknown>>;
   onTextDelta?: (text: string) => void;
+}
+
+export interface ResumeState {
+  history: ChatMessage[];
+  step: number;
+  usage: TokenUsage;
+  files: string[];
 }
 
 const recentToolWindow = 3;
@@ -82,7 +98,13 @@ export async function runAgentLoop(settings: LoopSettings): Promise<LoopOutcome>
     } finally {
       stepSignal.release();
     }
-    settings.trace.emit('step-end', { step: state.step, kind: result.kind, durationMs: round(performance.now() - started), usage: state.usage });
+    settings.trace.emit('step-end', {
+      step: state.step,
+      kind: result.kind,
+      durationMs: round(performance.now() - started),
+      usage: state.usage,
+      ...(settings.prices ? { cost: state.cost } : {}),
+    });
     switch (result.kind) {
       case 'continue':
         continue;
@@ -100,23 +122,31 @@ export async function runAgentLoop(settings: LoopSettings): Promise<LoopOutcome>
 
 class LoopState {
   readonly settings: LoopSettings;
-  readonly history: ChatMessage[];
+  history: ChatMessage[];
   readonly toolSpecifications: ToolSpecification[];
   readonly stuck: StuckDetector;
   readonly files = new Set<string>();
   readonly recentTools: string[][] = [];
   readonly startedAt = performance.now();
   usage: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+  cost = 0;
   step = 0;
   corrections = 0;
   /** Images from the last step's tools, shown to a vision model once and then dropped. */
   pendingImages: ToolImage[] = [];
   constructor(settings: LoopSettings) {
     this.settings = settings;
-    this.history = [
-      { role: 'system', content: settings.agent.systemPrompt },
-      { role: 'user', content: settings.task },
-    ];
+    if (settings.resume) {
+      this.history = [...settings.resume.history];
+      this.step = settings.resume.step;
+      this.usage = { ...settings.resume.usage };
+      this.cost = costOf(this.usage, settings.prices);
+      for (const file of settings.resume.files) this.files.add(file);
+    } else {
+      this.history = [];
+      this.append({ role: 'system', content: settings.agent.systemPrompt });
+      this.append({ role: 'user', content: settings.task });
+    }
     this.toolSpecifications = [...settings.tools.values()].map((tool) => ({
       type: 'function',
       function: { name: tool.name, description: tool.description, parameters: tool.parameters },
@@ -124,23 +154,34 @@ class LoopState {
     this.stuck = new StuckDetector(settings.agent.stuckAfter);
   }
 
+  /** Adds a message to history and to the events file, from which a resumed run rebuilds it. */
+  append(message: ChatMessage): void {
+    this.history.push(message);
+    this.settings.trace.emit('message', { step: this.step, message });
+  }
+
   exhaustedBudget(timeBudget: AbortSignal | undefined): BudgetName | undefined {
     const { budgets } = this.settings;
     if (this.step >= budgets.steps) return 'steps';
     if (budgets.tokens !== undefined && this.usage.totalTokens >= budgets.tokens) return 'tokens';
+    if (budgets.cost !== undefined && this.cost >= budgets.cost) return 'cost';
     if (timeBudget?.aborted) return 'time';
     return undefined;
   }
 
   outcome(status: LoopStatus, answer: string, extra: Partial<LoopOutcome> = {}): LoopOutcome {
-    return { status, answer, steps: this.step, usage: { ...this.usage }, files: [...this.files], ...extra };
+    return { status, answer, steps: this.step, usage: { ...this.usage }, cost: this.cost, files: [...this.files], ...extra };
   }
 
   addUsage(reply: ModelReply, requestMessages: ChatMessage[]): void {
-    const usage = reply.usage ?? this.estimateUsage(reply, requestMessages);
+    this.addTokens(reply.usage ?? this.estimateUsage(reply, requestMessages));
+  }
+
+  addTokens(usage: TokenUsage): void {
     this.usage.promptTokens += usage.promptTokens;
     this.usage.completionTokens += usage.completionTokens;
     this.usage.totalTokens += usage.totalTokens;
+    this.cost += costOf(usage, this.settings.prices);
   }
 
   private estimateUsage(reply: ModelReply, requestMessages: ChatMessage[]): TokenUsage {
@@ -158,21 +199,25 @@ class LoopState {
 
 async function runStep(state: LoopState, signal: AbortSignal): Promise<StepResult> {
   const { settings } = state;
-  const requestMessages = [...state.history, ...(await ephemeralMessages(state, signal))];
-  if (settings.budgets.tokens !== undefined) {
-    const estimate = settings.tokenCounter.countMessages(requestMessages);
-    if (state.usage.totalTokens + estimate > settings.budgets.tokens) return { kind: 'budget-exhausted', budget: 'tokens' };
+  const ephemeral = await ephemeralMessages(state, signal);
+  let requestMessages = [...state.history, ...ephemeral];
+  const estimate = needsEstimate(settings) ? settings.tokenCounter.countMessages(requestMessages) : undefined;
+  if (estimate !== undefined && settings.budgets.tokens !== undefined && state.usage.totalTokens + estimate > settings.budgets.tokens) {
+    return { kind: 'budget-exhausted', budget: 'tokens' };
+  }
+  if (estimate !== undefined && settings.contextWindow !== undefined && estimate > settings.contextWindow * settings.agent.compaction.threshold) {
+    if (await compact(state, 'near-context-window', estimate, signal)) requestMessages = [...state.history, ...ephemeral];
   }
 
-  settings.trace.emit('model-request', { step: state.step, messages: requestMessages.length, tools: state.toolSpecifications.length });
-  const reply = await settings.model.complete({
-    messages: requestMessages,
-    tools: settings.agent.toolChoice === 'none' ? undefined : state.toolSpecifications,
-    toolChoice: settings.agent.toolChoice,
-    parallelToolCalls: settings.agent.parallelToolCalls,
-    signal,
-    onTextDelta: settings.onTextDelta,
-  });
+  let reply: ModelReply;
+  try {
+    reply = await requestReply(state, requestMessages, signal);
+  } catch (error) {
+    // A provider that says the conversation is too long gets one compaction and one more try.
+    if (!hasCode(error, 'provider_context_too_long') || !(await compact(state, 'context-too-long', undefined, signal))) throw error;
+    requestMessages = [...state.history, ...ephemeral];
+    reply = await requestReply(state, requestMessages, signal);
+  }
   state.addUsage(reply, requestMessages);
   settings.trace.emit('model-response', {
     step: state.step,
@@ -190,7 +235,7 @@ async function runStep(state: LoopState, signal: AbortSignal): Promise<StepResul
   state.recentTools.push(calls.map((call) => call.name));
   if (calls.length === 0) return finishWithText(state, reply.content ?? '');
 
-  state.history.push({
+  state.append({
     role: 'assistant',
     content: reply.content || null,
     tool_calls: calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.argumentsText } })),
@@ -212,7 +257,7 @@ async function runStep(state: LoopState, signal: AbortSignal): Promise<StepResul
     contextFor: (call) => settings.toolContext({ id: call.id, step: state.step, name: call.name, signal }),
   });
   for (const outcome of outcomes) {
-    state.history.push({ role: 'tool', tool_call_id: outcome.call.id, content: outcome.result.content });
+    state.append({ role: 'tool', tool_call_id: outcome.call.id, content: outcome.result.content });
     for (const file of outcome.result.files ?? []) state.files.add(file);
   }
   state.pendingImages = outcomes.flatMap((outcome) => outcome.result.images ?? []);
@@ -222,14 +267,50 @@ async function runStep(state: LoopState, signal: AbortSignal): Promise<StepResul
   return checkRepetition(state, turnSignature(reply.content, calls.map((call) => ({ name: call.name, arguments: call.input ?? call.argumentsText }))));
 }
 
+function needsEstimate(settings: LoopSettings): boolean {
+  return settings.budgets.tokens !== undefined || settings.contextWindow !== undefined;
+}
+
+async function requestReply(state: LoopState, requestMessages: ChatMessage[], signal: AbortSignal): Promise<ModelReply> {
+  const { settings } = state;
+  settings.trace.emit('model-request', { step: state.step, messages: requestMessages.length, tools: state.toolSpecifications.length });
+  return settings.model.complete({
+    messages: requestMessages,
+    tools: settings.agent.toolChoice === 'none' ? undefined : state.toolSpecifications,
+    toolChoice: settings.agent.toolChoice,
+    parallelToolCalls: settings.agent.parallelToolCalls,
+    signal,
+    onTextDelta: settings.onTextDelta,
+  });
+}
+
+/** Folds older turns into a summary; false when there was nothing to fold. */
+async function compact(state: LoopState, reason: string, tokensBefore: number | undefined, signal: AbortSignal): Promise<boolean> {
+  const { settings } = state;
+  const result = await compactHistory(state.history, settings.model, settings.agent.compaction, signal);
+  if (!result) return false;
+  if (result.usage) state.addTokens(result.usage);
+  state.history = result.history;
+  settings.trace.emit('history-compacted', {
+    step: state.step,
+    reason,
+    end: result.end,
+    summary: result.summary,
+    removedMessages: result.end - 2,
+    tokensBefore,
+    tokensAfter: settings.tokenCounter.countMessages(state.history),
+  });
+  return true;
+}
+
 /** A plain-text reply: the answer when the agent finishes on text, otherwise a turn like any other. */
 function finishWithText(state: LoopState, text: string): StepResult {
   const { settings } = state;
   if (text.trim() === '') {
-    state.history.push({ role: 'user', content: 'Your last reply was empty. Continue with the task, or call terminate if it is done.' });
+    state.append({ role: 'user', content: 'Your last reply was empty. Continue with the task, or call terminate if it is done.' });
     return checkRepetition(state, 'text:');
   }
-  state.history.push({ role: 'assistant', content: text });
+  state.append({ role: 'assistant', content: text });
   if (settings.responseSchema) {
     const check = settings.responseSchema.check(text);
     if (check.ok) return { kind: 'finished', status: 'success', answer: JSON.stringify(check.value, null, 2), structured: check.value };
@@ -256,7 +337,7 @@ function requestCorrection(state: LoopState, problems: string[]): StepResult {
     return { kind: 'finished', status: 'failure', answer: `The final answer did not match the required format after a correction: ${problems.join('; ')}` };
   }
   state.corrections += 1;
-  state.history.push({ role: 'user', content: schema.correctionRequest(problems) });
+  state.append({ role: 'user', content: schema.correctionRequest(problems) });
   return { kind: 'continue' };
 }
 
@@ -267,7 +348,7 @@ function checkRepetition(state: LoopState, signature: string): StepResult {
     return { kind: 'stuck', answer: 'The agent kept repeating the same action after being warned, so the run was stopped.' };
   }
   state.settings.trace.emit('stuck-nudge', { step: state.step });
-  state.history.push({
+  state.append({
     role: 'user',
     content: 'You have repeated the same action several times without progress. Change your approach, ' +
       'or call terminate if the task is done or cannot be done.',

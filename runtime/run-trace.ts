@@ -35,14 +35,17 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
 export class RunTrace implements TraceWriter {
   readonly file: string;
   private readonly descriptor: number;
+  private readonly mirror?: number;
   private readonly secrets: readonly string[];
   private readonly listeners: RunEventListener[] = [];
   private closed = false;
 
-  constructor(file: string, secrets: readonly string[]) {
+  /** `mirrorFile` receives every line too: a self-contained recording of the run. */
+  constructor(file: string, secrets: readonly string[], mirrorFile?: string) {
     this.file = file;
     this.secrets = secrets;
     this.descriptor = openSync(file, 'a');
+    if (mirrorFile) this.mirror = openSync(mirrorFile, 'w');
   }
 
   onEvent(listener: RunEventListener): void {
@@ -51,8 +54,9 @@ export class RunTrace implements TraceWriter {
 
   emit(type: string, data: Record<string, unknown>): void {
     if (!this.closed) {
-      const line = JSON.stringify({ type, time: new Date().toISOString(), ...data });
-      writeSync(this.descriptor, `${redactSecrets(line, this.secrets)}\n`);
+      const line = `${redactSecrets(JSON.stringify({ type, time: new Date().toISOString(), ...data }), this.secrets)}\n`;
+      writeSync(this.descriptor, line);
+      if (this.mirror !== undefined) writeSync(this.mirror, line);
     }
     for (const listener of this.listeners) listener(type, data);
   }
@@ -61,5 +65,6 @@ export class RunTrace implements TraceWriter {
     if (this.closed) return;
     this.closed = true;
     closeSync(this.descriptor);
+    if (this.mirror !== undefined) closeSync(this.mirror);
   }
 }

@@ -5,14 +5,14 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, realpathSync, rmdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { runAgentLoop, type BudgetName, type LoopOutcome } from './agent-loop.js';
+import { runAgentLoop, type BudgetName, type LoopOutcome, type ResumeState } from './agent-loop.js';
 import type { RunPlan } from './config/resolve-recipe.js';
 import { ConfigError, ExitCode, ManusError, type ExitCodeValue } from './errors.js';
 import { FinalAnswerSchema } from './final-answer.js';
 import { createHumanChannel } from './human-channel.js';
 import { ModelClient } from './model/model-client.js';
 import { missingEnvironment, resolveModelConnection, type ModelConnection } from './model/model-connection.js';
-import type { TokenUsage } from './model/model-types.js';
+import type { ChatModel, TokenUsage } from './model/model-types.js';
 import { TokenCounter } from './model/token-counter.js';
 import { RunResourceRegistry } from './run-resources.js';
 import { collectSecrets, RunTrace, type RunEventListener } from './run-trace.js';
@@ -29,6 +29,8 @@ export interface RunResult {
   structured?: unknown;
   steps: number;
   usage: TokenUsage;
+  /** US dollars, when the model profile has prices. */
+  cost?: number;
   exhaustedBudget?: BudgetName;
   error?: { code: string; message: string };
   model: string;
@@ -48,6 +50,14 @@ export interface RunOptions {
   answers?: string[];
   onEvent?: RunEventListener;
   onTextDelta?: (text: string) => void;
+  /** Continue an earlier run in its own folder and workspace, from its recorded history. */
+  resume?: { runId: string; runDirectory: string; workspace: string; state: ResumeState };
+  /** Answers instead of the provider: recorded replies, when replaying a run. */
+  model?: ChatModel;
+  /** Extra fields for the run-start event (a replay names what it replays). */
+  startDetails?: Record<string, unknown>;
+  /** Also write every event to this file: a self-contained recording. */
+  recordFile?: string;
 }
 
 export function newRunId(now = new Date()): string {
@@ -66,19 +76,23 @@ export function checkEnvironment(plan: RunPlan, environment: Record<string, stri
   }]);
 }
 
+export function runsDirectoryFor(cwd: string, environment: Record<string, string | undefined>, runsDirectory?: string): string {
+  return resolve(cwd, runsDirectory ?? environment.MANUS_RUNS_DIR ?? join('.manus', 'runs'));
+}
+
 export async function executeRun(plan: RunPlan, options: RunOptions): Promise<RunResult> {
-  checkEnvironment(plan, options.environment);
+  if (!options.model) checkEnvironment(plan, options.environment);
   const started = performance.now();
   const startedAt = Date.now();
-  const runId = newRunId();
-  const runDirectory = resolve(options.cwd, options.runsDirectory ?? options.environment.MANUS_RUNS_DIR ?? join('.manus', 'runs'), runId);
+  const runId = options.resume?.runId ?? newRunId();
+  const runDirectory = options.resume?.runDirectory ?? join(runsDirectoryFor(options.cwd, options.environment, options.runsDirectory), runId);
   mkdirSync(runDirectory, { recursive: true });
-  const workspace = resolve(options.cwd, plan.workspace ?? join('workspace', runId));
+  const workspace = options.resume?.workspace ?? resolve(options.cwd, plan.workspace ?? join('workspace', runId));
   mkdirSync(workspace, { recursive: true });
   const realWorkspace = realpathSync(workspace);
 
   const secrets = collectSecrets(options.environment, [plan.profile.apiKeyEnv ?? 'OPENAI_API_KEY', 'AZURE_OPENAI_API_KEY']);
-  const trace = new RunTrace(join(runDirectory, 'events.jsonl'), secrets);
+  const trace = new RunTrace(join(runDirectory, 'events.jsonl'), secrets, options.recordFile);
   if (options.onEvent) trace.onEvent(options.onEvent);
   const resources = new RunResourceRegistry();
   // Chosen when a tool first needs it, so runs that execute no code never probe for a sandbox.
@@ -89,25 +103,36 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
   let outcome: LoopOutcome | undefined;
   let failure: ManusError | undefined;
   try {
-    connection = await resolveModelConnection(plan.profile, options.environment, { modelOverride: plan.modelOverride });
-    const model = new ModelClient(connection, {
-      onRetry: (notice) => trace.emit('model-retry', { ...notice }),
-    });
-    model.prepare();
+    let model: ChatModel;
+    if (options.model) {
+      model = options.model;
+    } else {
+      connection = await resolveModelConnection(plan.profile, options.environment, { modelOverride: plan.modelOverride });
+      const client = new ModelClient(connection, { onRetry: (notice) => trace.emit('model-retry', { ...notice }) });
+      client.prepare();
+      model = client;
+    }
     const tools = new Map<string, AnyToolDefinition>(plan.tools);
     const responseSchema = plan.recipe.response ? new FinalAnswerSchema(plan.recipe.response) : undefined;
     if (responseSchema) tools.set(responseSchema.tool().name, responseSchema.tool());
-    trace.emit('run-start', {
+    if (options.resume) {
+      trace.emit('run-resume', { runId, step: options.resume.state.step, messages: options.resume.state.history.length, budgets: plan.budgets });
+    } else trace.emit('run-start', {
       runId,
-      recipe: { name: plan.recipe.name, file: plan.recipe.file },
+      recipe: { name: plan.recipe.name, file: plan.recipe.file, overrides: plan.overrides },
       agent: plan.agent.name,
-      model: { profile: plan.profile.name, provider: connection.provider, baseUrl: connection.baseUrl, model: connection.model },
+      agentSettings: { finishOnText: plan.agent.finishOnText, toolChoice: plan.agent.toolChoice },
+      model: connection
+        ? { profile: plan.profile.name, provider: connection.provider, baseUrl: connection.baseUrl, model: connection.model }
+        : { profile: plan.profile.name, provider: 'recorded', model: 'recorded' },
       budgets: plan.budgets,
       tools: [...tools.keys()],
       sandbox: plan.sandbox?.kind ?? 'default',
       workspace: realWorkspace,
       systemPrompt: plan.agent.systemPrompt,
       task: plan.task,
+      response: plan.recipe.response,
+      ...options.startDetails,
     });
     const human = createHumanChannel({
       interactive: options.interactive,
@@ -130,8 +155,11 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
       budgets: plan.budgets,
       responseSchema,
       trace,
-      tokenCounter: new TokenCounter(connection.model),
+      tokenCounter: new TokenCounter(connection?.model ?? plan.profile.model ?? 'gpt-4o'),
       vision: plan.profile.vision,
+      prices: plan.profile.price,
+      contextWindow: plan.profile.contextWindow,
+      resume: options.resume?.state,
       signal: options.signal,
       runId,
       workspace: realWorkspace,
@@ -175,11 +203,12 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
     exitCode: failure ? failure.exitCode : exitCodeOf(outcome!.status),
     answer: failure ? failure.message : outcome!.answer,
     structured: outcome?.structured,
-    steps: outcome?.steps ?? 0,
-    usage: outcome?.usage ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+    steps: outcome?.steps ?? options.resume?.state.step ?? 0,
+    usage: outcome?.usage ?? options.resume?.state.usage ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+    cost: plan.profile.price ? outcome?.cost : undefined,
     exhaustedBudget: outcome?.exhaustedBudget,
     error: failure ? { code: failure.code, message: failure.message } : undefined,
-    model: connection?.model ?? '',
+    model: connection?.model ?? (options.model ? 'recorded' : ''),
     runDirectory,
     workspace: realWorkspace,
     files,
@@ -191,6 +220,7 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
     answer: result.answer,
     steps: result.steps,
     usage: result.usage,
+    cost: result.cost,
     exhaustedBudget: result.exhaustedBudget,
     error: result.error,
     files,

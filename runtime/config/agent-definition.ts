@@ -1,4 +1,5 @@
 /** Turns one validated agent mapping (in agents.yaml or inline in a recipe) into an AgentConfig. */
+import { defaultCompactionSettings } from '../context-compaction.js';
 import type { Diagnostic } from '../errors.js';
 import type { SandboxSettings } from '../tool.js';
 import { loadPrompt } from './prompt-source.js';
@@ -37,6 +38,10 @@ export function readAgentDefinition(
     parallelToolCalls: (raw.parallel_tool_calls as boolean | undefined) ?? true,
     finishOnText: (raw.finish_on_text as boolean | undefined) ?? true,
     stuckAfter: (raw.stuck_after as number | undefined) ?? agentDefaults.stuckAfter,
+    compaction: {
+      threshold: (raw.compaction as { threshold?: number } | undefined)?.threshold ?? defaultCompactionSettings.threshold,
+      keepRecentMessages: (raw.compaction as { keep_recent_messages?: number } | undefined)?.keep_recent_messages ?? defaultCompactionSettings.keepRecentMessages,
+    },
     llm: (raw.llm as string | undefined) ?? 'default',
     contextProviders: (raw.context_providers as string[] | undefined) ?? [],
     sandbox: readSandbox(raw.sandbox),

@@ -38,6 +38,10 @@ export function loadAgentsSource(source: YamlSource, into: AgentsConfig): Diagno
   return diagnostics;
 }
 
+function readPrice(raw: Record<string, number> | undefined): ModelProfileConfig['price'] {
+  return raw ? { inputPerMillion: raw.input_per_million, outputPerMillion: raw.output_per_million } : undefined;
+}
+
 function readProfile(name: string, raw: Record<string, unknown>, source: YamlSource): ModelProfileConfig {
   const retry = (raw.retry ?? {}) as Record<string, number | undefined>;
   return {
@@ -57,6 +61,7 @@ function readProfile(name: string, raw: Record<string, unknown>, source: YamlSou
     apiVersion: raw.api_version as string | undefined,
     deployment: raw.deployment as string | undefined,
     headers: (raw.headers as Record<string, string> | undefined) ?? {},
+    price: readPrice(raw.price as Record<string, number> | undefined),
     retry: {
       maxAttempts: retry.max_attempts ?? defaultRetrySettings.maxAttempts,
       baseDelayMs: retry.base_delay_ms ?? defaultRetrySettings.baseDelayMs,

@@ -44,6 +44,7 @@ function loadRecipeSource(source: YamlSource): { recipe?: Recipe; diagnostics: D
       steps: data.budgets?.steps,
       tokens: data.budgets?.tokens,
       timeSeconds: data.budgets?.time_seconds,
+      cost: data.budgets?.cost,
     },
     response: data.response as JsonSchema | undefined,
     workspace,

@@ -22,11 +22,24 @@ export interface RecipeOverrides {
   /** A profile name from `llm:`, or a model id for the agent's profile. */
   model?: string;
   maxSteps?: number;
+  maxTokens?: number;
+  maxCost?: number;
+  maxTimeSeconds?: number;
   workspace?: string;
+}
+
+export interface RunBudgets {
+  steps: number;
+  tokens?: number;
+  timeSeconds?: number;
+  /** US dollars. */
+  cost?: number;
 }
 
 export interface RunPlan {
   recipe: Recipe;
+  /** What the command line changed, kept so a resumed run resolves the recipe the same way. */
+  overrides: RecipeOverrides;
   agent: AgentConfig;
   profile: ModelProfileConfig;
   /** A model id given on the command line that is not a profile name. */
@@ -36,7 +49,7 @@ export interface RunPlan {
   workspace?: string;
   tools: Map<string, AnyToolDefinition>;
   contextProviders: ContextProviderDefinition[];
-  budgets: { steps: number; tokens?: number; timeSeconds?: number };
+  budgets: RunBudgets;
   sandbox?: SandboxSettings;
   toolSettings: Record<string, Record<string, unknown>>;
   warnings: Diagnostic[];
@@ -103,10 +116,18 @@ export async function resolveRecipe(
   const tools = selectTools(agent, plugins, warnings);
   const contextProviders = selectContextProviders(agent, plugins, diagnostics);
   const { profile, modelOverride } = resolveProfile(agent, agents.config, overrides.model, diagnostics);
+  if ((overrides.maxCost ?? recipe.budgets.cost) !== undefined && !profile.price) {
+    diagnostics.push({
+      severity: 'error',
+      message: `a cost budget needs prices: add price: { input_per_million, output_per_million } to the model profile '${profile.name}'`,
+      location: profile.location ?? { file: recipe.file },
+    });
+  }
   if (diagnostics.some((diagnostic) => diagnostic.severity === 'error')) throw new ConfigError([...diagnostics, ...warnings]);
 
   return {
     recipe,
+    overrides,
     agent: {
       ...agent,
       permissions: recipe.permissions ?? agent.permissions,
@@ -119,8 +140,9 @@ export async function resolveRecipe(
     contextProviders,
     budgets: {
       steps: overrides.maxSteps ?? recipe.budgets.steps ?? agent.maxSteps,
-      tokens: recipe.budgets.tokens,
-      timeSeconds: recipe.budgets.timeSeconds,
+      tokens: overrides.maxTokens ?? recipe.budgets.tokens,
+      timeSeconds: overrides.maxTimeSeconds ?? recipe.budgets.timeSeconds,
+      cost: overrides.maxCost ?? recipe.budgets.cost,
     },
     sandbox: recipe.sandbox ?? agent.sandbox,
     toolSettings: mergeToolSettings(agent.toolSettings, recipe.toolSettings),

@@ -1,5 +1,7 @@
 /** The validated, resolved shapes of agents.yaml and recipes, as the rest of the runtime sees them. */
 import type { SourceLocation } from '../errors.js';
+import type { CompactionSettings } from '../context-compaction.js';
+import type { TokenPrices } from '../model/pricing.js';
 import type { JsonSchema, SandboxSettings } from '../tool.js';
 
 export interface ModelProfileConfig {
@@ -21,6 +23,7 @@ export interface ModelProfileConfig {
   deployment?: string;
   headers: Record<string, string>;
   retry: RetrySettings;
+  price?: TokenPrices;
   location?: SourceLocation;
 }
 
@@ -48,6 +51,7 @@ export interface AgentConfig {
   parallelToolCalls: boolean;
   finishOnText: boolean;
   stuckAfter: number;
+  compaction: CompactionSettings;
   llm: string;
   contextProviders: string[];
   sandbox?: SandboxSettings;
@@ -80,6 +84,7 @@ export interface RecipeBudgets {
   steps?: number;
   tokens?: number;
   timeSeconds?: number;
+  cost?: number;
 }
 
 export interface Recipe {

@@ -6,7 +6,7 @@ import type { ChatCompletionChunk, ChatCompletionCreateParams } from 'openai/res
 import type OpenAI from 'openai';
 import { ProviderError } from '../errors.js';
 import type { ModelConnection } from './model-connection.js';
-import type { ModelReply, ModelRequest, RawToolCall, RetryNotice, TokenUsage } from './model-types.js';
+import type { ChatModel, ModelReply, ModelRequest, RawToolCall, RetryNotice, TokenUsage } from './model-types.js';
 import { classifyProviderFailure, retryDelay, type FailureClassification } from './retry-policy.js';
 
 export interface ModelClientOptions {
@@ -14,7 +14,7 @@ export interface ModelClientOptions {
   sleep?: (milliseconds: number, signal?: AbortSignal) => Promise<void>;
 }
 
-export class ModelClient {
+export class ModelClient implements ChatModel {
   readonly connection: ModelConnection;
   private readonly options: ModelClientOptions;
   private sdkClient?: Promise<OpenAI>;

@@ -40,6 +40,11 @@ export interface ModelReply {
   durationMs: number;
 }
 
+/** Anything that answers chat requests: the provider client, or recorded replies during a replay. */
+export interface ChatModel {
+  complete(request: ModelRequest): Promise<ModelReply>;
+}
+
 export interface RetryNotice {
   attempt: number;
   delayMs: number;

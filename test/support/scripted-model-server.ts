@@ -70,7 +70,8 @@ export interface RecordedChatRequest extends RecordedRequest {
 }
 
 export interface ExpectationFailure {
-  turnIndex: number;
+  /** Null for a side turn. */
+  turnIndex: number | null;
   message: string;
 }
 
@@ -78,6 +79,11 @@ export interface ScriptedModelServerOptions {
   turns: ScriptedTurn[];
   /** 'error' (default) answers HTTP 500 once the script runs out; 'repeat-last' replays the last turn. */
   onExhausted?: 'error' | 'repeat-last';
+  /**
+   * Answers some requests outside the script, without using up a turn: for requests the runtime
+   * makes on its own schedule, such as summaries when it compacts the history.
+   */
+  sideTurn?: (request: RecordedChatRequest) => ScriptedTurn | undefined;
   /** Called once per request after its reply ends or its connection closes. */
   onRecorded?: (request: RecordedRequest) => void;
 }
@@ -161,7 +167,8 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
 
   async function answerChatRequest(recorded: RecordedChatRequest, response: ServerResponse): Promise<void> {
     const requestNumber = script.countRequest();
-    const next = script.take();
+    const aside = options.sideTurn?.(recorded);
+    const next = aside ? { turn: aside, turnIndex: null } : script.take();
     if (!next) {
       const message =
         `scripted model: the script is exhausted at request ${requestNumber} ` +

@@ -1,0 +1,73 @@
+/** `manus replay`: re-run a recording with the model's recorded replies and report where it diverges. */
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { resolveRecipe, type RunPlan } from '../runtime/config/resolve-recipe.js';
+import { ExitCode, UsageError } from '../runtime/errors.js';
+import { findRunDirectory, readRecordedRun, type RecordedRun } from '../runtime/recorded-run.js';
+import { comparedTools, DivergenceLog, planFromRecording, RecordedModel, recordedTools, type ReplayToolMode } from '../runtime/replay.js';
+import { packageRoot } from '../runtime/package-root.js';
+import { loadPluginFolders } from '../runtime/plugins/load-plugins.js';
+import { runsDirectoryFor } from '../runtime/run.js';
+import type { ReplayCommandOptions } from './main.js';
+import { runWithProgress } from './run-command.js';
+
+export async function replayCommand(target: string, options: ReplayCommandOptions): Promise<number> {
+  const mode = options.tools as ReplayToolMode;
+  if (mode !== 'recorded' && mode !== 'real') throw new UsageError(`--tools must be recorded or real, not '${options.tools}'`);
+  const recorded = readRecordedRun(eventsFileFor(target, options));
+  for (const warning of recorded.warnings) process.stderr.write(`warning: ${warning}\n`);
+  const divergences = new DivergenceLog();
+  const plan = mode === 'real' ? await realToolsPlan(recorded, divergences) : await recordedToolsPlan(recorded, divergences);
+  const result = await runWithProgress(plan, { ...options, answer: [] }, {
+    model: new RecordedModel(recorded, divergences),
+    startDetails: { replayOf: recorded.start.runId, replayTools: mode },
+  }, `replay of recorded model replies from run ${String(recorded.start.runId)} (tools: ${mode}); no model is called`);
+  const recordedStatus = recorded.end?.status;
+  if (recordedStatus && recordedStatus !== result.status) {
+    divergences.note({ step: result.steps, what: `the replay ended '${result.status}', the recording '${recordedStatus}'` });
+  }
+  if (!divergences.first) {
+    process.stderr.write(`replay matched the recording (${result.steps} steps)\n`);
+    return result.exitCode;
+  }
+  const first = divergences.first;
+  process.stderr.write(`replay diverged from the recording at step ${first.step}: ${first.what}\n`);
+  if (first.recorded !== undefined) process.stderr.write(`  recorded: ${oneLine(first.recorded)}\n  actual:   ${oneLine(first.actual ?? '')}\n`);
+  return ExitCode.taskFailed;
+}
+
+function eventsFileFor(target: string, options: ReplayCommandOptions): string {
+  const asPath = resolve(target);
+  if (existsSync(asPath)) return statSync(asPath).isDirectory() ? join(asPath, 'events.jsonl') : asPath;
+  return join(findRunDirectory(runsDirectoryFor(process.cwd(), process.env, options.runsDir), target), 'events.jsonl');
+}
+
+async function recordedToolsPlan(recorded: RecordedRun, divergences: DivergenceLog): Promise<RunPlan> {
+  const plan = planFromRecording(recorded);
+  const toolNames = (recorded.start.tools as string[] | undefined) ?? [];
+  plan.tools = recordedTools(recorded, toolNames, divergences);
+  // terminate behaves the same everywhere, so it runs for real even when other results are recorded.
+  if (toolNames.includes('terminate')) {
+    const builtIn = await loadPluginFolders([{ path: join(packageRoot, 'plugins') }]);
+    const terminate = builtIn.tools.get('terminate');
+    if (terminate) plan.tools.set('terminate', terminate.tool);
+  }
+  return plan;
+}
+
+/** Real tools need the recipe: where it was recorded, or beside the recording when the recording travelled. */
+async function realToolsPlan(recorded: RecordedRun, divergences: DivergenceLog): Promise<RunPlan> {
+  const recipe = recorded.start.recipe as { file: string; overrides?: Record<string, unknown> };
+  const candidates = [recipe.file, join(dirname(recorded.file), recipe.file.split('/').pop() ?? '')];
+  const file = candidates.find((candidate) => existsSync(candidate));
+  if (!file) throw new UsageError(`--tools real needs the recipe, and ${recipe.file} is not there; use --tools recorded`);
+  const resolved = await resolveRecipe(file, { cwd: process.cwd(), overrides: recipe.overrides });
+  const plan = planFromRecording(recorded, resolved);
+  plan.tools = comparedTools(recorded, resolved.tools, divergences);
+  return plan;
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ');
+  return flat.length > 200 ? `${flat.slice(0, 197)}...` : flat;
+}

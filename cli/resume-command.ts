@@ -1,0 +1,27 @@
+/** `manus resume`: continue a run from its events file, with the same history, workspace and plan. */
+import { resolveRecipe } from '../runtime/config/resolve-recipe.js';
+import { formatDiagnostic, UsageError } from '../runtime/errors.js';
+import { findRunDirectory, readRecordedRun, resumeStateOf } from '../runtime/recorded-run.js';
+import { runsDirectoryFor } from '../runtime/run.js';
+import { join } from 'node:path';
+import type { ResumeCommandOptions } from './main.js';
+import { runWithProgress } from './run-command.js';
+
+export async function resumeCommand(runId: string, options: ResumeCommandOptions): Promise<number> {
+  const runDirectory = findRunDirectory(runsDirectoryFor(process.cwd(), process.env, options.runsDir), runId);
+  const recorded = readRecordedRun(join(runDirectory, 'events.jsonl'), { repair: true });
+  for (const warning of recorded.warnings) process.stderr.write(`warning: ${warning}\n`);
+  if (recorded.end?.status === 'success') {
+    throw new UsageError(`run ${recorded.start.runId} already finished successfully; there is nothing to resume`);
+  }
+  const recipe = recorded.start.recipe as { file: string; overrides?: Record<string, unknown> };
+  const overrides = { ...recipe.overrides, ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}), ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}) };
+  const plan = await resolveRecipe(recipe.file, { cwd: process.cwd(), overrides });
+  for (const warning of plan.warnings) process.stderr.write(`${formatDiagnostic(warning)}\n`);
+  const { state, interruptedCalls } = resumeStateOf(recorded);
+  for (const call of interruptedCalls) process.stderr.write(`the ${call.name} call ${call.id} was interrupted; it is reported to the agent and not run again\n`);
+  const result = await runWithProgress(plan, options, {
+    resume: { runId: String(recorded.start.runId), runDirectory, workspace: String(recorded.start.workspace), state },
+  }, `resuming run ${String(recorded.start.runId)} after step ${state.step}`);
+  return result.exitCode;
+}

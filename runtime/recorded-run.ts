@@ -1,0 +1,164 @@
+/**
+ * Reading a run back from its events file: the history to resume from, what it had spent, and the
+ * model's replies and tool results to replay. A run killed mid-write leaves half a line at the
+ * end; it is skipped with a warning, never trusted.
+ */
+import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ResumeState } from './agent-loop.js';
+import { applyCompaction } from './context-compaction.js';
+import { UsageError } from './errors.js';
+import type { RawToolCall, TokenUsage } from './model/model-types.js';
+import type { ChatMessage, ToolResult } from './tool.js';
+
+export interface RunEvent {
+  type: string;
+  time?: string;
+  [key: string]: any;
+}
+
+export interface RecordedRun {
+  file: string;
+  events: RunEvent[];
+  warnings: string[];
+  start: RunEvent;
+  end?: RunEvent;
+}
+
+export const interruptedCallResult =
+  'This call was interrupted when the run stopped, and may have partly run. It was not run again: ' +
+  'check its effects before repeating it.';
+
+/** Finds a run folder by id, or by a unique prefix of one. */
+export function findRunDirectory(runsDirectory: string, id: string): string {
+  const exact = join(runsDirectory, id);
+  if (existsSync(join(exact, 'events.jsonl'))) return exact;
+  const matches = existsSync(runsDirectory) ? readdirSync(runsDirectory).filter((name) => name.startsWith(id)) : [];
+  if (matches.length === 1) return join(runsDirectory, matches[0]);
+  if (matches.length > 1) throw new UsageError(`'${id}' matches ${matches.length} runs (${matches.slice(0, 5).join(', ')}); give more of the id`);
+  throw new UsageError(`no run '${id}' in ${runsDirectory}`);
+}
+
+/** Reads an events file. `repair` cuts a half-written last line off the file so it can be appended to again. */
+export function readRecordedRun(file: string, options: { repair?: boolean } = {}): RecordedRun {
+  if (!existsSync(file) || !statSync(file).isFile()) throw new UsageError(`no events file at ${file}`);
+  const text = readFileSync(file, 'utf8');
+  const warnings: string[] = [];
+  const lines = text.split('\n');
+  const last = lines.pop() ?? '';
+  if (last.trim() !== '') {
+    warnings.push(`the last line of ${file} was cut off (the run was stopped while writing it); it was skipped`);
+    if (options.repair) truncateTo(file, Buffer.byteLength(text) - Buffer.byteLength(last));
+  }
+  const events: RunEvent[] = [];
+  lines.forEach((line, index) => {
+    if (line.trim() === '') return;
+    try {
+      events.push(JSON.parse(line) as RunEvent);
+    } catch {
+      warnings.push(`line ${index + 1} of ${file} is not valid JSON; it was skipped`);
+    }
+  });
+  const start = events.find((event) => event.type === 'run-start');
+  if (!start) throw new UsageError(`${file} has no run-start event; it is not a run's events file`);
+  const end = [...events].reverse().find((event) => event.type === 'run-end' || event.type === 'run-resume');
+  return { file, events, warnings, start, end: end?.type === 'run-end' ? end : undefined };
+}
+
+function truncateTo(file: string, length: number): void {
+  const descriptor = openSync(file, 'r+');
+  try {
+    ftruncateSync(descriptor, length);
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
+/**
+ * The state to continue from: the history as the model last saw it (compactions applied), the
+ * steps and tokens spent, and a result for every call that had started but not finished.
+ */
+export function resumeStateOf(run: RecordedRun): { state: ResumeState; interruptedCalls: Array<{ id: string; name: string }> } {
+  let history: ChatMessage[] = [];
+  let step = 0;
+  let usage: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+  let pendingUsage: TokenUsage | undefined;
+  const files = new Set<string>();
+  for (const event of run.events) {
+    switch (event.type) {
+      case 'message':
+        history.push(event.message as ChatMessage);
+        break;
+      case 'history-compacted':
+        history = applyCompaction(history, event.end as number, event.summary as string);
+        break;
+      case 'model-response':
+        step = Math.max(step, event.step as number);
+        if (event.usage) pendingUsage = addUsage(pendingUsage ?? zeroUsage(), event.usage as TokenUsage);
+        break;
+      case 'step-end':
+        usage = { ...(event.usage as TokenUsage) };
+        pendingUsage = undefined;
+        break;
+      case 'tool-call-end':
+        for (const file of (event.files as string[] | undefined) ?? []) files.add(file);
+        break;
+    }
+  }
+  if (pendingUsage) usage = addUsage(usage, pendingUsage);
+  const interruptedCalls = unansweredCalls(history);
+  for (const call of interruptedCalls) history.push({ role: 'tool', tool_call_id: call.id, content: interruptedCallResult });
+  return { state: { history, step, usage, files: [...files] }, interruptedCalls };
+}
+
+function unansweredCalls(history: ChatMessage[]): Array<{ id: string; name: string }> {
+  const answered = new Set(history.filter((message) => message.role === 'tool').map((message) => (message as { tool_call_id: string }).tool_call_id));
+  const lastAssistant = [...history].reverse().find((message) => message.role === 'assistant');
+  const calls = lastAssistant?.role === 'assistant' ? lastAssistant.tool_calls ?? [] : [];
+  return calls.filter((call) => !answered.has(call.id)).map((call) => ({ id: call.id, name: call.function.name }));
+}
+
+function zeroUsage(): TokenUsage {
+  return { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+}
+
+function addUsage(left: TokenUsage, right: TokenUsage): TokenUsage {
+  return {
+    promptTokens: left.promptTokens + right.promptTokens,
+    completionTokens: left.completionTokens + right.completionTokens,
+    totalTokens: left.totalTokens + right.totalTokens,
+  };
+}
+
+export interface RecordedReply {
+  step: number;
+  content: string | null;
+  toolCalls: RawToolCall[];
+  reasoning?: string;
+  finishReason: string | null;
+  usage?: TokenUsage;
+}
+
+/** The model's replies in the order the run received them. */
+export function recordedReplies(run: RecordedRun): RecordedReply[] {
+  return run.events
+    .filter((event) => event.type === 'model-response')
+    .map((event) => ({
+      step: event.step,
+      content: event.content ?? null,
+      toolCalls: event.toolCalls ?? [],
+      reasoning: event.reasoning,
+      finishReason: event.finishReason ?? null,
+      usage: event.usage,
+    }));
+}
+
+/** Tool results by call id. */
+export function recordedToolResults(run: RecordedRun): Map<string, ToolResult> {
+  const results = new Map<string, ToolResult>();
+  for (const event of run.events) {
+    if (event.type !== 'tool-call-end') continue;
+    results.set(event.callId, { content: event.content ?? '', isError: event.isError === true, files: event.files });
+  }
+  return results;
+}

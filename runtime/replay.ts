@@ -1,0 +1,170 @@
+/**
+ * Replays a recorded run with the model's recorded replies, so no model is needed: with the
+ * recorded tool results (a faithful demo), or with the real tools (a regression test of the
+ * recipe's tools), reporting the first step where the new run departs from the recording.
+ */
+import { agentDefaults } from './config/agent-definition.js';
+import { defaultCompactionSettings } from './context-compaction.js';
+import type { RunPlan } from './config/resolve-recipe.js';
+import type { AgentConfig } from './config/types.js';
+import { defaultRetrySettings } from './config/load-agents.js';
+import type { ChatModel, ModelReply, ModelRequest } from './model/model-types.js';
+import { recordedReplies, recordedToolResults, type RecordedRun } from './recorded-run.js';
+import { defineTool, type AnyToolDefinition, type ToolResult } from './tool.js';
+import { ManusError, ExitCode } from './errors.js';
+
+export type ReplayToolMode = 'recorded' | 'real';
+
+export interface Divergence {
+  step: number;
+  what: string;
+  recorded?: string;
+  actual?: string;
+}
+
+/** Collects the first place the replay departs from the recording. */
+export class DivergenceLog {
+  first?: Divergence;
+  count = 0;
+
+  note(divergence: Divergence): void {
+    this.count += 1;
+    this.first ??= divergence;
+  }
+}
+
+export class RecordingExhaustedError extends ManusError {
+  constructor(replies: number) {
+    super('replay_exhausted', `the replay asked for more model replies than the recording has (${replies})`, ExitCode.taskFailed);
+  }
+}
+
+/** A model that answers with the recorded replies, in order. */
+export class RecordedModel implements ChatModel {
+  private readonly replies: ReturnType<typeof recordedReplies>;
+  private next = 0;
+  private readonly divergences: DivergenceLog;
+
+  constructor(run: RecordedRun, divergences: DivergenceLog) {
+    this.replies = recordedReplies(run);
+    this.divergences = divergences;
+  }
+
+  async complete(_request: ModelRequest): Promise<ModelReply> {
+    const reply = this.replies[this.next];
+    if (!reply) {
+      this.divergences.note({ step: this.next + 1, what: 'the run needed a model reply the recording does not have' });
+      throw new RecordingExhaustedError(this.replies.length);
+    }
+    this.next += 1;
+    return {
+      content: reply.content,
+      toolCalls: reply.toolCalls,
+      reasoning: reply.reasoning,
+      finishReason: reply.finishReason,
+      usage: reply.usage,
+      model: 'recorded',
+      attempts: 1,
+      durationMs: 0,
+    };
+  }
+}
+
+/** Tools that always behave the same whatever the world does; replays run them for real. */
+const pureTools = new Set(['terminate', 'create_chat_completion']);
+
+/** Stand-ins answering each call with its recorded result. */
+export function recordedTools(run: RecordedRun, toolNames: string[], divergences: DivergenceLog): Map<string, AnyToolDefinition> {
+  const results = recordedToolResults(run);
+  const tools = new Map<string, AnyToolDefinition>();
+  for (const name of toolNames.filter((tool) => !pureTools.has(tool))) {
+    tools.set(name, defineTool({
+      name,
+      description: `${name} (recorded results)`,
+      parameters: { type: 'object' },
+      execute: (_input, context): ToolResult => {
+        const result = results.get(context.callId);
+        if (result) return result;
+        divergences.note({ step: context.step, what: `the recording has no result for the ${name} call ${context.callId}` });
+        return { content: 'Error: this call is not in the recording', isError: true };
+      },
+    }));
+  }
+  return tools;
+}
+
+/** Wraps real tools so each result is compared with the recorded one for the same call. */
+export function comparedTools(run: RecordedRun, tools: ReadonlyMap<string, AnyToolDefinition>, divergences: DivergenceLog): Map<string, AnyToolDefinition> {
+  const results = recordedToolResults(run);
+  const wrapped = new Map<string, AnyToolDefinition>();
+  for (const [name, tool] of tools) {
+    if (pureTools.has(name)) {
+      wrapped.set(name, tool);
+      continue;
+    }
+    wrapped.set(name, {
+      ...tool,
+      async execute(input, context) {
+        const value = await tool.execute(input, context);
+        const actual = typeof value === 'string' ? value : value.content;
+        const recorded = results.get(context.callId);
+        if (!recorded) divergences.note({ step: context.step, what: `${name} was called, but the recording has no such call (${context.callId})` });
+        else if (recorded.content !== actual) {
+          divergences.note({ step: context.step, what: `the result of ${name} differs from the recording`, recorded: recorded.content, actual });
+        }
+        return value;
+      },
+    });
+  }
+  return wrapped;
+}
+
+/** A run plan from the recording alone, for replays that need neither the recipe nor a model. */
+export function planFromRecording(run: RecordedRun, basePlan?: RunPlan): RunPlan {
+  const start = run.start;
+  const budgets = { steps: Math.max((start.budgets?.steps as number | undefined) ?? agentDefaults.maxSteps, recordedReplies(run).length) };
+  const agent: AgentConfig = basePlan?.agent ?? {
+    name: String(start.agent ?? 'recorded'),
+    description: 'recorded',
+    systemPrompt: String(start.systemPrompt ?? agentDefaults.systemPrompt),
+    tools: (start.tools as string[] | undefined) ?? [],
+    maxSteps: budgets.steps,
+    maxObserve: Number.MAX_SAFE_INTEGER,
+    toolChoice: start.agentSettings?.toolChoice ?? 'auto',
+    parallelToolCalls: true,
+    finishOnText: start.agentSettings?.finishOnText ?? true,
+    stuckAfter: Number.MAX_SAFE_INTEGER,
+    compaction: defaultCompactionSettings,
+    llm: 'default',
+    contextProviders: [],
+    permissions: { deny: [], ask: [] },
+    toolSettings: {},
+    toolLocations: {},
+  };
+  return {
+    recipe: basePlan?.recipe ?? {
+      file: String(start.recipe?.file ?? run.file),
+      name: String(start.recipe?.name ?? 'recorded'),
+      description: '',
+      parameters: [],
+      agent: agent.name,
+      pluginFolders: [],
+      budgets: {},
+      response: start.response,
+      toolSettings: {},
+      answers: {},
+    },
+    overrides: {},
+    agent: { ...agent, maxSteps: budgets.steps },
+    profile: basePlan?.profile ?? { name: 'recorded', provider: 'openai-compatible', vision: false, timeoutSeconds: 120, headers: {}, retry: defaultRetrySettings },
+    task: String(start.task ?? ''),
+    workspace: undefined,
+    tools: new Map(),
+    contextProviders: [],
+    budgets: basePlan ? { ...basePlan.budgets, steps: Math.max(basePlan.budgets.steps, budgets.steps) } : budgets,
+    sandbox: basePlan?.sandbox,
+    toolSettings: basePlan?.toolSettings ?? {},
+    warnings: [],
+    agentsConfig: basePlan?.agentsConfig ?? { files: [], profiles: new Map(), agents: new Map() },
+  };
+}
