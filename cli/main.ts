@@ -4,7 +4,7 @@
  * or throws typed errors, and this file turns them into output and an exit code.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { ExitCode, formatDiagnostic, ManusError, type Diagnostic } from '../runtime/errors.js';
+import { ExitCode, formatDiagnostic, ManusError, UsageError, type Diagnostic } from '../runtime/errors.js';
 
 const program = new Command();
 program
@@ -33,6 +33,8 @@ program
   .option('--runs-dir <folder>', 'where run folders go (default .manus/runs)')
   .option('--json', 'print one JSON object with the outcome instead of the answer')
   .option('--quiet', 'no progress on stderr')
+  .option('--ci', 'no questions, no colours, plain progress (also when CI=true)')
+  .option('--report <folder>', 'write manus-report.json and manus-junit.xml there')
   .action(async (recipe: string, options: RunCommandOptions) => {
     const { runCommand } = await import('./run-command.js');
     return finish(await runCommand(recipe, options));
@@ -48,6 +50,8 @@ program
   .option('--runs-dir <folder>', 'where run folders are (default .manus/runs)')
   .option('--json', 'print one JSON object with the outcome instead of the answer')
   .option('--quiet', 'no progress on stderr')
+  .option('--ci', 'no questions, no colours, plain progress (also when CI=true)')
+  .option('--report <folder>', 'write manus-report.json and manus-junit.xml there')
   .action(async (run: string, options: ResumeCommandOptions) => {
     const { resumeCommand } = await import('./resume-command.js');
     return finish(await resumeCommand(run, options));
@@ -61,9 +65,25 @@ program
   .option('--runs-dir <folder>', 'where run folders are (default .manus/runs)')
   .option('--json', 'print one JSON object with the outcome instead of the answer')
   .option('--quiet', 'no progress on stderr')
+  .option('--ci', 'no questions, no colours, plain progress (also when CI=true)')
+  .option('--report <folder>', 'write manus-report.json and manus-junit.xml there')
   .action(async (run: string, options: ReplayCommandOptions) => {
     const { replayCommand } = await import('./replay-command.js');
     return finish(await replayCommand(run, options));
+  });
+
+program
+  .command('runs')
+  .description('list runs, newest first; `runs show <id>` (or `runs <id>`) prints one run\'s transcript')
+  .argument('[words...]', 'show <id>, or an id (a unique prefix is enough)')
+  .option('--json', 'print JSON')
+  .option('--full', 'with an id: tool arguments, results and check output in full')
+  .option('--runs-dir <folder>', 'where run folders are (default .manus/runs)')
+  .action(async (words: string[], options: { json?: boolean; full?: boolean; runsDir?: string }) => {
+    const { runsCommand, showRunCommand } = await import('./runs-command.js');
+    const id = words[0] === 'show' ? words[1] : words[0];
+    if (words[0] === 'show' && id === undefined) throw new UsageError('runs show needs a run id');
+    return finish(id === undefined ? await runsCommand(options) : await showRunCommand(id, options));
   });
 
 program
@@ -100,6 +120,8 @@ program
   });
 
 export interface ResumeCommandOptions {
+  ci?: boolean;
+  report?: string;
   maxSteps?: number;
   maxTokens?: number;
   answer: string[];
@@ -109,6 +131,8 @@ export interface ResumeCommandOptions {
 }
 
 export interface ReplayCommandOptions {
+  ci?: boolean;
+  report?: string;
   tools: string;
   runsDir?: string;
   json?: boolean;
@@ -116,6 +140,8 @@ export interface ReplayCommandOptions {
 }
 
 export interface RunCommandOptions {
+  ci?: boolean;
+  report?: string;
   prompt?: string;
   param: string[];
   model?: string;

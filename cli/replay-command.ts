@@ -3,7 +3,8 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { resolveRecipe, type RunPlan } from '../runtime/config/resolve-recipe.js';
 import { ExitCode, UsageError } from '../runtime/errors.js';
-import { findRunDirectory, readRecordedRun, type RecordedRun } from '../runtime/recorded-run.js';
+import { readRecordedRun, type RecordedRun } from '../runtime/recorded-run.js';
+import { resolveRunId } from '../runtime/run-history.js';
 import { comparedTools, DivergenceLog, planFromRecording, RecordedModel, recordedTools, type ReplayToolMode } from '../runtime/replay.js';
 import { packageRoot } from '../runtime/package-root.js';
 import { loadPluginFolders } from '../runtime/plugins/load-plugins.js';
@@ -14,7 +15,7 @@ import { runWithProgress } from './run-command.js';
 export async function replayCommand(target: string, options: ReplayCommandOptions): Promise<number> {
   const mode = options.tools as ReplayToolMode;
   if (mode !== 'recorded' && mode !== 'real') throw new UsageError(`--tools must be recorded or real, not '${options.tools}'`);
-  const recorded = readRecordedRun(eventsFileFor(target, options));
+  const recorded = readRecordedRun(await eventsFileFor(target, options));
   for (const warning of recorded.warnings) process.stderr.write(`warning: ${warning}\n`);
   const divergences = new DivergenceLog();
   const plan = mode === 'real' ? await realToolsPlan(recorded, divergences) : await recordedToolsPlan(recorded, divergences);
@@ -36,10 +37,11 @@ export async function replayCommand(target: string, options: ReplayCommandOption
   return ExitCode.taskFailed;
 }
 
-function eventsFileFor(target: string, options: ReplayCommandOptions): string {
+async function eventsFileFor(target: string, options: ReplayCommandOptions): Promise<string> {
   const asPath = resolve(target);
   if (existsSync(asPath)) return statSync(asPath).isDirectory() ? join(asPath, 'events.jsonl') : asPath;
-  return join(findRunDirectory(runsDirectoryFor(process.cwd(), process.env, options.runsDir), target), 'events.jsonl');
+  const runsDirectory = runsDirectoryFor(process.cwd(), process.env, options.runsDir);
+  return join(runsDirectory, await resolveRunId(runsDirectory, target), 'events.jsonl');
 }
 
 async function recordedToolsPlan(recorded: RecordedRun, divergences: DivergenceLog): Promise<RunPlan> {

@@ -1,14 +1,16 @@
 /** `manus resume`: continue a run from its events file, with the same history, workspace and plan. */
 import { resolveRecipe } from '../runtime/config/resolve-recipe.js';
 import { formatDiagnostic, UsageError } from '../runtime/errors.js';
-import { findRunDirectory, readRecordedRun, resumeStateOf } from '../runtime/recorded-run.js';
+import { readRecordedRun, resumeStateOf } from '../runtime/recorded-run.js';
+import { resolveRunId } from '../runtime/run-history.js';
 import { runsDirectoryFor } from '../runtime/run.js';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { ResumeCommandOptions } from './main.js';
 import { runWithProgress } from './run-command.js';
 
 export async function resumeCommand(runId: string, options: ResumeCommandOptions): Promise<number> {
-  const runDirectory = findRunDirectory(runsDirectoryFor(process.cwd(), process.env, options.runsDir), runId);
+  const runsDirectory = runsDirectoryFor(process.cwd(), process.env, options.runsDir);
+  const runDirectory = join(runsDirectory, await resolveRunId(runsDirectory, runId));
   const recorded = readRecordedRun(join(runDirectory, 'events.jsonl'), { repair: true });
   for (const warning of recorded.warnings) process.stderr.write(`warning: ${warning}\n`);
   if (recorded.end?.status === 'success') {
@@ -21,7 +23,7 @@ export async function resumeCommand(runId: string, options: ResumeCommandOptions
   const { state, interruptedCalls } = resumeStateOf(recorded);
   for (const call of interruptedCalls) process.stderr.write(`the ${call.name} call ${call.id} was interrupted; it is reported to the agent and not run again\n`);
   const result = await runWithProgress(plan, options, {
-    resume: { runId: String(recorded.start.runId), runDirectory, workspace: String(recorded.start.workspace), state },
+    resume: { runId: String(recorded.start.runId), runDirectory, workspace: resolve(String(recorded.start.workspace)), state },
   }, `resuming run ${String(recorded.start.runId)} after step ${state.step}`);
   return result.exitCode;
 }

@@ -1,5 +1,9 @@
 /** `manus run`: resolve the recipe, run it with progress on stderr, print the answer or JSON. */
+import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { parseParameterArguments, resolveRecipe, type RunPlan } from '../runtime/config/resolve-recipe.js';
+import { writeJunitReport } from '../runtime/reports/junit-report.js';
+import { writeJsonReport, type RunReport } from '../runtime/reports/run-report.js';
 import { ExitCode, formatDiagnostic, InterruptedError } from '../runtime/errors.js';
 import { createProgressReporter } from '../runtime/progress-reporter.js';
 import { executeRun, type RunOptions, type RunResult } from '../runtime/run.js';
@@ -29,6 +33,10 @@ export interface ProgressRunOptions {
   runsDir?: string;
   json?: boolean;
   quiet?: boolean;
+  /** No questions, no colours, plain progress lines; also on when CI=true. */
+  ci?: boolean;
+  /** A folder for the JSON report and the JUnit XML file. */
+  report?: string;
 }
 
 /**
@@ -53,7 +61,7 @@ export async function runWithProgress(plan: RunPlan, options: ProgressRunOptions
   process.on('SIGINT', onInterrupt);
   process.on('SIGTERM', onTerminate);
 
-  const ci = isCi();
+  const ci = options.ci === true || isCi();
   const isTerminal = process.stderr.isTTY === true && !ci;
   const progress = options.quiet ? undefined : createProgressReporter({
     write: (text) => process.stderr.write(text),
@@ -76,10 +84,36 @@ export async function runWithProgress(plan: RunPlan, options: ProgressRunOptions
   process.off('SIGINT', onInterrupt);
   process.off('SIGTERM', onTerminate);
   printResult(result, options.json === true);
+  if (options.report) await writeReports(resolve(options.report), plan, result);
   return result;
 }
 
 const terminateGraceMilliseconds = 2500;
+
+async function writeReports(directory: string, plan: RunPlan, result: RunResult): Promise<void> {
+  const report: RunReport = {
+    runId: result.runId,
+    recipe: { name: plan.recipe.name, file: plan.recipe.file },
+    status: result.status,
+    exitCode: result.exitCode,
+    answer: result.answer,
+    structured: result.structured,
+    steps: result.steps,
+    usage: result.usage,
+    cost: result.cost,
+    durationMs: result.durationMs,
+    startedAt: result.startedAt,
+    model: result.model,
+    exhaustedBudget: result.exhaustedBudget,
+    error: result.error,
+    files: result.files,
+    checks: result.checks,
+    attempts: result.attempts,
+  };
+  await mkdir(directory, { recursive: true });
+  const written = [await writeJsonReport(directory, report), await writeJunitReport(directory, report)];
+  process.stderr.write(`reports: ${written.join(', ')}\n`);
+}
 
 /** CI mode: no questions asked, no colours, plain progress lines. */
 export function isCi(): boolean {
@@ -87,6 +121,9 @@ export function isCi(): boolean {
 }
 
 function printResult(result: RunResult, json: boolean): void {
+  for (const check of result.checks.filter((entry) => !entry.passed && !entry.skipped)) {
+    process.stderr.write(`check failed: ${check.name}: ${check.detail}\n`);
+  }
   if (json) {
     process.stdout.write(`${JSON.stringify({
       status: result.status,
@@ -98,6 +135,8 @@ function printResult(result: RunResult, json: boolean): void {
       cost: result.cost,
       exhaustedBudget: result.exhaustedBudget,
       error: result.error,
+      checks: result.checks,
+      attempts: result.attempts,
       runId: result.runId,
       model: result.model,
       runDirectory: result.runDirectory,

@@ -31,6 +31,8 @@ export interface LoopOutcome {
   exhaustedBudget?: BudgetName;
   /** Workspace-relative paths tools reported producing. */
   files: string[];
+  /** The conversation as it ended, to continue it (a retry after failed checks). */
+  history: ChatMessage[];
 }
 
 type StepResult =
@@ -115,6 +117,7 @@ export async function runAgentLoop(settings: LoopSettings): Promise<LoopOutcome>
       case 'stuck':
         return state.outcome('stuck', result.answer);
       case 'interrupted':
+        settings.trace.emit('interrupted', { step: state.step });
         return state.outcome('interrupted', 'The run was interrupted.');
     }
   }
@@ -170,7 +173,7 @@ class LoopState {
   }
 
   outcome(status: LoopStatus, answer: string, extra: Partial<LoopOutcome> = {}): LoopOutcome {
-    return { status, answer, steps: this.step, usage: { ...this.usage }, cost: this.cost, files: [...this.files], ...extra };
+    return { status, answer, steps: this.step, usage: { ...this.usage }, cost: this.cost, files: [...this.files], history: this.history, ...extra };
   }
 
   addUsage(reply: ModelReply, requestMessages: ChatMessage[]): void {

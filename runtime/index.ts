@@ -72,3 +72,51 @@ export type { RecipeOverrides, RunPlan } from './config/resolve-recipe.js';
 export { executeRun } from './run.js';
 export type { RunOptions, RunResult, RunStatus } from './run.js';
 export { validateFiles } from './validate.js';
+
+// Web pages and search without a browser.
+export { htmlToMarkdown } from './web/html-to-markdown.js';
+export type { HtmlToMarkdownOptions, MarkdownPage, PageLink } from './web/html-to-markdown.js';
+export { readWebPage } from './web/read-page.js';
+export type { ReadPageOptions, WebPage } from './web/read-page.js';
+export { readFetchSettings } from './web/web-settings.js';
+export type { FetchSettings } from './web/web-settings.js';
+export { extractForGoal } from './web/goal-extraction.js';
+export type { GoalExtraction, GoalExtractionOptions } from './web/goal-extraction.js';
+export { maximumResults, searchWeb } from './web/search-web.js';
+export type { SearchContext, SearchOptions, SearchOutcome } from './web/search-web.js';
+export { formatSearchOutcome } from './web/search-report.js';
+export type { SearchQuery, SearchResult } from './web/search-types.js';
+export { checkDomainAllowed, parseWebUrl, readDomainRules } from './web/domain-rules.js';
+export type { DomainRules } from './web/domain-rules.js';
+export { WebError, WebSearchError } from './web/web-errors.js';
+export type { EngineFailure, WebErrorCode } from './web/web-errors.js';
+
+// The browser: sessions, actions, live state and page extraction.
+export { BrowserError } from './browser/browser-errors.js';
+export type { BrowserErrorCode } from './browser/browser-errors.js';
+export {
+  defaultScreenshotQuality,
+  defaultStateCharacters,
+  readBrowserSettings,
+  readBrowserStateSettings,
+  readExtractionSettings,
+} from './browser/browser-settings.js';
+export type { BrowserProxy, BrowserSettings, BrowserStateSettings, ExtractionSettings } from './browser/browser-settings.js';
+export { BrowserSession } from './browser/browser-session.js';
+export type { BrowserTab, SessionNotes } from './browser/browser-session.js';
+export {
+  browserResourceKey,
+  browserSessionFor,
+  existingBrowserSession,
+  isStateProviderActive,
+  markStateProviderActive,
+} from './browser/session-registry.js';
+export { browserActions, browserUseParameters, runBrowserAction } from './browser/browser-use-action.js';
+export type { BrowserAction, BrowserUseInput } from './browser/browser-use-action.js';
+export { renderBrowserState } from './browser/browser-state.js';
+export type { BrowserState, BrowserStateOptions } from './browser/browser-state.js';
+export { pageToMarkdown } from './browser/page-markdown.js';
+export type { PageMarkdown } from './browser/page-markdown.js';
+export { chunkMarkdown, extractFromPage, extractionSchema, formatExtraction, parseExtraction } from './browser/content-extraction.js';
+export type { Extraction, ExtractionOutcome, ExtractionPage } from './browser/content-extraction.js';
+export { extractFromActivePage } from './browser/extract-page.js';

@@ -3,8 +3,7 @@
  * model's replies and tool results to replay. A run killed mid-write leaves half a line at the
  * end; it is skipped with a warning, never trusted.
  */
-import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, statSync } from 'node:fs';
 import type { ResumeState } from './agent-loop.js';
 import { applyCompaction } from './context-compaction.js';
 import { UsageError } from './errors.js';
@@ -28,16 +27,6 @@ export interface RecordedRun {
 export const interruptedCallResult =
   'This call was interrupted when the run stopped, and may have partly run. It was not run again: ' +
   'check its effects before repeating it.';
-
-/** Finds a run folder by id, or by a unique prefix of one. */
-export function findRunDirectory(runsDirectory: string, id: string): string {
-  const exact = join(runsDirectory, id);
-  if (existsSync(join(exact, 'events.jsonl'))) return exact;
-  const matches = existsSync(runsDirectory) ? readdirSync(runsDirectory).filter((name) => name.startsWith(id)) : [];
-  if (matches.length === 1) return join(runsDirectory, matches[0]);
-  if (matches.length > 1) throw new UsageError(`'${id}' matches ${matches.length} runs (${matches.slice(0, 5).join(', ')}); give more of the id`);
-  throw new UsageError(`no run '${id}' in ${runsDirectory}`);
-}
 
 /** Reads an events file. `repair` cuts a half-written last line off the file so it can be appended to again. */
 export function readRecordedRun(file: string, options: { repair?: boolean } = {}): RecordedRun {

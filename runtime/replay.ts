@@ -153,6 +153,8 @@ export function planFromRecording(run: RecordedRun, basePlan?: RunPlan): RunPlan
       response: start.response,
       toolSettings: {},
       answers: {},
+      checks: [],
+      retry: { maxAttempts: 1 },
     },
     overrides: {},
     agent: { ...agent, maxSteps: budgets.steps },

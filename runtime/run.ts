@@ -4,8 +4,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, realpathSync, rmdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { runAgentLoop, type BudgetName, type LoopOutcome, type ResumeState } from './agent-loop.js';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { hostname } from 'node:os';
+import { runAgentLoop, type BudgetName, type LoopOutcome, type LoopSettings, type ResumeState } from './agent-loop.js';
+import { attemptWithChecks } from './checks/check-attempts.js';
+import type { CheckResult } from './checks/check-types.js';
+import { sandboxForRun } from './sandbox/run-sandbox.js';
 import type { RunPlan } from './config/resolve-recipe.js';
 import { ConfigError, ExitCode, ManusError, type ExitCodeValue } from './errors.js';
 import { FinalAnswerSchema } from './final-answer.js';
@@ -19,7 +23,7 @@ import { collectSecrets, RunTrace, type RunEventListener } from './run-trace.js'
 import type { AnyToolDefinition, SandboxSettings, ToolContext } from './tool.js';
 import { listWorkspaceFiles } from './workspace-paths.js';
 
-export type RunStatus = LoopOutcome['status'] | 'provider-failed' | 'permission-denied' | 'error';
+export type RunStatus = LoopOutcome['status'] | 'checks-failed' | 'provider-failed' | 'permission-denied' | 'error';
 
 export interface RunResult {
   runId: string;
@@ -27,6 +31,12 @@ export interface RunResult {
   exitCode: ExitCodeValue;
   answer: string;
   structured?: unknown;
+  /** The last attempt's check results (skipped ones when the agent did not succeed). */
+  checks: CheckResult[];
+  /** Attempts made, counting the first. */
+  attempts: number;
+  /** ISO 8601 time the run (or this resumption of it) started. */
+  startedAt: string;
   steps: number;
   usage: TokenUsage;
   /** US dollars, when the model profile has prices. */
@@ -95,12 +105,20 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
   const trace = new RunTrace(join(runDirectory, 'events.jsonl'), secrets, options.recordFile);
   if (options.onEvent) trace.onEvent(options.onEvent);
   const resources = new RunResourceRegistry();
+  // What the loop had done when an error cut it short: its last finished step.
+  let progress = { step: options.resume?.state.step ?? 0, usage: options.resume?.state.usage };
+  trace.onEvent((type, data) => {
+    if (type === 'step-end') progress = { step: data.step as number, usage: data.usage as TokenUsage };
+  });
   // Chosen when a tool first needs it, so runs that execute no code never probe for a sandbox.
   let sandbox: Promise<SandboxSettings> | undefined;
   const sandboxSettings = () => (sandbox ??= chooseSandbox(plan.sandbox, trace));
 
   let connection: ModelConnection | undefined;
   let outcome: LoopOutcome | undefined;
+  let checkResults: CheckResult[] = [];
+  let attemptCount = 1;
+  let checksFailed = false;
   let failure: ManusError | undefined;
   try {
     let model: ChatModel;
@@ -116,10 +134,14 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
     const responseSchema = plan.recipe.response ? new FinalAnswerSchema(plan.recipe.response) : undefined;
     if (responseSchema) tools.set(responseSchema.tool().name, responseSchema.tool());
     if (options.resume) {
-      trace.emit('run-resume', { runId, step: options.resume.state.step, messages: options.resume.state.history.length, budgets: plan.budgets });
+      trace.emit('run-resume', { runId, step: options.resume.state.step, messages: options.resume.state.history.length, budgets: plan.budgets, pid: process.pid, host: hostname() });
     } else trace.emit('run-start', {
       runId,
-      recipe: { name: plan.recipe.name, file: plan.recipe.file, overrides: plan.overrides },
+      // Which process runs it, so a listing can tell a live run from one that was killed.
+      pid: process.pid,
+      host: hostname(),
+      // Paths relative to the current folder keep recordings free of machine-specific paths.
+      recipe: { name: plan.recipe.name, file: relativeToCwd(options.cwd, plan.recipe.file), overrides: plan.overrides },
       agent: plan.agent.name,
       agentSettings: { finishOnText: plan.agent.finishOnText, toolChoice: plan.agent.toolChoice },
       model: connection
@@ -128,7 +150,7 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
       budgets: plan.budgets,
       tools: [...tools.keys()],
       sandbox: plan.sandbox?.kind ?? 'default',
-      workspace: realWorkspace,
+      workspace: relativeToCwd(options.cwd, realWorkspace),
       systemPrompt: plan.agent.systemPrompt,
       task: plan.task,
       response: plan.recipe.response,
@@ -146,7 +168,7 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
         return reply.content ?? '';
       },
     };
-    outcome = await runAgentLoop({
+    const loopSettings: LoopSettings = {
       agent: plan.agent,
       task: plan.task,
       model,
@@ -186,7 +208,33 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
         settings: plan.toolSettings[call.name] ?? {},
         sandbox: await sandboxSettings(),
       }),
+    };
+    // Checks run after the agent succeeds; a failed check gives the agent another attempt, in the
+    // same conversation, with the failures added, while `retry` allows.
+    let previous: LoopOutcome | undefined;
+    const attempts = await attemptWithChecks({
+      checks: plan.recipe.checks,
+      retry: plan.recipe.retry,
+      trace,
+      checkInput: {
+        workspace: realWorkspace,
+        responseSchema: plan.recipe.response,
+        signal: options.signal,
+        sandbox: async () => sandboxForRun({ resources, sandbox: await sandboxSettings(), workspace: realWorkspace, runDirectory, runId }),
+      },
+      attempt: async (retryText) => {
+        if (retryText === undefined || !previous) return (previous = await runAgentLoop(loopSettings));
+        const retryMessage = { role: 'user' as const, content: retryText };
+        trace.emit('message', { step: previous.steps, message: retryMessage });
+        const resume: ResumeState = { history: [...previous.history, retryMessage], step: previous.steps, usage: previous.usage, files: previous.files };
+        return (previous = await runAgentLoop({ ...loopSettings, resume }));
+      },
     });
+    outcome = attempts.outcome;
+    checkResults = attempts.checks;
+    attemptCount = attempts.attempts;
+    if (attempts.interrupted) outcome = { ...outcome, status: 'interrupted', answer: 'The run was interrupted while its checks ran.' };
+    else if (attempts.checksFailed) checksFailed = true;
   } catch (error) {
     failure = error instanceof ManusError || hasExitCode(error) ? (error as ManusError) : undefined;
     if (!failure) {
@@ -199,12 +247,15 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
   const files = await filesWrittenSince(realWorkspace, startedAt, outcome?.files ?? []);
   const result: RunResult = {
     runId,
-    status: failure ? statusOf(failure) : outcome!.status,
-    exitCode: failure ? failure.exitCode : exitCodeOf(outcome!.status),
+    status: failure ? statusOf(failure) : checksFailed ? 'checks-failed' : outcome!.status,
+    exitCode: failure ? failure.exitCode : checksFailed ? ExitCode.taskFailed : exitCodeOf(outcome!.status),
     answer: failure ? failure.message : outcome!.answer,
+    checks: checkResults,
+    attempts: attemptCount,
+    startedAt: new Date(startedAt).toISOString(),
     structured: outcome?.structured,
-    steps: outcome?.steps ?? options.resume?.state.step ?? 0,
-    usage: outcome?.usage ?? options.resume?.state.usage ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+    steps: outcome?.steps ?? progress.step,
+    usage: outcome?.usage ?? progress.usage ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
     cost: plan.profile.price ? outcome?.cost : undefined,
     exhaustedBudget: outcome?.exhaustedBudget,
     error: failure ? { code: failure.code, message: failure.message } : undefined,
@@ -223,6 +274,8 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
     cost: result.cost,
     exhaustedBudget: result.exhaustedBudget,
     error: result.error,
+    checks: result.checks,
+    attempts: result.attempts,
     files,
     durationMs: result.durationMs,
   });
@@ -242,6 +295,11 @@ async function chooseSandbox(configured: SandboxSettings | undefined, trace: Run
   const kind = await defaultSandboxKind({ warn: (message) => trace.emit('run-warning', { message }) });
   trace.emit('sandbox-selected', { kind });
   return { kind, network: false, options: {} };
+}
+
+function relativeToCwd(cwd: string, path: string): string {
+  const relativePath = relative(cwd, path);
+  return relativePath.startsWith('..') || isAbsolute(relativePath) ? path : relativePath || '.';
 }
 
 function hasExitCode(error: unknown): boolean {

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -121,7 +121,7 @@ describe('resume', () => {
     expect(again.stderr).toContain('already finished successfully');
     const unknown = await runCli(['resume', 'nope'], { cwd: fixture });
     expect(unknown.exitCode).toBe(2);
-    expect(unknown.stderr).toContain("no run 'nope'");
+    expect(unknown.stderr).toContain("unknown run 'nope'");
   });
 });
 
@@ -313,3 +313,40 @@ describe('signals', () => {
     });
   });
 });
+
+describe('interrupts leave nothing running', () => {
+  it('stops a running shell command and its background children on Ctrl-C', async () => {
+    const marker = `manus-interrupt-${process.pid}-${Date.now()}`;
+    const fixture = writeLoopFixture({ tools: ['bash', 'terminate'] });
+    const command = `sh -c 'sleep 300; true' ${marker}-background & sh -c 'sleep 301; true' ${marker}-foreground`;
+    await withServer([{ toolCalls: [{ name: 'bash', arguments: { command, timeout: 600 } }] }], async (server) => {
+      const child = spawn(process.execPath, [cliEntry, 'run', 'recipe.yaml', '--json'], {
+        cwd: fixture,
+        env: { PATH: process.env.PATH, ...environment(server), NO_COLOR: '1' },
+      });
+      let stdout = '';
+      child.stdout.on('data', (chunk) => (stdout += chunk));
+      // Interrupt once the shell command is really running.
+      const running = () => listProcesses().some((line) => line.includes(`${marker}-foreground`));
+      const poll = setInterval(() => {
+        if (running()) {
+          clearInterval(poll);
+          child.kill('SIGINT');
+        }
+      }, 50);
+      const code = await new Promise((resolve) => child.on('close', resolve));
+      clearInterval(poll);
+      expect(code).toBe(130);
+      const result = JSON.parse(stdout);
+      expect(result.status).toBe('interrupted');
+      const events = readEvents(result.runDirectory).map((event) => event.type);
+      expect(events).toContain('interrupted');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(listProcesses().filter((line) => line.includes(marker))).toEqual([]);
+    });
+  });
+});
+
+function listProcesses(): string[] {
+  return execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' }).split('\n');
+}

@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import type { Diagnostic, SourceLocation } from '../errors.js';
 import type { JsonSchema } from '../tool.js';
 import { readAgentDefinition, readPermissions, readSandbox } from './agent-definition.js';
+import { readChecks, readRetryPolicy } from '../checks/read-checks.js';
 import { validateConfig } from './config-schemas.js';
 import { loadPrompt, type LoadedPrompt } from './prompt-source.js';
 import { templatePlaceholders } from './template.js';
@@ -52,7 +53,16 @@ function loadRecipeSource(source: YamlSource): { recipe?: Recipe; diagnostics: D
     permissions: data.permissions === undefined ? undefined : readPermissions(data.permissions),
     toolSettings: data.tool_settings ?? {},
     answers: data.answers ?? {},
+    checks: [],
+    retry: { maxAttempts: 1 },
   };
+  const checks = readChecks(data.checks, { responseSchema: data.response });
+  const retry = readRetryPolicy(data.retry);
+  recipe.checks = checks.checks;
+  recipe.retry = retry.retry;
+  for (const problem of [...checks.problems, ...retry.problems]) {
+    diagnostics.push({ severity: 'error', message: problem.message, location: locate(source, problem.path) });
+  }
   return { recipe, diagnostics };
 }
 

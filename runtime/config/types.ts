@@ -1,5 +1,6 @@
 /** The validated, resolved shapes of agents.yaml and recipes, as the rest of the runtime sees them. */
 import type { SourceLocation } from '../errors.js';
+import type { CheckDefinition, RetryPolicy } from '../checks/check-types.js';
 import type { CompactionSettings } from '../context-compaction.js';
 import type { TokenPrices } from '../model/pricing.js';
 import type { JsonSchema, SandboxSettings } from '../tool.js';
@@ -105,4 +106,6 @@ export interface Recipe {
   permissions?: PermissionSettings;
   toolSettings: Record<string, Record<string, unknown>>;
   answers: Record<string, string>;
+  checks: CheckDefinition[];
+  retry: RetryPolicy;
 }
