@@ -3,7 +3,7 @@
  * loop; and a result that says exactly how it ended. Resources are released however it ends.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, realpathSync, rmdirSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, realpathSync, rmdirSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { hostname } from 'node:os';
 import { runAgentLoop, type BudgetName, type LoopOutcome, type LoopSettings, type ResumeState } from './agent-loop.js';
@@ -21,7 +21,7 @@ import { TokenCounter } from './model/token-counter.js';
 import { RunResourceRegistry } from './run-resources.js';
 import { collectSecrets, RunTrace, type RunEventListener } from './run-trace.js';
 import type { AnyToolDefinition, SandboxSettings, ToolContext } from './tool.js';
-import { listWorkspaceFiles } from './workspace-paths.js';
+import { compareSnapshots, snapshotWorkspace, type WorkspaceSnapshot } from './sandbox/workspace-changes.js';
 
 export type RunStatus = LoopOutcome['status'] | 'checks-failed' | 'provider-failed' | 'permission-denied' | 'error';
 
@@ -100,6 +100,8 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
   const workspace = options.resume?.workspace ?? resolve(options.cwd, plan.workspace ?? join('workspace', runId));
   mkdirSync(workspace, { recursive: true });
   const realWorkspace = realpathSync(workspace);
+  // What was there before, so the result lists only what the run wrote; taken while the run starts.
+  const workspaceBefore = snapshotWorkspace(realWorkspace);
 
   const secrets = collectSecrets(options.environment, [plan.profile.apiKeyEnv ?? 'OPENAI_API_KEY', 'AZURE_OPENAI_API_KEY']);
   const trace = new RunTrace(join(runDirectory, 'events.jsonl'), secrets, options.recordFile);
@@ -244,7 +246,7 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
   const disposalProblems = await resources.disposeAll();
   for (const problem of disposalProblems) trace.emit('resource-dispose-failed', { problem });
 
-  const files = await filesWrittenSince(realWorkspace, startedAt, outcome?.files ?? []);
+  const files = await filesWritten(realWorkspace, await workspaceBefore, outcome?.files ?? []);
   const result: RunResult = {
     runId,
     status: failure ? statusOf(failure) : checksFailed ? 'checks-failed' : outcome!.status,
@@ -328,13 +330,9 @@ export function exitCodeOf(status: LoopOutcome['status']): ExitCodeValue {
   }
 }
 
-async function filesWrittenSince(workspace: string, since: number, reported: string[]): Promise<string[]> {
-  const written = new Set(reported);
-  for (const file of await listWorkspaceFiles(workspace).catch(() => [])) {
-    // Coarse file-system clocks can stamp a file a little before `since`.
-    if (statSync(join(workspace, file)).mtimeMs >= since - 1000) written.add(file);
-  }
-  return [...written].sort();
+async function filesWritten(workspace: string, before: WorkspaceSnapshot, reported: string[]): Promise<string[]> {
+  const changes = compareSnapshots(before, await snapshotWorkspace(workspace));
+  return [...new Set([...reported, ...changes.created, ...changes.modified])].sort();
 }
 
 function removeIfEmpty(folder: string): void {
