@@ -7,6 +7,7 @@ import type { AgentConfig } from './config/types.js';
 import type { ContextProviderDefinition } from './context-provider.js';
 import { FinalAnswerSchema, structuredAnswerToolName } from './final-answer.js';
 import { compactHistory } from './context-compaction.js';
+import { prepareJsonSchemas } from './json-schema.js';
 import type { RunBudgets } from './config/resolve-recipe.js';
 import type { ChatModel, ModelReply, ToolSpecification, TokenUsage } from './model/model-types.js';
 import { costOf, type TokenPrices } from './model/pricing.js';
@@ -222,6 +223,8 @@ async function runStep(state: LoopState, signal: AbortSignal): Promise<StepResul
     reply = await requestReply(state, requestMessages, signal);
   }
   state.addUsage(reply, requestMessages);
+  // Arguments and answers are checked with ajv, which loads only now, while nothing else waits.
+  await prepareJsonSchemas();
   settings.trace.emit('model-response', {
     step: state.step,
     content: reply.content,

@@ -12,11 +12,14 @@ export type AnswerCheck = { ok: true; value: unknown } | { ok: false; problems: 
 
 export class FinalAnswerSchema {
   readonly schema: JsonSchema;
-  private readonly validate: ValidateFunction;
 
   constructor(schema: JsonSchema) {
     this.schema = schema;
-    this.validate = compileJsonSchema(schema);
+  }
+
+  /** Compiled on first use (and cached by schema), so a run compiles nothing it never checks. */
+  private get validate(): ValidateFunction {
+    return compileJsonSchema(this.schema);
   }
 
   check(candidate: unknown): AnswerCheck {

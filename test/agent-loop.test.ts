@@ -265,7 +265,9 @@ describe('the events file', () => {
     const types = readEvents(run.json.runDirectory).map((event) => event.type);
     // The sandbox is chosen when the first tool needs one.
     expect(types.filter((type) => type === 'sandbox-selected')).toHaveLength(1);
-    expect(types.filter((type) => type !== 'sandbox-selected')).toEqual([
+    // Every message added to history is an event too, so a run can be resumed from the file.
+    expect(types.filter((type) => type === 'message')).toHaveLength(2 + 2 + 2);
+    expect(types.filter((type) => type !== 'sandbox-selected' && type !== 'message')).toEqual([
       'run-start',
       'model-request', 'model-response', 'tool-call-start', 'tool-call-end', 'step-end',
       'model-request', 'model-response', 'tool-call-start', 'tool-call-end', 'step-end',
@@ -273,7 +275,8 @@ describe('the events file', () => {
     ]);
     const events = readEvents(run.json.runDirectory);
     expect(events[0]).toMatchObject({ runId: run.json.runId, agent: 'loop-test (inline)', model: { model: 'scripted-model' }, task: 'Do the task.' });
-    expect(events[2]).toMatchObject({ step: 1, content: 'Checking.', usage: { promptTokens: expect.any(Number) } });
+    expect(events.find((event) => event.type === 'model-response')).toMatchObject({ step: 1, content: 'Checking.', usage: { promptTokens: expect.any(Number) } });
+    expect(events.filter((event) => event.type === 'message').map((event) => event.message.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'tool']);
     expect(events.at(-1)).toMatchObject({ status: 'success', exitCode: 0, steps: 2 });
     for (const event of events) expect(Date.parse(event.time)).not.toBeNaN();
   });
