@@ -29,6 +29,6 @@ export default defineTool<ExtractContentInput>({
     if (!session?.activeTab) {
       throw new BrowserError('browser_no_page', 'No web page is open to extract from: open one with browser_use (go_to_url or web_search) first.');
     }
-    return extractFromActivePage(session, goal, context.model, settings, context.signal);
+    return session.exclusive(() => extractFromActivePage(session, goal, context.model, settings, context.signal));
   },
 });

@@ -1,18 +1,21 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeFixture, repositoryRoot, runCli } from './support/run-cli.js';
 
 const builtInPluginFolder = join(repositoryRoot, 'plugins');
+// Files that define context providers (live state for the model) list no tools.
 const builtInPluginFiles = readdirSync(builtInPluginFolder)
   .filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts'))
-  .map((name) => join(builtInPluginFolder, name));
+  .map((name) => join(builtInPluginFolder, name))
+  .filter((file) => !readFileSync(file, 'utf8').includes('defineContextProvider('));
 
 const packageAgents = join(repositoryRoot, 'agents.yaml');
 
 const shippedAgents = {
   assistant: ['terminate'],
-  manus: ['python_execute', 'browser_use', 'str_replace_editor', 'file_search', 'list_files', 'planning', 'ask_human', 'terminate'],
+  manus: ['python_execute', 'web_search', 'web_fetch', 'browser_use', 'extract_content', 'str_replace_editor', 'file_search', 'list_files', 'planning', 'ask_human', 'terminate'],
+  browser: ['browser_use', 'web_search', 'extract_content', 'terminate'],
   swe: ['bash', 'str_replace_editor', 'file_search', 'list_files', 'terminate'],
   data_analysis: ['python_execute', 'str_replace_editor', 'list_files', 'terminate'],
 };
@@ -142,7 +145,7 @@ describe('manus agents', () => {
     const result = await runCli(['agents', '--json'], { cwd: fixture });
     expect(result.exitCode).toBe(0);
     const agents = result.json as ListedAgent[];
-    expect(agents.map((agent) => agent.name).sort()).toEqual(['assistant', 'data_analysis', 'manus', 'reviewer', 'swe']);
+    expect(agents.map((agent) => agent.name).sort()).toEqual(['assistant', 'browser', 'data_analysis', 'manus', 'reviewer', 'swe']);
     expect(agents.find((agent) => agent.name === 'assistant')).toEqual({
       name: 'assistant',
       description: 'A local assistant.',

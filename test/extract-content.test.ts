@@ -160,6 +160,17 @@ describe.skipIf(chromiumMissing)(`extract_content${chromiumMissing ? ' (skipped:
     expect(result).toContain('The end of the page was not read: the page is longer than the extraction limit.');
   });
 
+  it('waits for a browser action in progress before reading the page', async () => {
+    const { test, calls } = modelContext(() => ({ relevant: true, extracted: 'found', sources: [] }));
+    await browserUse.execute({ action: 'go_to_url', url: `${site.origin}/form.html` }, test.context);
+    // As when the model calls both tools in one turn: the kernel only orders calls of one tool.
+    await Promise.all([
+      browserUse.execute({ action: 'go_to_url', url: `${site.origin}/article.html` }, test.context),
+      extractContent.execute({ goal: 'the title' }, test.context),
+    ]);
+    expect(userText(calls[0])).toContain('Glass frogs of the cloud forest');
+  });
+
   it('gives the same extraction through the browser_use action', async () => {
     const { test, calls } = modelContext(() => ({ relevant: true, extracted: 'Males guard the eggs for up to two weeks.', sources: [] }));
     await openArticle(test);

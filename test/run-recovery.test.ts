@@ -350,3 +350,58 @@ describe('interrupts leave nothing running', () => {
 function listProcesses(): string[] {
   return execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' }).split('\n');
 }
+
+describe.skipIf(!existsSync(process.env.MANUS_CHROMIUM_PATH ?? '/usr/bin/chromium'))('interrupts with a browser open', () => {
+  it('closes the browser and stops the shell on Ctrl-C, leaving no process behind', async () => {
+    const { startFixtureSite } = await import('./support/fixture-site.js');
+    const site = await startFixtureSite();
+    const marker = `manus-browser-interrupt-${process.pid}-${Date.now()}`;
+    const fixture = writeLoopFixture({ tools: ['browser_use', 'bash', 'terminate'] });
+    try {
+      await withServer([
+        { toolCalls: [{ name: 'browser_use', arguments: { action: 'go_to_url', url: `${site.origin}/index.html` } }] },
+        { toolCalls: [{ name: 'bash', arguments: { command: `sh -c 'sleep 300; true' ${marker}`, timeout: 600 } }] },
+      ], async (server) => {
+        const child = spawn(process.execPath, [cliEntry, 'run', 'recipe.yaml', '--json'], {
+          cwd: fixture,
+          env: { PATH: process.env.PATH, ...environment(server), NO_COLOR: '1' },
+        });
+        let stdout = '';
+        child.stdout.on('data', (chunk) => (stdout += chunk));
+        const browserProcesses = () => listProcesses().filter((line) => line.includes('chromium') && line.includes(`--remote-debugging-pipe`) && descendsFrom(line, child.pid!));
+        let sawBrowser = false;
+        const poll = setInterval(() => {
+          if (browserProcesses().length > 0) sawBrowser = true;
+          if (listProcesses().some((line) => line.includes(marker))) {
+            clearInterval(poll);
+            child.kill('SIGINT');
+          }
+        }, 50);
+        const code = await new Promise((resolve) => child.on('close', resolve));
+        clearInterval(poll);
+        expect(code).toBe(130);
+        expect(sawBrowser).toBe(true);
+        expect(JSON.parse(stdout).status).toBe('interrupted');
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        expect(listProcesses().filter((line) => line.includes(marker))).toEqual([]);
+        expect(listProcesses().filter((line) => line.includes('chromium') && line.includes(fixture))).toEqual([]);
+      });
+    } finally {
+      await site.close();
+    }
+  });
+});
+
+/** Whether the process on a `ps -eo pid,args` line descends from `ancestor` (checked through /proc). */
+function descendsFrom(line: string, ancestor: number): boolean {
+  let pid = Number(line.trim().split(/\s+/)[0]);
+  for (let depth = 0; depth < 20 && pid > 1; depth += 1) {
+    if (pid === ancestor) return true;
+    try {
+      pid = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
+    } catch {
+      return false;
+    }
+  }
+  return false;
+}

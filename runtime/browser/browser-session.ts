@@ -1,19 +1,17 @@
 /**
  * One browser per run: started (or attached over CDP) on first use, its tabs numbered for the
  * model, its dialogs answered, its downloads saved into the workspace and its requests held to
- * the domain rules. Every action runs under a time limit; a page that crashed or stopped
- * responding is replaced by a blank tab and the action reports what happened.
+ * the rules. Every action runs under a time limit; a page that crashed or stopped responding is
+ * replaced by a blank tab and the action reports what happened.
  */
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { basename, extname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { Browser, BrowserContext, BrowserContextOptions, Dialog, Download, Page, Request, Route, WebSocketRoute } from 'playwright-core';
+import type { Browser, BrowserContext, Dialog, Page, Request } from 'playwright-core';
 import { errorMessage } from '../errors.js';
-import { resolveInWorkspace } from '../workspace-paths.js';
 import { BrowserError } from './browser-errors.js';
-import { chromiumArguments, chromiumPathVariable, type BrowserSettings } from './browser-settings.js';
+import { openBrowser } from './browser-launch.js';
+import type { BrowserSettings } from './browser-settings.js';
+import { DownloadStore } from './download-store.js';
 import { newElementNumbering, type ElementNumbering } from './element-index.js';
+import { confineFileUrls, enforceDomainRules, pageOf, type RefusedNavigation, type RequestRuleOptions } from './request-rules.js';
 import { formatSeconds, TimeLimitExceeded, withTimeout } from './time-limit.js';
 
 export interface BrowserTab {
@@ -29,13 +27,13 @@ export interface SessionNotes {
   /** Workspace-relative paths of finished downloads. */
   downloads: string[];
   downloadProblems: string[];
-  /** Navigations refused by the domain rules. */
-  blocked: Array<{ url: string; reason: string; page?: Page }>;
+  /** Navigations the rules refused. */
+  blocked: RefusedNavigation[];
   /** Tabs that pages opened (target=_blank, window.open). */
   openedTabs: BrowserTab[];
 }
 
-/** How long to wait for a hung page to answer, or to close, before giving up on it. */
+/** How long a hung page gets to answer, or to close, before it is given up. */
 const responsivenessProbeMs = 2000;
 const closeTimeoutMs = 5000;
 
@@ -44,17 +42,17 @@ export class BrowserSession {
   readonly workspace: string;
   private readonly browser: Browser;
   private readonly context: BrowserContext;
-  /** False when attached over CDP: the browser belongs to someone else; only our tabs are closed. */
+  /** False when attached over CDP: then only our own tabs are closed, and rules go on our tabs only. */
   private readonly ownsBrowser: boolean;
+  private readonly downloads: DownloadStore;
   private readonly tabsById = new Map<number, BrowserTab>();
-  private readonly pendingDownloads = new Set<Promise<void>>();
-  private readonly reservedDownloadNames = new Set<string>();
-  private notes: SessionNotes = emptyNotes();
-  private nextTabId = 1;
-  private downloadsStarted = 0;
-  private readonly downloadWaiters: Array<() => void> = [];
   private readonly tabWaiters: Array<(tab: BrowserTab) => void> = [];
+  private notes = emptyNotes();
+  private nextTabId = 1;
+  private popupsOpened = 0;
   private activeTabId: number | undefined;
+  private fileUrlsConfined = false;
+  private queue: Promise<unknown> = Promise.resolve();
   private disconnected = false;
   private closing = false;
 
@@ -64,6 +62,7 @@ export class BrowserSession {
     this.browser = browser;
     this.context = context;
     this.ownsBrowser = ownsBrowser;
+    this.downloads = new DownloadStore(workspace, settings.downloadsFolder);
     browser.on('disconnected', () => {
       this.disconnected = true;
     });
@@ -75,8 +74,7 @@ export class BrowserSession {
     try {
       context.setDefaultTimeout(settings.actionTimeoutMs);
       context.setDefaultNavigationTimeout(settings.navigationTimeoutMs);
-      await session.confineFileUrls();
-      if (settings.domainRules.active) await session.enforceDomainRules();
+      if (ownsBrowser && settings.domainRules.active) await enforceDomainRules(context, session.ruleOptions());
     } catch (error) {
       await session.close();
       throw error;
@@ -103,14 +101,9 @@ export class BrowserSession {
     return tab;
   }
 
-  /** The active tab, opening a first one when there is none. */
-  async activeOrNewTab(): Promise<BrowserTab> {
-    return this.activeTab ?? this.openTab();
-  }
-
   async openTab(): Promise<BrowserTab> {
     const page = await withTimeout(this.context.newPage(), this.settings.actionTimeoutMs, 'opening a tab');
-    const tab = this.register(page);
+    const tab = await this.register(page);
     this.activeTabId = tab.id;
     return tab;
   }
@@ -119,7 +112,7 @@ export class BrowserSession {
     const tab = this.tabsById.get(id);
     if (!tab) throw new BrowserError('browser_action_failed', `There is no tab ${id}. Open tabs: ${this.tabList()}.`);
     this.activeTabId = id;
-    // Switching is bookkeeping; bringing the page to the front only matters to a visible window.
+    // For a headless browser switching is bookkeeping; the front only matters to a visible window.
     tab.page.bringToFront().catch(() => undefined);
     return tab;
   }
@@ -131,20 +124,12 @@ export class BrowserSession {
     await withTimeout(tab.page.close({ runBeforeUnload: false }), closeTimeoutMs, 'closing the tab').catch(() => undefined);
   }
 
-  /**
-   * Closes a new tab whose first page the rules refused. Chromium announces such a tab only
-   * after showing its error page, so this waits up to `timeoutMs` for it to appear.
-   */
-  async closeRefusedNewTab(timeoutMs: number): Promise<boolean> {
-    const refused = (tab: BrowserTab) => tab !== this.activeTab && /^(chrome-error:|about:blank)/.test(tab.page.url());
-    let tab = this.tabs.find(refused);
-    if (!tab) {
-      const appeared = new Promise<BrowserTab>((resolve) => this.tabWaiters.push(resolve));
-      tab = await withTimeout(appeared, timeoutMs, 'waiting for the new tab').catch(() => undefined);
-    }
-    if (!tab || !refused(tab)) return false;
-    await this.closeTab(tab.id);
-    return true;
+  /** Called before a file: URL is opened; see confineFileUrls for why not sooner. */
+  async allowWorkspaceFiles(): Promise<void> {
+    if (this.fileUrlsConfined) return;
+    this.fileUrlsConfined = true;
+    const targets = this.ownsBrowser ? [this.context] : this.tabs.map((tab) => tab.page);
+    await Promise.all(targets.map((target) => confineFileUrls(target, this.ruleOptions())));
   }
 
   tabList(): string {
@@ -152,37 +137,80 @@ export class BrowserSession {
     return tabs.length === 0 ? 'none' : tabs.map((tab) => String(tab.id)).join(', ');
   }
 
-  /** Returns what happened on the side since the last call, and starts collecting afresh. */
+  /**
+   * Starts noticing tabs that pages begin to open. Chromium sends a new tab's first request
+   * well before the tab is announced; an action that waits on `settle` reports the tab
+   * instead of leaving it for the next action to find.
+   */
+  watchNewTabs(): { settle(timeoutMs: number): Promise<void> } {
+    const openedBefore = this.popupsOpened;
+    let expected = 0;
+    const onRequest = (request: Request) => {
+      if (request.isNavigationRequest() && pageOf(request) === undefined) expected += 1;
+    };
+    this.context.on('request', onRequest);
+    return {
+      settle: async (timeoutMs: number) => {
+        this.context.off('request', onRequest);
+        const deadline = Date.now() + timeoutMs;
+        while (this.popupsOpened - openedBefore < expected && Date.now() < deadline) {
+          if (!(await this.nextNewTab(deadline - Date.now()))) break;
+        }
+      },
+    };
+  }
+
+  /**
+   * Closes a new tab whose first page the rules refused. Chromium announces such a tab only
+   * after showing its error page, so this waits up to `timeoutMs` for it to appear.
+   */
+  async closeRefusedNewTab(timeoutMs: number): Promise<boolean> {
+    const refused = (tab: BrowserTab) => tab !== this.activeTab && /^(chrome-error:|about:blank)/.test(tab.page.url());
+    const tab = this.tabs.find(refused) ?? (await this.nextNewTab(timeoutMs));
+    if (!tab || !refused(tab)) return false;
+    await this.closeTab(tab.id);
+    return true;
+  }
+
+  /** What happened on the side since the last call; collecting starts afresh. */
   takeNotes(): SessionNotes {
     const notes = this.notes;
     this.notes = emptyNotes();
-    return notes;
+    const downloads = this.downloads.take();
+    return { ...notes, downloads: downloads.files, downloadProblems: downloads.problems };
   }
 
   /** How many downloads pages have started, so an action can tell whether it started one. */
   get downloadCount(): number {
-    return this.downloadsStarted;
+    return this.downloads.count;
   }
 
-  /** Waits up to `timeoutMs` for a download to start after `count` had started. */
-  async waitForDownloadAfter(count: number, timeoutMs: number): Promise<boolean> {
-    if (this.downloadsStarted > count) return true;
-    const started = new Promise<void>((resolve) => this.downloadWaiters.push(resolve));
-    return withTimeout(started, timeoutMs, 'waiting for the download').then(() => true, () => false);
+  waitForDownloadAfter(count: number, timeoutMs: number): Promise<boolean> {
+    return this.downloads.waitForStartAfter(count, timeoutMs);
   }
 
-  /** Waits for downloads in progress to finish, up to `timeoutMs`. */
-  async settleDownloads(timeoutMs: number): Promise<void> {
-    if (this.pendingDownloads.size === 0) return;
-    await withTimeout(Promise.all(this.pendingDownloads), timeoutMs, 'downloading').catch(() => undefined);
+  settleDownloads(timeoutMs: number): Promise<void> {
+    return this.downloads.settle(timeoutMs);
   }
 
   /**
-   * Runs one action against the active tab under the action time limit. On a crash or a time-out
-   * after which the page no longer answers, the tab is replaced and a BrowserError says so.
+   * Runs `work` after the work queued before it. The kernel keeps calls to one tool from
+   * overlapping; this keeps browser_use and extract_content, which share the page, from
+   * overlapping each other. Not re-entrant: work must not queue more work.
+   */
+  exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(work);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  /**
+   * Runs one action against the active tab (opening one if none is open) under the action time
+   * limit. On a crash, or a time-out after which the page no longer answers, the tab is
+   * replaced and a BrowserError says so.
    */
   async run<T>(what: string, action: (tab: BrowserTab) => Promise<T>, options: { signal: AbortSignal; timeoutMs?: number }): Promise<T> {
-    const tab = await this.activeOrNewTab();
+    const tab = this.activeTab ?? (await this.openTab());
     if (tab.crashed) {
       const url = tab.page.url();
       await this.replaceTab(tab);
@@ -193,12 +221,12 @@ export class BrowserSession {
       return await withTimeout(action(tab), timeoutMs, what, options.signal);
     } catch (error) {
       if (options.signal.aborted) throw error;
-      if (tab.crashed || /crash/i.test(errorMessage(error))) {
+      if (tab.crashed || /Target crashed|Page crashed/i.test(errorMessage(error))) {
         const url = tab.page.url();
         await this.replaceTab(tab);
         throw new BrowserError('browser_page_crashed', `The page ${url} crashed while ${what}; its tab was replaced by a blank one. Open the page again, or try another page.`);
       }
-      if (error instanceof TimeLimitExceeded || isPlaywrightTimeout(error)) await this.handleTimeout(tab, what, timeoutMs);
+      if (error instanceof TimeLimitExceeded || isPlaywrightTimeout(error)) await this.handleTimeout(tab, what, error as Error);
       throw error;
     }
   }
@@ -213,6 +241,18 @@ export class BrowserSession {
     }
   }
 
+  /** Replaces a tab whose page no longer responds and throws the error that explains it. */
+  async replaceHungTab(tab: BrowserTab, what: string, timeoutMs: number): Promise<never> {
+    const url = tab.page.url();
+    await this.replaceTab(tab);
+    throw new BrowserError(
+      'browser_timeout',
+      `${capitalise(what)} did not finish within ${formatSeconds(timeoutMs)} and the page ${url} stopped responding ` +
+        `(a script on it may be stuck in a loop). Its tab was closed and replaced by a blank one (tab ${tab.id}). ` +
+        'Avoid that page, or open it again only if you must.',
+    );
+  }
+
   /** Closes our tabs, and the browser when we started it. */
   async close(): Promise<void> {
     if (this.closing) return;
@@ -220,38 +260,23 @@ export class BrowserSession {
     const pages = this.tabs.map((tab) => tab.page);
     this.tabsById.clear();
     this.activeTabId = undefined;
-    if (this.ownsBrowser) {
-      await withTimeout(this.browser.close(), closeTimeoutMs, 'closing the browser').catch(() => undefined);
-      return;
+    if (!this.ownsBrowser) {
+      await Promise.all(pages.map((page) => withTimeout(page.close({ runBeforeUnload: false }), closeTimeoutMs, 'closing a tab').catch(() => undefined)));
     }
-    await Promise.all(pages.map((page) => withTimeout(page.close({ runBeforeUnload: false }), closeTimeoutMs, 'closing a tab').catch(() => undefined)));
     // For a CDP connection this only disconnects; the browser and its other tabs stay.
-    await withTimeout(this.browser.close(), closeTimeoutMs, 'disconnecting').catch(() => undefined);
+    await withTimeout(this.browser.close(), closeTimeoutMs, 'closing the browser').catch(() => undefined);
   }
 
-  private async handleTimeout(tab: BrowserTab, what: string, timeoutMs: number): Promise<never> {
+  private async handleTimeout(tab: BrowserTab, what: string, error: Error): Promise<never> {
     if (await this.isResponsive(tab)) {
-      throw new BrowserError(
-        'browser_timeout',
-        `${capitalise(what)} did not finish within ${formatSeconds(timeoutMs)}. The page still responds: try again, wait for it, or take another way.`,
-      );
+      const detail = error instanceof TimeLimitExceeded ? `did not finish within ${formatSeconds(error.timeoutMs)}` : `timed out (${firstLine(error)})`;
+      throw new BrowserError('browser_timeout', `${capitalise(what)} ${detail}. The page still responds: try again, wait for it, or take another way.`);
     }
+    const timeoutMs = error instanceof TimeLimitExceeded ? error.timeoutMs : this.settings.actionTimeoutMs;
     return this.replaceHungTab(tab, what, timeoutMs);
   }
 
-  /** Replaces a tab whose page no longer responds and throws the error that explains it. */
-  async replaceHungTab(tab: BrowserTab, what: string, timeoutMs: number): Promise<never> {
-    const limit = formatSeconds(timeoutMs);
-    const url = tab.page.url();
-    await this.replaceTab(tab);
-    throw new BrowserError(
-      'browser_timeout',
-      `${capitalise(what)} did not finish within ${limit} and the page ${url} stopped responding (a script on it may be stuck in a loop). ` +
-        `Its tab was closed and replaced by a blank one (tab ${tab.id}). Avoid that page, or open it again only if you must.`,
-    );
-  }
-
-  /** A fresh page in place of a crashed or hung one, under the same tab id. */
+  /** A fresh page in place of a crashed or hung one, under the same tab number. */
   private async replaceTab(tab: BrowserTab): Promise<void> {
     const old = tab.page;
     let page: Page;
@@ -264,15 +289,15 @@ export class BrowserSession {
     tab.page = page;
     tab.numbering = newElementNumbering();
     tab.crashed = false;
-    this.watch(tab, page);
-    // A renderer stuck in a loop may never confirm; the tab is already replaced either way.
+    await this.watch(tab, page);
+    // A renderer stuck in a loop may never confirm; the tab is replaced either way.
     withTimeout(old.close({ runBeforeUnload: false }), closeTimeoutMs, 'closing a hung tab').catch(() => undefined);
   }
 
-  private register(page: Page): BrowserTab {
+  private async register(page: Page): Promise<BrowserTab> {
     const tab: BrowserTab = { id: this.nextTabId++, page, numbering: newElementNumbering(), crashed: false };
     this.tabsById.set(tab.id, tab);
-    this.watch(tab, page);
+    await this.watch(tab, page);
     return tab;
   }
 
@@ -281,24 +306,35 @@ export class BrowserSession {
     if (this.activeTabId === tab.id) this.activeTabId = this.tabs.at(-1)?.id;
   }
 
-  private watch(tab: BrowserTab, page: Page): void {
-    page.setDefaultTimeout(this.settings.actionTimeoutMs);
-    page.setDefaultNavigationTimeout(this.settings.navigationTimeoutMs);
+  private async watch(tab: BrowserTab, page: Page): Promise<void> {
     page.on('dialog', (dialog) => this.answerDialog(dialog));
-    page.on('download', (download) => this.saveDownload(download));
-    page.on('popup', (popup) => {
-      // A popup whose first navigation was blocked may already have been closed by the report.
-      if (popup.isClosed()) return;
-      const opened = this.register(popup);
-      this.notes.openedTabs.push(opened);
-      for (const wake of this.tabWaiters.splice(0)) wake(opened);
-    });
+    page.on('download', (download) => this.downloads.save(download));
+    page.on('popup', (popup) => this.adoptPopup(popup));
     page.on('crash', () => {
       if (tab.page === page) tab.crashed = true;
     });
     page.on('close', () => {
       if (this.tabsById.get(tab.id)?.page === page) this.forget(tab);
     });
+    // On someone else's browser the rules go on our tabs only, not on the whole context.
+    if (this.ownsBrowser) return;
+    if (this.settings.domainRules.active) await enforceDomainRules(page, this.ruleOptions());
+    if (this.fileUrlsConfined) await confineFileUrls(page, this.ruleOptions());
+  }
+
+  private adoptPopup(popup: Page): void {
+    // A popup whose first page was refused may already have been closed by the report.
+    if (popup.isClosed()) return;
+    this.register(popup).then((tab) => {
+      this.popupsOpened += 1;
+      this.notes.openedTabs.push(tab);
+      for (const wake of this.tabWaiters.splice(0)) wake(tab);
+    }, () => undefined);
+  }
+
+  private nextNewTab(timeoutMs: number): Promise<BrowserTab | undefined> {
+    const appeared = new Promise<BrowserTab>((resolve) => this.tabWaiters.push(resolve));
+    return withTimeout(appeared, timeoutMs, 'waiting for a new tab').catch(() => undefined);
   }
 
   /** Dialogs block the page until answered; accept them, as a person clicking OK would, and say so. */
@@ -307,154 +343,12 @@ export class BrowserSession {
     dialog.accept().catch(() => undefined);
   }
 
-  private saveDownload(download: Download): void {
-    this.downloadsStarted += 1;
-    for (const wake of this.downloadWaiters.splice(0)) wake();
-    const saving = (async () => {
-      const folder = resolveInWorkspace(this.workspace, this.settings.downloadsFolder, { access: 'write' });
-      await mkdir(folder, { recursive: true });
-      const target = this.reserveName(folder, download.suggestedFilename());
-      try {
-        await download.saveAs(target);
-        this.notes.downloads.push(relative(this.workspace, target));
-      } finally {
-        this.reservedDownloadNames.delete(target);
-      }
-    })().catch((error: unknown) => {
-      this.notes.downloadProblems.push(`${download.suggestedFilename()} (${download.url()}): ${errorMessage(error)}`);
-    });
-    this.pendingDownloads.add(saving);
-    saving.finally(() => this.pendingDownloads.delete(saving));
-  }
-
-  /** A free name in the folder: `report.csv`, then `report (2).csv`, never overwriting a file. */
-  private reserveName(folder: string, suggested: string): string {
-    const safe = basename(suggested).replace(/[\u0000-\u001f/\\]/g, '_').replace(/^\.+/, '') || 'download';
-    const extension = extname(safe);
-    const stem = safe.slice(0, safe.length - extension.length);
-    for (let attempt = 1; ; attempt += 1) {
-      const name = attempt === 1 ? safe : `${stem} (${attempt})${extension}`;
-      const candidate = resolveInWorkspace(this.workspace, join(folder, name), { access: 'write' });
-      // Checked synchronously: the name is reserved before another download can look.
-      if (!this.reservedDownloadNames.has(candidate) && !existsSync(candidate)) {
-        this.reservedDownloadNames.add(candidate);
-        return candidate;
-      }
-    }
-  }
-
-  /** Pages from file: URLs may show workspace files only, not the rest of the machine. */
-  private async confineFileUrls(): Promise<void> {
-    await this.context.route((url) => url.protocol === 'file:', (route: Route) => {
-      const request = route.request();
-      const reason = fileUrlRefusal(this.workspace, request.url());
-      if (!reason) return route.continue().catch(() => undefined);
-      if (isTopLevelNavigation(request)) this.notes.blocked.push({ url: request.url(), reason, page: pageOf(request) });
-      return route.abort('accessdenied').catch(() => undefined);
-    });
-  }
-
-  private async enforceDomainRules(): Promise<void> {
-    const rules = this.settings.domainRules;
-    await this.context.route('**/*', (route: Route) => {
-      const request = route.request();
-      const reason = rules.refusal(request.url());
-      if (!reason) return route.continue().catch(() => undefined);
-      if (isTopLevelNavigation(request)) this.notes.blocked.push({ url: request.url(), reason, page: pageOf(request) });
-      return route.abort('blockedbyclient').catch(() => undefined);
-    });
-    await this.context.routeWebSocket(/.*/, (socket: WebSocketRoute) => {
-      const reason = rules.refusal(socket.url());
-      if (reason) socket.close({ code: 1008, reason: 'blocked by the browser domain rules' }).catch(() => undefined);
-      else socket.connectToServer();
-    });
-  }
-}
-
-async function openBrowser(settings: BrowserSettings): Promise<{ browser: Browser; context: BrowserContext; ownsBrowser: boolean }> {
-  const { chromium } = await import('playwright-core');
-  if (settings.cdpUrl) {
-    let browser: Browser;
-    try {
-      browser = await chromium.connectOverCDP(settings.cdpUrl, { timeout: settings.actionTimeoutMs });
-    } catch (error) {
-      throw new BrowserError(
-        'browser_unavailable',
-        `Could not attach to the browser at ${settings.cdpUrl}: ${firstLine(error)}. Check that it runs with --remote-debugging-port and that tool_settings.browser_use.cdp_url points at it.`,
-      );
-    }
-    const context = browser.contexts()[0] ?? (await browser.newContext(contextOptions(settings, browser)));
-    return { browser, context, ownsBrowser: false };
-  }
-  let browser: Browser;
-  try {
-    browser = await chromium.launch({
-      executablePath: settings.executablePath,
-      headless: settings.headless,
-      args: [...chromiumArguments, ...settings.extraArgs],
-      proxy: settings.proxy,
-      timeout: settings.actionTimeoutMs,
-    });
-  } catch (error) {
-    throw new BrowserError(
-      'browser_unavailable',
-      `Chromium could not be started from ${settings.executablePath}: ${firstLine(error)}. Install Chromium, or set ` +
-        `tool_settings.browser_use.executable_path or ${chromiumPathVariable} to a Chromium or Chrome executable.`,
-    );
-  }
-  try {
-    return { browser, context: await browser.newContext(contextOptions(settings, browser)), ownsBrowser: true };
-  } catch (error) {
-    await browser.close().catch(() => undefined);
-    throw new BrowserError('browser_unavailable', `The browser started but could not open a window: ${firstLine(error)}`);
-  }
-}
-
-function contextOptions(settings: BrowserSettings, browser: Browser): BrowserContextOptions {
-  return {
-    viewport: settings.viewport,
-    acceptDownloads: true,
-    // Service workers answer requests themselves, out of the rules' reach.
-    serviceWorkers: settings.domainRules.active ? 'block' : 'allow',
-    // Many sites turn away a user agent that says "HeadlessChrome".
-    userAgent: settings.headless ? desktopUserAgent(browser.version()) : undefined,
-  };
-}
-
-function desktopUserAgent(version: string): string {
-  const major = version.split('.')[0];
-  const platform = process.platform === 'darwin'
-    ? 'Macintosh; Intel Mac OS X 10_15_7'
-    : process.platform === 'win32' ? 'Windows NT 10.0; Win64; x64' : 'X11; Linux x86_64';
-  return `Mozilla/5.0 (${platform}) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${major}.0.0.0 Safari/537.36`;
-}
-
-/** Why a file: URL may not be opened, or undefined when it names a file inside the workspace. */
-export function fileUrlRefusal(workspace: string, url: string): string | undefined {
-  try {
-    resolveInWorkspace(workspace, fileURLToPath(url), { access: 'read' });
-    return undefined;
-  } catch (error) {
-    return `file: URLs may only show files inside the workspace (${errorMessage(error)})`;
-  }
-}
-
-/** A page's own navigation, not a frame's or a resource's: the ones worth telling the model about. */
-function isTopLevelNavigation(request: Request): boolean {
-  if (!request.isNavigationRequest()) return false;
-  try {
-    return request.frame().parentFrame() === null;
-  } catch {
-    // The first navigation of a new tab comes before its frame exists.
-    return true;
-  }
-}
-
-function pageOf(request: Request): Page | undefined {
-  try {
-    return request.frame().page();
-  } catch {
-    return undefined;
+  private ruleOptions(): RequestRuleOptions {
+    return {
+      workspace: this.workspace,
+      domainRules: this.settings.domainRules,
+      onRefused: (navigation) => this.notes.blocked.push(navigation),
+    };
   }
 }
 
@@ -462,8 +356,8 @@ function isPlaywrightTimeout(error: unknown): boolean {
   return error instanceof Error && error.name === 'TimeoutError';
 }
 
-function firstLine(error: unknown): string {
-  return errorMessage(error).split('\n')[0].trim();
+function firstLine(error: Error): string {
+  return error.message.split('\n')[0].trim();
 }
 
 function capitalise(text: string): string {

@@ -64,7 +64,7 @@ export async function renderBrowserState(session: BrowserSession, options: Brows
   return state;
 }
 
-export function describeScroll(scroll: ScrollPosition): string {
+function describeScroll(scroll: ScrollPosition): string {
   if (scroll.pixelsAbove === 0 && scroll.pixelsBelow === 0) return 'the whole page fits in the view';
   const scrollable = scroll.pixelsAbove + scroll.pixelsBelow;
   const percent = Math.round((scroll.pixelsAbove / scrollable) * 100);

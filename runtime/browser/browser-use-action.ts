@@ -10,7 +10,7 @@ import { clickElement, getDropdownOptions, inputText, selectDropdownOption } fro
 import { extractFromActivePage } from './extract-page.js';
 import { goBack, goToUrl, refresh, waitFor } from './navigation-actions.js';
 import { searchAndOpen } from './search-action.js';
-import { browserSessionFor, isStateProviderActive } from './session-registry.js';
+import { browserSessionFor, existingBrowserSession, isStateProviderActive } from './session-registry.js';
 import { closeTab, openTab, switchTab } from './tab-actions.js';
 import { scroll, scrollToText, sendKeys } from './view-actions.js';
 
@@ -96,16 +96,21 @@ export async function runBrowserAction(input: BrowserUseInput, context: ToolCont
   if (missing.length > 0) {
     throw new BrowserError('browser_action_failed', `The action '${input.action}' needs ${missing.map((field) => `'${field}'`).join(' and ')}.`);
   }
-  const session = await browserSessionFor(context);
-  let summary: string | undefined;
-  let failure: unknown;
-  try {
-    summary = await perform(session, input, context);
-  } catch (error) {
-    if (context.signal.aborted) throw error;
-    failure = error;
-  }
-  return reportAction(session, { summary, failure }, { listElements: !isStateProviderActive(context.resources) });
+  // An existing session is taken without waiting, so calls queue on it in the order they came.
+  const session = existingBrowserSession(context.resources) ?? (await browserSessionFor(context));
+  return session.exclusive(async () => {
+    const newTabs = session.watchNewTabs();
+    let summary: string | undefined;
+    let failure: unknown;
+    try {
+      summary = await perform(session, input, context);
+    } catch (error) {
+      if (context.signal.aborted) throw error;
+      failure = error;
+    }
+    await newTabs.settle(session.settings.navigationTimeoutMs);
+    return reportAction(session, { summary, failure }, { listElements: !isStateProviderActive(context.resources) });
+  });
 }
 
 function perform(session: BrowserSession, input: BrowserUseInput, context: ToolContext): Promise<string> {
@@ -140,7 +145,7 @@ function perform(session: BrowserSession, input: BrowserUseInput, context: ToolC
       return onPage(`searching for ${JSON.stringify(input.query)}`, (tab) => searchAndOpen(session, tab, input.query!, context), session.settings.actionTimeoutMs * 2);
     case 'wait': {
       const seconds = Math.min(input.seconds ?? defaultWaitSeconds, maximumWaitSeconds);
-      return onPage('waiting', (tab) => waitFor(session, tab, seconds, signal), seconds * 1000 + session.settings.actionTimeoutMs);
+      return onPage('waiting', (tab) => waitFor(tab, seconds, signal), seconds * 1000 + session.settings.actionTimeoutMs);
     }
     case 'extract_content':
       return extractFromActivePage(session, input.goal!, context.model, session.settings.extraction, signal);

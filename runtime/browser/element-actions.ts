@@ -34,19 +34,23 @@ export async function clickElement(session: BrowserSession, tab: BrowserTab, ind
   if (tab.numbering.lastSeen.get(index)?.attributes.disabled === 'true') {
     throw new BrowserError('browser_action_failed', `${described} is disabled and cannot be clicked; something else on the page may have to be done first.`);
   }
-  const watch = new NavigationWatch(tab.page);
-  let how = '';
+  // A trial click checks that the element can be clicked without clicking it, so a failure
+  // here never leads to clicking twice.
+  let clickable = true;
   try {
-    await element.click({ timeout: Math.min(clickWaitMs, session.settings.actionTimeoutMs / 2) });
+    await element.click({ trial: true, timeout: Math.min(clickWaitMs, session.settings.actionTimeoutMs / 2) });
   } catch (error) {
     if (!/Timeout|intercepts pointer events|not visible|outside of the viewport|not stable/i.test(errorMessage(error))) {
-      watch.stop();
       throw new BrowserError('browser_action_failed', `Could not click ${described}: ${firstLine(error)}`);
     }
-    // Covered by a banner or still animating: a script click still triggers the element's action.
-    await element.dispatchEvent('click');
-    how = ' with a script, because the element could not be clicked directly (another element may cover it)';
+    clickable = false;
   }
+  const watch = new NavigationWatch(tab.page);
+  // The navigation a click starts is awaited by the watch, not by Playwright, which would time out on a slow page.
+  if (clickable) await element.click({ noWaitAfter: true });
+  // Covered by a banner or still moving: a script click still triggers the element's action.
+  else await element.dispatchEvent('click');
+  const how = clickable ? '' : ' with a script, because the element could not be clicked directly (another element may cover it)';
   const navigation = await watch.settle(session.settings.navigationTimeoutMs);
   return `Clicked ${described}${how}.${await navigationNote(session, tab, navigation)}`;
 }
@@ -100,9 +104,9 @@ export async function selectDropdownOption(session: BrowserSession, tab: Browser
   }
   const watch = new NavigationWatch(tab.page);
   if (dropdown.kind === 'select') {
-    await element.selectOption({ label: option.text });
+    await element.selectOption({ label: option.text }, { noWaitAfter: true });
   } else {
-    await tab.page.getByRole('option', { name: option.text, exact: true }).first().click({ timeout: clickWaitMs });
+    await tab.page.getByRole('option', { name: option.text, exact: true }).first().click({ timeout: clickWaitMs, noWaitAfter: true });
   }
   const navigation = await watch.settle(session.settings.navigationTimeoutMs);
   return `Selected ${JSON.stringify(option.text)} in ${described}.${await navigationNote(session, tab, navigation)}`;

@@ -2,10 +2,12 @@
  * Actions that load a page: go_to_url, go_back, refresh, and the wait action. A page that loads
  * slowly is shown as far as it got; a page that stops responding is replaced (BrowserSession).
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Response } from 'playwright-core';
 import { errorMessage } from '../errors.js';
 import { BrowserError } from './browser-errors.js';
-import { fileUrlRefusal, type BrowserSession, type BrowserTab } from './browser-session.js';
+import type { BrowserSession, BrowserTab } from './browser-session.js';
+import { fileUrlRefusal } from './request-rules.js';
 import { formatSeconds, withTimeout } from './time-limit.js';
 
 /** Pages usually finish loading soon after their DOM is ready; waiting longer rarely pays off. */
@@ -38,6 +40,7 @@ export function navigableUrl(session: BrowserSession, requested: string): string
 
 export async function goToUrl(session: BrowserSession, tab: BrowserTab, requested: string): Promise<string> {
   const url = navigableUrl(session, requested);
+  if (url.startsWith('file:')) await session.allowWorkspaceFiles();
   return loadPage(session, tab, { doing: `opening ${url}`, done: 'Opened the page' }, () => tab.page.goto(url, { waitUntil: 'domcontentloaded' }));
 }
 
@@ -51,14 +54,8 @@ export async function refresh(session: BrowserSession, tab: BrowserTab): Promise
   return loadPage(session, tab, { doing: 'reloading the page', done: 'Reloaded the page' }, () => tab.page.reload({ waitUntil: 'domcontentloaded' }));
 }
 
-export async function waitFor(session: BrowserSession, tab: BrowserTab, seconds: number, signal: AbortSignal): Promise<string> {
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(resolve, seconds * 1000);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }, { once: true });
-  });
+export async function waitFor(tab: BrowserTab, seconds: number, signal: AbortSignal): Promise<string> {
+  await delay(seconds * 1000, undefined, { signal });
   return `Waited ${formatSeconds(seconds * 1000)}. Now at ${await describePage(tab)}.`;
 }
 

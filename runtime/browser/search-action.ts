@@ -4,6 +4,7 @@
  * web_search tool's engines (with their fallbacks and retries) unless `search_url` names a
  * search page to open in the browser instead.
  */
+import { errorMessage } from '../errors.js';
 import type { ToolLogger } from '../tool.js';
 import { searchWeb } from '../web/search-web.js';
 import { BrowserError } from './browser-errors.js';
@@ -40,7 +41,7 @@ async function searchInPage(session: BrowserSession, tab: BrowserTab, searchUrl:
   try {
     navigableUrl(session, url);
   } catch (error) {
-    throw new BrowserError('browser_domain_blocked', `The search page cannot be opened: ${(error as Error).message} Allow its domain, or change tool_settings.browser_use.search_url.`);
+    throw new BrowserError('browser_domain_blocked', `The search page cannot be opened (${errorMessage(error)}) Allow its domain, or change tool_settings.browser_use.search_url.`);
   }
   await goToUrl(session, tab, url);
   const input: SearchResultsInput = { selector: session.settings.searchResultSelector ?? null, limit: resultsListed * 2 };
