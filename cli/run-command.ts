@@ -91,25 +91,8 @@ export async function runWithProgress(plan: RunPlan, options: ProgressRunOptions
 const terminateGraceMilliseconds = 2500;
 
 async function writeReports(directory: string, plan: RunPlan, result: RunResult): Promise<void> {
-  const report: RunReport = {
-    runId: result.runId,
-    recipe: { name: plan.recipe.name, file: plan.recipe.file },
-    status: result.status,
-    exitCode: result.exitCode,
-    answer: result.answer,
-    structured: result.structured,
-    steps: result.steps,
-    usage: result.usage,
-    cost: result.cost,
-    durationMs: result.durationMs,
-    startedAt: result.startedAt,
-    model: result.model,
-    exhaustedBudget: result.exhaustedBudget,
-    error: result.error,
-    files: result.files,
-    checks: result.checks,
-    attempts: result.attempts,
-  };
+  const report: RunReport = { ...result, recipe: { name: plan.recipe.name, file: plan.recipe.file } };
+
   await mkdir(directory, { recursive: true });
   const written = [await writeJsonReport(directory, report), await writeJunitReport(directory, report)];
   process.stderr.write(`reports: ${written.join(', ')}\n`);
@@ -125,25 +108,7 @@ function printResult(result: RunResult, json: boolean): void {
     process.stderr.write(`check failed: ${check.name}: ${check.detail}\n`);
   }
   if (json) {
-    process.stdout.write(`${JSON.stringify({
-      status: result.status,
-      exitCode: result.exitCode,
-      answer: result.answer,
-      structured: result.structured,
-      steps: result.steps,
-      usage: result.usage,
-      cost: result.cost,
-      exhaustedBudget: result.exhaustedBudget,
-      error: result.error,
-      checks: result.checks,
-      attempts: result.attempts,
-      runId: result.runId,
-      model: result.model,
-      runDirectory: result.runDirectory,
-      workspace: result.workspace,
-      files: result.files,
-      durationMs: result.durationMs,
-    })}\n`);
+    process.stdout.write(`${JSON.stringify(result)}\n`);
     return;
   }
   if (result.status === 'success') {

@@ -267,20 +267,9 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
     files,
     durationMs: Math.round(performance.now() - started),
   };
-  trace.emit('run-end', {
-    status: result.status,
-    exitCode: result.exitCode,
-    answer: result.answer,
-    steps: result.steps,
-    usage: result.usage,
-    cost: result.cost,
-    exhaustedBudget: result.exhaustedBudget,
-    error: result.error,
-    checks: result.checks,
-    attempts: result.attempts,
-    files,
-    durationMs: result.durationMs,
-  });
+  // Where the run lives is known from the file's own place; keep machine paths out of recordings.
+  const { runId: _runId, runDirectory: _runDirectory, workspace: _workspace, ...ending } = result;
+  trace.emit('run-end', ending);
   trace.close();
   if (plan.workspace === undefined) removeIfEmpty(realWorkspace);
   return result;

@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, extname, join, relative, resolve } from 'node:path';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
+import { loadPluginFiles, pluginFilesIn } from '../runtime/plugins/load-plugins.js';
 import { repositoryRoot, runCli } from './support/run-cli.js';
 
 function filesUnder(folder: string, accept: (name: string) => boolean): string[] {
@@ -82,5 +83,15 @@ describe('the JSON schemas', () => {
     expect(validate({ version: 1, name: 'minimal', agent: 'assistant', prompt: 'Hi' })).toBe(true);
     expect(validate({ version: 1, name: 'minimal', agent: 'assistant', promt: 'Hi' })).toBe(false);
     expect(validate.errors).toContainEqual(expect.objectContaining({ keyword: 'additionalProperties', params: { additionalProperty: 'promt' } }));
+  });
+});
+
+describe('built-in plugin files', () => {
+  it('are each named after the tool or context provider they define, so runs can load only what they use', async () => {
+    for (const file of pluginFilesIn(join(repositoryRoot, 'plugins'))) {
+      const loaded = await loadPluginFiles([file]);
+      const names = [...loaded.tools.keys(), ...loaded.contextProviders.keys()];
+      expect(names, file).toEqual([basename(file, extname(file))]);
+    }
   });
 });

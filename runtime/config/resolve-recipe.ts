@@ -63,8 +63,14 @@ export function agentsFilesFor(recipeFile: string | undefined, cwd: string): str
   return uniqueExisting(candidates);
 }
 
-export function pluginFoldersFor(cwd: string, recipe?: Recipe): PluginFolder[] {
-  const folders = uniqueExisting([join(packageRoot, 'plugins'), join(cwd, 'plugins')]).map((path) => ({ path }));
+/**
+ * The folders to load plugins from: the package's, the current folder's, and the recipe's. With
+ * `needed` (the agent's tools and providers), only those built-in plugins load.
+ */
+export function pluginFoldersFor(cwd: string, recipe?: Recipe, needed?: Iterable<string>): PluginFolder[] {
+  const builtIn = realpathSync(join(packageRoot, 'plugins'));
+  const only = needed ? new Set(needed) : undefined;
+  const folders = uniqueExisting([builtIn, join(cwd, 'plugins')]).map((path) => (path === builtIn ? { path, only } : { path }));
   return [...folders, ...(recipe?.pluginFolders ?? [])];
 }
 
@@ -102,10 +108,12 @@ export async function resolveRecipe(
   diagnostics.push(...agents.diagnostics);
   if (!recipe) throw new ConfigError(diagnostics);
 
-  const plugins = await loadPluginFolders(pluginFoldersFor(options.cwd, recipe), { checkSchemas: options.checkSchemas });
+  const agent = resolveAgent(recipe, agents.config, diagnostics);
+  // A run loads only the built-in plugins its agent uses; `manus validate` checks them all.
+  const needed = agent && !options.checkSchemas ? [...agent.tools, ...agent.contextProviders] : undefined;
+  const plugins = await loadPluginFolders(pluginFoldersFor(options.cwd, recipe, needed), { checkSchemas: options.checkSchemas });
   diagnostics.push(...plugins.diagnostics);
 
-  const agent = resolveAgent(recipe, agents.config, diagnostics);
   const warnings: Diagnostic[] = [];
   const strict = options.strictParameters !== false;
   const values = parameterValues(recipe, overrides.parameters ?? {}, strict, diagnostics);
@@ -173,7 +181,7 @@ function selectTools(agent: AgentConfig, plugins: LoadedPlugins, warnings: Diagn
       tools.set(name, loaded.tool);
       continue;
     }
-    warnings.push(toolNotAvailable(agent, name, plugins.tools.keys()));
+    warnings.push(toolNotAvailable(agent, name, [...plugins.tools.keys(), ...(plugins.unloadedNames ?? [])]));
   }
   return tools;
 }

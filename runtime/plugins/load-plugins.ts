@@ -27,11 +27,19 @@ export interface LoadedPlugins {
   tools: Map<string, LoadedTool>;
   contextProviders: Map<string, LoadedContextProvider>;
   diagnostics: Diagnostic[];
+  /** Names of built-in plugins left unloaded because the run does not use them (for suggestions). */
+  unloadedNames?: string[];
 }
 
 export interface PluginFolder {
   path: string;
   location?: SourceLocation;
+  /**
+   * Load only the files named after these tools and providers. For a folder whose files are each
+   * named after what they define (the built-in plugins), a run then loads only what its agent uses;
+   * the other names stay reserved, so a plugin elsewhere still cannot take them.
+   */
+  only?: ReadonlySet<string>;
 }
 
 const pluginExtensions = new Set(['.ts', '.mts', '.js', '.mjs']);
@@ -39,14 +47,26 @@ const pluginExtensions = new Set(['.ts', '.mts', '.js', '.mjs']);
 export async function loadPluginFolders(folders: PluginFolder[], options: { checkSchemas?: boolean } = {}): Promise<LoadedPlugins> {
   const diagnostics: Diagnostic[] = [];
   const files: string[] = [];
+  const reserved = new Map<string, string>();
   for (const folder of folders) {
     if (!existsSync(folder.path) || !statSync(folder.path).isDirectory()) {
       diagnostics.push({ severity: 'error', message: `plugin folder not found: ${displayPath(folder.path)}`, location: folder.location ?? { file: folder.path } });
       continue;
     }
-    files.push(...pluginFilesIn(folder.path));
+    for (const file of pluginFilesIn(folder.path)) {
+      const name = basename(file, extname(file));
+      if (!folder.only || folder.only.has(name)) files.push(file);
+      else reserved.set(name, file);
+    }
   }
-  return loadPluginFiles(files, diagnostics, options);
+  const loaded = await loadPluginFiles(files, diagnostics, options);
+  for (const [name, { file }] of [...loaded.tools, ...loaded.contextProviders]) {
+    const owner = reserved.get(name);
+    if (owner && owner !== file) {
+      diagnostics.push({ severity: 'error', message: `two plugins define '${name}': ${displayPath(owner)} and ${displayPath(file)}`, location: { file } });
+    }
+  }
+  return { ...loaded, unloadedNames: [...reserved.keys()] };
 }
 
 /** Loads plugin files; a file may export one tool, one context provider, or a list of them. */
