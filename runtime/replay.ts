@@ -84,7 +84,8 @@ export function recordedTools(run: RecordedRun, toolNames: string[], divergences
       parameters: { type: 'object' },
       execute: (_input, context): ToolResult => {
         const result = results.get(context.callId);
-        if (result) return result;
+        // The recorded call wrote its files in the original workspace, not in this one.
+        if (result) return { content: result.content, isError: result.isError };
         divergences.note({ step: context.step, what: `the recording has no result for the ${name} call ${context.callId}` });
         return { content: 'Error: this call is not in the recording', isError: true };
       },
