@@ -5,11 +5,13 @@ import { parseParameterArguments, resolveRecipe, type RunPlan } from '../runtime
 import { writeJunitReport } from '../runtime/reports/junit-report.js';
 import { writeJsonReport, type RunReport } from '../runtime/reports/run-report.js';
 import { ExitCode, formatDiagnostic, InterruptedError } from '../runtime/errors.js';
+import { preloadModelSdk } from '../runtime/model/model-client.js';
 import { createProgressReporter } from '../runtime/progress-reporter.js';
 import { executeRun, type RunOptions, type RunResult } from '../runtime/run.js';
 import type { RunCommandOptions } from './main.js';
 
 export async function runCommand(recipeFile: string, options: RunCommandOptions): Promise<number> {
+  preloadModelSdk();
   const plan = await resolveRecipe(recipeFile, {
     cwd: process.cwd(),
     overrides: {

@@ -1,21 +1,2 @@
-import { defineTool } from 'manus-runtime';
-
-export default defineTool<{ status: 'success' | 'failure'; message?: string }>({
-  name: 'terminate',
-  description:
-    'Finish the task. Call it once the request is fully met (status "success") or when it cannot be met (status "failure"). ' +
-    'Put the final answer for the user in "message".',
-  parameters: {
-    type: 'object',
-    properties: {
-      status: { type: 'string', enum: ['success', 'failure'], description: 'Whether the task was accomplished.' },
-      message: { type: 'string', description: 'The final answer or, on failure, why the task could not be done.' },
-    },
-    required: ['status'],
-    additionalProperties: false,
-  },
-  execute({ status, message }) {
-    const answer = message ?? '';
-    return { content: `The run finished with status ${status}.`, finish: { status, answer } };
-  },
-});
+// Defined in the kernel, which loads it from its own bundle (see runtime/plugins/load-plugins.ts).
+export { default } from '../runtime/terminate-tool.js';

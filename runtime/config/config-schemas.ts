@@ -5,8 +5,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { ErrorObject, ValidateFunction } from 'ajv';
-import { Ajv } from 'ajv';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import type { Diagnostic } from '../errors.js';
 import { packageRoot } from '../package-root.js';
 import { didYouMean } from './did-you-mean.js';
@@ -35,7 +34,9 @@ function schemaFile(kind: ConfigKind): string {
 }
 
 function compileValidators(): Record<ConfigKind, ValidateFunction> {
-  const ajv = new Ajv({ allErrors: true, verbose: true, strict: false });
+  // Required here, not imported: a run with current prebuilt validators never loads ajv at start-up.
+  const { Ajv: AjvClass } = createRequire(import.meta.url)('ajv') as { Ajv: typeof Ajv };
+  const ajv = new AjvClass({ allErrors: true, verbose: true, strict: false });
   for (const kind of ['agents', 'recipe'] as const) {
     ajv.addSchema(JSON.parse(readFileSync(schemaFile(kind), 'utf8')));
   }

@@ -14,6 +14,21 @@ export interface ModelClientOptions {
   sleep?: (milliseconds: number, signal?: AbortSignal) => Promise<void>;
 }
 
+let sdkModule: Promise<typeof import('openai')> | undefined;
+
+function sdk(): Promise<typeof import('openai')> {
+  sdkModule ??= import('openai');
+  return sdkModule;
+}
+
+/**
+ * Starts loading the SDK before any client exists: `manus run` calls it first, so the load
+ * overlaps reading the configuration. A failure to load surfaces at the first request.
+ */
+export function preloadModelSdk(): void {
+  sdk().catch(() => undefined);
+}
+
 export class ModelClient implements ChatModel {
   readonly connection: ModelConnection;
   private readonly options: ModelClientOptions;
@@ -48,7 +63,7 @@ export class ModelClient implements ChatModel {
   }
 
   private client(): Promise<OpenAI> {
-    this.sdkClient ??= import('openai').then(({ default: OpenAIClient, AzureOpenAI }) => {
+    this.sdkClient ??= sdk().then(({ default: OpenAIClient, AzureOpenAI }) => {
       const { connection } = this;
       const common = {
         apiKey: connection.apiKey,

@@ -158,7 +158,15 @@ function describeLoadFailure(file: string, error: unknown): { error: string; loc
   return { error: `plugin failed to load: ${message.split('\n')[0].trim()}`, location };
 }
 
+/**
+ * Built-in plugins the kernel defines itself: loading them from the command's bundle spares a run
+ * the runtime's public entry (a second, 100 KB module graph) that their plugin file would import.
+ */
+const kernelPlugins = new Map<string, () => Promise<unknown>>([['terminate', () => import('../terminate-tool.js')]]);
+
 async function importModule(file: string): Promise<unknown> {
+  const kernelPlugin = dirname(file) === join(packageRoot, 'plugins') ? kernelPlugins.get(basename(file, extname(file))) : undefined;
+  if (kernelPlugin) return kernelPlugin();
   const compiled = compiledCopy(file);
   if (compiled) return import(pathToFileURL(compiled).href);
   if (file.endsWith('.js') || file.endsWith('.mjs')) return import(pathToFileURL(file).href);
