@@ -131,7 +131,6 @@ class LoopState {
   readonly stuck: StuckDetector;
   readonly files = new Set<string>();
   readonly recentTools: string[][] = [];
-  readonly startedAt = performance.now();
   usage: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
   cost = 0;
   step = 0;

@@ -7,10 +7,9 @@
 import type { PermissionSettings } from './config/types.js';
 import { PermissionDeniedError } from './errors.js';
 import type { RawToolCall } from './model/model-types.js';
-import type { AnyToolDefinition, ToolContext, ToolResult } from './tool.js';
+import type { AnyToolDefinition, ToolContext, ToolResult, TraceWriter } from './tool.js';
 import { parseToolArguments, validateToolArguments } from './tool-arguments.js';
 import { truncateMiddle } from './truncate.js';
-import type { TraceWriter } from './tool.js';
 import { didYouMean } from './config/did-you-mean.js';
 
 export interface PreparedCall {

@@ -1,40 +1,17 @@
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import bash from '../plugins/bash.js';
 import type { ToolContext, ToolResult } from '../runtime/tool.js';
-import { createTestToolContext } from './support/tool-context.js';
+import { useToolContexts } from './support/tool-context.js';
+import { processIsGone } from './support/processes.js';
 
-type TestContext = ReturnType<typeof createTestToolContext>;
-const contexts: TestContext[] = [];
-
-function newContext(settings: Record<string, unknown> = {}): TestContext {
-  const created = createTestToolContext({ settings });
-  contexts.push(created);
-  return created;
-}
-
-afterEach(async () => {
-  for (const created of contexts.splice(0)) {
-    await created.dispose();
-    rmSync(created.root, { recursive: true, force: true });
-  }
-});
+const createContext = useToolContexts();
+const newContext = (settings: Record<string, unknown> = {}) => createContext({ settings });
 
 async function runBash(context: ToolContext, command: string, options: { timeout?: number; restart?: boolean } = {}): Promise<ToolResult> {
   const result = await bash.execute({ command, ...options }, context);
   return typeof result === 'string' ? { content: result } : result;
-}
-
-/** True once the pid is free or a zombie waiting for a parent that is not ours to reap. */
-function processIsGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
 }
 
 describe('bash session state', () => {

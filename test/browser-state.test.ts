@@ -1,34 +1,21 @@
-import { existsSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import browserState from '../plugins/browser_state.js';
 import browserUse from '../plugins/browser_use.js';
 import type { ContextProviderInput } from '../runtime/context-provider.js';
 import { existingBrowserSession } from '../runtime/browser/session-registry.js';
 import type { ToolResult } from '../runtime/tool.js';
-import { startFixtureSite, type FixtureSite } from './support/fixture-site.js';
-import { createTestToolContext } from './support/tool-context.js';
+import { chromiumMissing as isChromiumMissing, useFixtureSite } from './support/fixture-site.js';
+import { useToolContexts, type TestToolContext } from './support/tool-context.js';
 
-const chromiumPath = process.env.MANUS_CHROMIUM_PATH ?? '/usr/bin/chromium';
-const chromiumMissing = !existsSync(chromiumPath);
-if (chromiumMissing) console.warn(`browser_state tests skipped: no Chromium at ${chromiumPath} (set MANUS_CHROMIUM_PATH)`);
+const chromiumMissing = isChromiumMissing('browser_state');
 
-type TestContext = ReturnType<typeof createTestToolContext>;
+type TestContext = TestToolContext;
 
-let site: FixtureSite;
-const contexts: TestContext[] = [];
-
-beforeAll(async () => {
-  site = await startFixtureSite();
-});
-afterAll(() => site?.close());
-afterEach(async () => {
-  await Promise.all(contexts.splice(0).map((test) => test.dispose()));
-});
+const site = useFixtureSite();
+const newContext = useToolContexts();
 
 function browserContext(settings: Record<string, unknown> = {}): TestContext {
-  const test = createTestToolContext({ settings });
-  contexts.push(test);
-  return test;
+  return newContext({ settings });
 }
 
 async function act(test: TestContext, input: Record<string, unknown>): Promise<ToolResult> {

@@ -1,41 +1,29 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import browserUse from '../plugins/browser_use.js';
 import { renderBrowserState } from '../runtime/browser/browser-state.js';
 import { DomainRules } from '../runtime/browser/domain-rules.js';
 import { existingBrowserSession, markStateProviderActive } from '../runtime/browser/session-registry.js';
 import type { ToolResult } from '../runtime/tool.js';
-import { startFixtureSite, type FixtureSite } from './support/fixture-site.js';
+import { chromiumMissing as isChromiumMissing, chromiumPath, startFixtureSite, useFixtureSite } from './support/fixture-site.js';
 import { makeFixture, readEvents, runCli } from './support/run-cli.js';
 import { startScriptedModelServer, type RecordedChatRequest, type ScriptedTurn } from './support/scripted-model-server.js';
 import { toolMessages } from './support/loop-fixture.js';
-import { createTestToolContext } from './support/tool-context.js';
+import { createTestToolContext, useToolContexts, type TestToolContext } from './support/tool-context.js';
 
-const chromiumPath = process.env.MANUS_CHROMIUM_PATH ?? '/usr/bin/chromium';
-const chromiumMissing = !existsSync(chromiumPath);
-if (chromiumMissing) console.warn(`browser_use tests skipped: no Chromium at ${chromiumPath} (set MANUS_CHROMIUM_PATH)`);
+const chromiumMissing = isChromiumMissing('browser_use');
 
-type TestContext = ReturnType<typeof createTestToolContext>;
+type TestContext = TestToolContext;
 
-let site: FixtureSite;
-const contexts: TestContext[] = [];
-
-beforeAll(async () => {
-  site = await startFixtureSite();
-});
-afterAll(() => site?.close());
-afterEach(async () => {
-  await Promise.all(contexts.splice(0).map((test) => test.dispose()));
-});
+const site = useFixtureSite();
+const newContext = useToolContexts();
 
 function browserContext(settings: Record<string, unknown> = {}): TestContext {
-  const test = createTestToolContext({ settings });
-  contexts.push(test);
-  return test;
+  return newContext({ settings });
 }
 
 async function act(test: TestContext, input: Record<string, unknown>): Promise<ToolResult> {
@@ -332,8 +320,7 @@ describe.skipIf(chromiumMissing)(`browser_use${chromiumMissing ? ' (skipped: no 
 
   it('stops waiting at once when the run is interrupted', async () => {
     const controller = new AbortController();
-    const test = createTestToolContext({ signal: controller.signal });
-    contexts.push(test);
+    const test = newContext({ signal: controller.signal });
     await act(test, { action: 'go_to_url', url: `${site.origin}/index.html` });
     const started = Date.now();
     setTimeout(() => controller.abort(new Error('interrupted')), 300);
@@ -438,8 +425,8 @@ describe.skipIf(chromiumMissing)(`attaching over CDP${chromiumMissing ? ' (skipp
     const portMatch = /ws:\/\/([^/]+)\//.exec(endpoint)!;
     const listTargets = async () => (await (await fetch(`http://${portMatch[1]}/json/list`)).json()) as Array<{ url: string }>;
     expect((await listTargets()).some((target) => target.url.includes('/index.html'))).toBe(true);
+    // Disposing again after the test is harmless: the session is already gone.
     await test.dispose();
-    contexts.splice(contexts.indexOf(test), 1);
     expect(chromium.exitCode).toBeNull();
     const remaining = await listTargets();
     expect(remaining.some((target) => target.url.includes('/index.html'))).toBe(false);

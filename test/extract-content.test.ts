@@ -1,17 +1,14 @@
-import { existsSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import browserUse from '../plugins/browser_use.js';
 import extractContent from '../plugins/extract_content.js';
 import { chunkMarkdown, extractionSchema, parseExtraction } from '../runtime/browser/content-extraction.js';
 import { pageToMarkdown } from '../runtime/browser/page-markdown.js';
 import { existingBrowserSession } from '../runtime/browser/session-registry.js';
 import type { ChatMessage, JsonSchema, ToolResult } from '../runtime/tool.js';
-import { startFixtureSite, type FixtureSite } from './support/fixture-site.js';
-import { createTestToolContext } from './support/tool-context.js';
+import { chromiumMissing as isChromiumMissing, useFixtureSite } from './support/fixture-site.js';
+import { useToolContexts, type TestToolContext } from './support/tool-context.js';
 
-const chromiumPath = process.env.MANUS_CHROMIUM_PATH ?? '/usr/bin/chromium';
-const chromiumMissing = !existsSync(chromiumPath);
-if (chromiumMissing) console.warn(`extract_content tests skipped: no Chromium at ${chromiumPath} (set MANUS_CHROMIUM_PATH)`);
+const chromiumMissing = isChromiumMissing('extract_content');
 
 interface ModelCall {
   messages: ChatMessage[];
@@ -20,23 +17,15 @@ interface ModelCall {
 
 type Answer = (call: ModelCall) => unknown;
 
-type TestContext = ReturnType<typeof createTestToolContext>;
+type TestContext = TestToolContext;
 
-let site: FixtureSite;
-const contexts: TestContext[] = [];
-
-beforeAll(async () => {
-  site = await startFixtureSite();
-});
-afterAll(() => site?.close());
-afterEach(async () => {
-  await Promise.all(contexts.splice(0).map((test) => test.dispose()));
-});
+const site = useFixtureSite();
+const newContext = useToolContexts();
 
 /** A context whose model records each call and answers with `answer` (objects are sent as JSON). */
 function modelContext(answer: Answer, settings: Record<string, unknown> = {}) {
   const calls: ModelCall[] = [];
-  const test = createTestToolContext({
+  const test = newContext({
     settings,
     model: {
       complete: async (messages, options) => {
@@ -47,7 +36,6 @@ function modelContext(answer: Answer, settings: Record<string, unknown> = {}) {
       },
     },
   });
-  contexts.push(test);
   return { test, calls };
 }
 

@@ -12,28 +12,12 @@ import { readSandboxOptions } from '../runtime/sandbox/sandbox-options.js';
 import type { Sandbox } from '../runtime/sandbox/sandbox-types.js';
 import type { ToolResult } from '../runtime/tool.js';
 import { createTestToolContext } from './support/tool-context.js';
+import { processesWithArgument } from './support/processes.js';
 
 const availability = await probeBwrap();
 const skipReason = availability.usable ? '' : `bwrap sandbox tests skipped: ${availability.reason}`;
 if (skipReason) console.warn(skipReason);
 const runningAsRoot = process.getuid?.() === 0;
-
-/** Host processes whose command line contains `needle`; sandboxed processes are host processes too. */
-function processesWithArgument(needle: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const commandLine = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      const state = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const zombie = state.slice(state.lastIndexOf(')') + 2).startsWith('Z');
-      if (!zombie && commandLine.split('\0').includes(needle)) found.push(Number(entry));
-    } catch {
-      // The process ended while being looked at.
-    }
-  }
-  return found;
-}
 
 /** Network interfaces of the caller's network namespace (/sys would show the host's). */
 const listInterfaces = "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '";

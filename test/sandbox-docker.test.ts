@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,27 +14,11 @@ import { DockerSandbox } from '../runtime/sandbox/docker-sandbox.js';
 import { defaultSandboxImage, readSandboxOptions } from '../runtime/sandbox/sandbox-options.js';
 import type { ToolResult } from '../runtime/tool.js';
 import { createTestToolContext } from './support/tool-context.js';
+import { processesWithArgument } from './support/processes.js';
 
 const availability = await probeDocker(defaultSandboxImage);
 const skipReason = availability.available ? '' : `docker sandbox tests skipped: ${availability.reason}`;
 if (skipReason) console.warn(skipReason);
-
-/** Host processes whose command line contains `needle`; container processes are host processes too. */
-function processesWithArgument(needle: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const commandLine = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      const state = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const zombie = state.slice(state.lastIndexOf(')') + 2).startsWith('Z');
-      if (!zombie && commandLine.split('\0').includes(needle)) found.push(Number(entry));
-    } catch {
-      // The process ended while being looked at.
-    }
-  }
-  return found;
-}
 
 function uniqueSleepArgument(): string {
   return `3000.${randomBytes(3).readUIntBE(0, 3)}`;

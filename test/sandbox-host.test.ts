@@ -13,6 +13,7 @@ import { SentinelSession } from '../runtime/sandbox/sentinel-session.js';
 import { WorkspacePathError } from '../runtime/workspace-paths.js';
 import type { ToolResult } from '../runtime/tool.js';
 import { createTestToolContext } from './support/tool-context.js';
+import { processIsGone } from './support/processes.js';
 
 let root: string;
 let workspace: string;
@@ -29,17 +30,6 @@ afterEach(async () => {
   await sandbox.dispose();
   rmSync(root, { recursive: true, force: true });
 });
-
-/** True once the pid is free or a zombie waiting for a parent that is not ours to reap. */
-function processIsGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-}
 
 describe('host sandbox commands', () => {
   it('runs an argument vector and a shell string, with separate streams and the exit status', async () => {

@@ -19,11 +19,13 @@
  *   /searxng/search?q=...  the same results as /search, as a SearXNG JSON API answers
  * `routes` adds or replaces dynamic routes by exact path.
  */
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 
 export type FixtureRoute = (request: IncomingMessage, response: ServerResponse, url: URL) => void | Promise<void>;
 
@@ -183,4 +185,30 @@ function readBody(request: IncomingMessage): Promise<string> {
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+}
+
+/** The fixture site for the calling test file: started before its tests, closed after them. */
+export function useFixtureSite(): Pick<FixtureSite, 'origin' | 'port'> {
+  let site: FixtureSite | undefined;
+  beforeAll(async () => {
+    site = await startFixtureSite();
+  });
+  afterAll(() => site?.close());
+  return {
+    get origin() {
+      return site!.origin;
+    },
+    get port() {
+      return site!.port;
+    },
+  };
+}
+
+export const chromiumPath = process.env.MANUS_CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Whether the browser tests can run; when not, says so once, naming the area skipped. */
+export function chromiumMissing(area: string): boolean {
+  const missing = !existsSync(chromiumPath);
+  if (missing) console.warn(`${area} tests skipped: no Chromium at ${chromiumPath} (set MANUS_CHROMIUM_PATH)`);
+  return missing;
 }

@@ -1,6 +1,7 @@
-import { mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach } from 'vitest';
 import type { ToolContext } from '../../runtime/tool.js';
 
 /**
@@ -65,3 +66,24 @@ export function createTestToolContext(overrides: Partial<ToolContext> & { answer
   };
 }
 
+
+export type TestToolContext = ReturnType<typeof createTestToolContext>;
+
+/**
+ * Registers cleanup for the calling test file and returns a context factory: every context made
+ * is disposed (closing its shells, browsers and sandboxes) and its folders removed after each test.
+ */
+export function useToolContexts(): (overrides?: Parameters<typeof createTestToolContext>[0]) => TestToolContext {
+  const created: TestToolContext[] = [];
+  afterEach(async () => {
+    for (const test of created.splice(0)) {
+      await test.dispose();
+      rmSync(test.root, { recursive: true, force: true });
+    }
+  });
+  return (overrides) => {
+    const test = createTestToolContext(overrides);
+    created.push(test);
+    return test;
+  };
+}
