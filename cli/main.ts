@@ -1,195 +1,33 @@
 #!/usr/bin/env node
 /**
- * The `manus` command. The only place that exits the process: everything below returns results
- * or throws typed errors, and this file turns them into output and an exit code.
+ * The `manus` executable: a small launcher that loads the runtime's bundle through V8's code cache
+ * and hands it the command line. Start-up is mostly compiling code; with the cache, a start after
+ * the first skips most of it.
  */
-import { Command, InvalidArgumentError } from 'commander';
-import { ExitCode, formatDiagnostic, ManusError, UsageError, type Diagnostic } from '../runtime/errors.js';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { requireWithCodeCache } from './compile-cache.js';
 
-const program = new Command();
-program
-  .name('manus')
-  .description('Run AI agents declared in YAML, with tools loaded from plugins.')
-  .showHelpAfterError()
-  .exitOverride((error) => {
-    // commander's own help and version output are successes; its parse errors are usage errors.
-    process.exit(error.exitCode === 0 ? ExitCode.success : ExitCode.usage);
-  });
+/** A hash of the bundle's content, filled in by the build. */
+declare const MANUS_BUNDLE_HASH: string;
 
-program
-  .command('run')
-  .description('run a recipe to completion and print the final answer')
-  .argument('<recipe>', 'the recipe YAML file')
-  .option('--prompt <text>', 'the task, replacing the recipe prompt')
-  .option('--param <key=value>', 'a recipe parameter (repeatable)', collect, [])
-  .option('--model <name>', 'a profile name from agents.yaml, or a model id')
-  .option('--max-steps <n>', 'the step budget', positiveInteger)
-  .option('--max-tokens <n>', 'the token budget (prompt and completion tokens together)', positiveInteger)
-  .option('--max-cost <dollars>', 'the cost budget in US dollars (needs prices in the model profile)', positiveNumber)
-  .option('--max-time <seconds>', 'the wall-time budget', positiveNumber)
-  .option('--record <file>', 'also write the run\'s events to this file: a self-contained recording')
-  .option('--answer <text>', 'an answer for the agent\'s questions, used in order (repeatable)', collect, [])
-  .option('--workspace <folder>', 'the folder the agent works in (default workspace/<run id>)')
-  .option('--runs-dir <folder>', 'where run folders go (default .manus/runs)')
-  .option('--json', 'print one JSON object with the outcome instead of the answer')
-  .option('--quiet', 'no progress on stderr')
-  .option('--ci', 'no questions, no colours, plain progress (also when CI=true)')
-  .option('--report <folder>', 'write manus-report.json and manus-junit.xml there')
-  .action(async (recipe: string, options: RunCommandOptions) => {
-    const { runCommand } = await import('./run-command.js');
-    return finish(await runCommand(recipe, options));
-  });
-
-program
-  .command('resume')
-  .description('continue a run that was interrupted, killed or ran out of budget')
-  .argument('<run>', 'the run id (or a unique prefix of it)')
-  .option('--max-steps <n>', 'the step budget for the whole run, to extend it', positiveInteger)
-  .option('--max-tokens <n>', 'the token budget for the whole run', positiveInteger)
-  .option('--answer <text>', 'an answer for the agent\'s questions, used in order (repeatable)', collect, [])
-  .option('--runs-dir <folder>', 'where run folders are (default .manus/runs)')
-  .option('--json', 'print one JSON object with the outcome instead of the answer')
-  .option('--quiet', 'no progress on stderr')
-  .option('--ci', 'no questions, no colours, plain progress (also when CI=true)')
-  .option('--report <folder>', 'write manus-report.json and manus-junit.xml there')
-  .action(async (run: string, options: ResumeCommandOptions) => {
-    const { resumeCommand } = await import('./resume-command.js');
-    return finish(await resumeCommand(run, options));
-  });
-
-program
-  .command('replay')
-  .description('re-run a recorded run with the model\'s recorded replies (no model needed)')
-  .argument('<run>', 'a run id, or a recording (events.jsonl) file')
-  .option('--tools <mode>', 'recorded: use the recorded tool results; real: run the tools and compare', 'recorded')
-  .option('--runs-dir <folder>', 'where run folders are (default .manus/runs)')
-  .option('--json', 'print one JSON object with the outcome instead of the answer')
-  .option('--quiet', 'no progress on stderr')
-  .option('--ci', 'no questions, no colours, plain progress (also when CI=true)')
-  .option('--report <folder>', 'write manus-report.json and manus-junit.xml there')
-  .action(async (run: string, options: ReplayCommandOptions) => {
-    const { replayCommand } = await import('./replay-command.js');
-    return finish(await replayCommand(run, options));
-  });
-
-program
-  .command('runs')
-  .description('list runs, newest first; `runs show <id>` (or `runs <id>`) prints one run\'s transcript')
-  .argument('[words...]', 'show <id>, or an id (a unique prefix is enough)')
-  .option('--json', 'print JSON')
-  .option('--full', 'with an id: tool arguments, results and check output in full')
-  .option('--runs-dir <folder>', 'where run folders are (default .manus/runs)')
-  .action(async (words: string[], options: { json?: boolean; full?: boolean; runsDir?: string }) => {
-    const { runsCommand, showRunCommand } = await import('./runs-command.js');
-    const id = words[0] === 'show' ? words[1] : words[0];
-    if (words[0] === 'show' && id === undefined) throw new UsageError('runs show needs a run id');
-    return finish(id === undefined ? await runsCommand(options) : await showRunCommand(id, options));
-  });
-
-program
-  .command('validate')
-  .description('check agents files, recipes and plugins without running anything')
-  .argument('<files...>', 'YAML files and plugin files')
-  .action(async (files: string[]) => {
-    const { validateFiles } = await import('../runtime/validate.js');
-    const diagnostics = await validateFiles(files, process.cwd());
-    printDiagnostics(diagnostics);
-    const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
-    const warnings = diagnostics.length - errors;
-    process.stderr.write(`${files.length} file(s) checked: ${errors} error(s), ${warnings} warning(s)\n`);
-    return finish(errors > 0 ? ExitCode.usage : ExitCode.success);
-  });
-
-program
-  .command('tools')
-  .description('list the tools the plugins provide, with their parameter schemas')
-  .option('--plugins <folder>', 'an extra plugin folder (repeatable)', collect, [])
-  .option('--json', 'print JSON')
-  .action(async (options: { plugins: string[]; json?: boolean }) => {
-    const { listTools } = await import('./list-command.js');
-    return finish(await listTools(options));
-  });
-
-program
-  .command('agents')
-  .description('list the agents declared in agents.yaml files')
-  .option('--json', 'print JSON')
-  .action(async (options: { json?: boolean }) => {
-    const { listAgents } = await import('./list-command.js');
-    return finish(await listAgents(options));
-  });
-
-export interface ResumeCommandOptions {
-  ci?: boolean;
-  report?: string;
-  maxSteps?: number;
-  maxTokens?: number;
-  answer: string[];
-  runsDir?: string;
-  json?: boolean;
-  quiet?: boolean;
+interface RuntimeBundle {
+  runCli(argv: readonly string[]): Promise<never>;
 }
 
-export interface ReplayCommandOptions {
-  ci?: boolean;
-  report?: string;
-  tools: string;
-  runsDir?: string;
-  json?: boolean;
-  quiet?: boolean;
-}
+const bundle = fileURLToPath(new URL('./manus.cjs', import.meta.url));
+const runtime = requireWithCodeCache(bundle, codeCacheFile()) as RuntimeBundle;
+// runCli handles every error itself and ends the process.
+void runtime.runCli(process.argv);
 
-export interface RunCommandOptions {
-  ci?: boolean;
-  report?: string;
-  prompt?: string;
-  param: string[];
-  model?: string;
-  maxSteps?: number;
-  maxTokens?: number;
-  maxCost?: number;
-  maxTime?: number;
-  record?: string;
-  answer: string[];
-  workspace?: string;
-  runsDir?: string;
-  json?: boolean;
-  quiet?: boolean;
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
-function positiveNumber(value: string): number {
-  const number = Number(value);
-  if (!Number.isFinite(number) || number <= 0) throw new InvalidArgumentError('expected a number above 0');
-  return number;
-}
-
-function positiveInteger(value: string): number {
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 1) throw new InvalidArgumentError('expected a whole number of at least 1');
-  return number;
-}
-
-export function printDiagnostics(diagnostics: Diagnostic[]): void {
-  for (const diagnostic of diagnostics) process.stderr.write(`${formatDiagnostic(diagnostic)}\n`);
-}
-
-function finish(code: number): never {
-  process.exit(code);
-}
-
-try {
-  await program.parseAsync(process.argv);
-} catch (error) {
-  if (error instanceof ManusError) {
-    const diagnostics = (error as { diagnostics?: Diagnostic[] }).diagnostics;
-    if (diagnostics) printDiagnostics(diagnostics);
-    else process.stderr.write(`manus: ${error.message}\n`);
-    process.exit(error.exitCode);
-  }
-  process.stderr.write(`manus: internal error: ${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(ExitCode.taskFailed);
+/**
+ * One cache per bundle, Node version and command. V8 checks its own version and the source's
+ * length but not its content, so the name carries the bundle's hash; each command keeps the code
+ * it runs.
+ */
+function codeCacheFile(): string {
+  const folder = process.env.MANUS_CACHE_DIR || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'manus-runtime');
+  const command = /^[a-z]+$/.test(process.argv[2] ?? '') ? process.argv[2] : 'other';
+  return join(folder, 'code-cache', `${MANUS_BUNDLE_HASH}-node${process.versions.node}-${process.arch}-${command}.bin`);
 }

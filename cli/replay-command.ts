@@ -9,7 +9,7 @@ import { comparedTools, DivergenceLog, planFromRecording, RecordedModel, recorde
 import { packageRoot } from '../runtime/package-root.js';
 import { loadPluginFolders } from '../runtime/plugins/load-plugins.js';
 import { runsDirectoryFor } from '../runtime/run.js';
-import type { ReplayCommandOptions } from './main.js';
+import type { ReplayCommandOptions } from './program.js';
 import { runWithProgress } from './run-command.js';
 
 export async function replayCommand(target: string, options: ReplayCommandOptions): Promise<number> {

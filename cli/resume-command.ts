@@ -5,7 +5,7 @@ import { readRecordedRun, resumeStateOf } from '../runtime/recorded-run.js';
 import { resolveRunId } from '../runtime/run-history.js';
 import { runsDirectoryFor } from '../runtime/run.js';
 import { join, resolve } from 'node:path';
-import type { ResumeCommandOptions } from './main.js';
+import type { ResumeCommandOptions } from './program.js';
 import { runWithProgress } from './run-command.js';
 
 export async function resumeCommand(runId: string, options: ResumeCommandOptions): Promise<number> {

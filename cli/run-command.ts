@@ -1,6 +1,7 @@
 /** `manus run`: resolve the recipe, run it with progress on stderr, print the answer or JSON. */
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { isatty } from 'node:tty';
 import { parseParameterArguments, resolveRecipe, type RunPlan } from '../runtime/config/resolve-recipe.js';
 import { writeJunitReport } from '../runtime/reports/junit-report.js';
 import { writeJsonReport, type RunReport } from '../runtime/reports/run-report.js';
@@ -8,7 +9,7 @@ import { ExitCode, formatDiagnostic, InterruptedError } from '../runtime/errors.
 import { preloadModelSdk } from '../runtime/model/model-client.js';
 import { createProgressReporter } from '../runtime/progress-reporter.js';
 import { executeRun, type RunOptions, type RunResult } from '../runtime/run.js';
-import type { RunCommandOptions } from './main.js';
+import type { RunCommandOptions } from './program.js';
 
 export async function runCommand(recipeFile: string, options: RunCommandOptions): Promise<number> {
   preloadModelSdk();
@@ -77,7 +78,7 @@ export async function runWithProgress(plan: RunPlan, options: ProgressRunOptions
     environment: process.env,
     signal: interrupt.signal,
     runsDirectory: options.runsDir,
-    interactive: process.stdin.isTTY === true && !ci,
+    interactive: isatty(0) && !ci,
     answers: options.answer,
     onEvent: progress?.onEvent,
     onTextDelta: progress?.onTextDelta,

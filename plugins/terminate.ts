@@ -1,2 +1,2 @@
-// Defined in the kernel, which loads it from its own bundle (see runtime/plugins/load-plugins.ts).
+// The kernel defines terminate, since ending a run is the loop's business; this file lists it with the other built-in tools.
 export { default } from '../runtime/terminate-tool.js';

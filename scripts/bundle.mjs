@@ -1,25 +1,93 @@
-// Bundles the command and the runtime's public entry into a few files with shared chunks: Node
-// loads one file far faster than hundreds (start-up is mostly module loading), and plugins that
-// import 'manus-runtime' share the command's module instances.
-import { rmSync } from 'node:fs';
+// Bundles the runtime, the command and the built-in plugins into one CommonJS file, plus a small
+// launcher that loads it through V8's code cache (cli/compile-cache.ts) and the public ESM entry.
+// Start-up is mostly reading and compiling modules: one file with a code cache skips both.
+import { createHash } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { build } from 'esbuild';
 
-rmSync('dist/bundle', { recursive: true, force: true });
+const outdir = 'dist/bundle';
+rmSync(outdir, { recursive: true, force: true });
+
+// Loaded only by the runs that need them, or shipped with native or WASM parts; all have a
+// CommonJS entry, which the bundle requires.
+const external = ['tiktoken', 'jiti', 'dockerode', 'playwright-core', '@modelcontextprotocol/sdk', 'linkedom', 'turndown', '@mozilla/readability'];
+
+/** Plugin files are imported by Node itself, from a file outside the bundle. */
+const importOutsideBundle = {
+  name: 'import-outside-bundle',
+  setup(context) {
+    context.onResolve({ filter: /\/import-module\.js$/ }, () => ({ path: './import-module.cjs', external: true }));
+  },
+};
+
+/** The config validators compiled by scripts/compile-schemas.mjs go inline, into the code cache. */
+const inlineConfigValidators = {
+  name: 'inline-config-validators',
+  setup(context) {
+    context.onLoad({ filter: /runtime[\\/]config[\\/]prebuilt-validators\.ts$/ }, () => ({
+      contents: [
+        "export const prebuiltValidatorsFile = 'dist/schemas/config-validators.cjs';",
+        "export function loadPrebuiltValidators() { return require('./dist/schemas/config-validators.cjs'); }",
+      ].join('\n'),
+      resolveDir: process.cwd(),
+      loader: 'js',
+    }));
+  },
+};
 
 await build({
-  entryPoints: { main: 'cli/main.ts', index: 'runtime/index.ts' },
-  outdir: 'dist/bundle',
+  entryPoints: { manus: 'cli/bundle-entry.ts' },
+  outdir,
+  outExtension: { '.js': '.cjs' },
   bundle: true,
-  splitting: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
-  // Smaller source parses faster, and start-up is mostly parsing; names are kept so error classes
-  // are still recognised by name and stack traces stay readable.
+  // A vm.Script has no import() of its own: lazily loaded modules become lazy requires.
+  supported: { 'dynamic-import': false },
+  alias: { 'manus-runtime': './runtime/index.ts' },
+  define: { 'import.meta.url': '__manusBundleUrl' },
+  banner: { js: 'const __manusBundleUrl = require("node:url").pathToFileURL(__filename).href;' },
+  external,
+  plugins: [importOutsideBundle, inlineConfigValidators],
+  // Smaller source reads and hashes faster; names are kept so error classes are still recognised
+  // by name and stack traces stay readable. ASCII output lets the launcher read it as latin1.
   minify: true,
   keepNames: true,
-  // Loaded lazily and only by the runs that need them, or shipped with native or WASM parts.
-  external: ['tiktoken', 'jiti', 'dockerode', 'playwright-core', '@modelcontextprotocol/sdk', 'linkedom', 'turndown', '@mozilla/readability'],
-  banner: { js: "import { createRequire as __manusCreateRequire } from 'node:module'; const require = __manusCreateRequire(import.meta.url);" },
+  charset: 'ascii',
   logLevel: 'warning',
 });
+writeFileSync(`${outdir}/import-module.cjs`, "'use strict';\nexports.importModule = (specifier) => import(specifier);\n");
+
+const bundle = readFileSync(`${outdir}/manus.cjs`);
+if (/[^\x00-\x7f]/.test(bundle.toString('latin1'))) throw new Error('the bundle must be ASCII: the launcher reads it as latin1');
+const bundleHash = createHash('sha256').update(bundle).digest('hex').slice(0, 16);
+
+// CommonJS as well: a CommonJS entry point spares Node setting up its ESM loader at start-up.
+await build({
+  entryPoints: { main: 'cli/main.ts' },
+  outdir,
+  outExtension: { '.js': '.cjs' },
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  define: { MANUS_BUNDLE_HASH: JSON.stringify(bundleHash), 'import.meta.url': '__manusLauncherUrl' },
+  banner: { js: 'const __manusLauncherUrl = require("node:url").pathToFileURL(__filename).href;' },
+  logLevel: 'warning',
+});
+
+// The public entry for `import ... from 'manus-runtime'`: the bundle's own API, so plugins share
+// the command's module instances.
+const { loadRuntimeApi } = createRequire(import.meta.url)(`./../${outdir}/manus.cjs`);
+const names = Object.keys(await loadRuntimeApi());
+writeFileSync(
+  `${outdir}/index.js`,
+  [
+    "import { createRequire } from 'node:module';",
+    "const runtime = await createRequire(import.meta.url)('./manus.cjs').loadRuntimeApi();",
+    `export const { ${names.join(', ')} } = runtime;`,
+    '',
+  ].join('\n'),
+);

@@ -1,5 +1,7 @@
-import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { builtInPlugins } from '../runtime/plugins/built-in-plugins.js';
 import { makeFixture, repositoryRoot, runCli, type CliResult } from './support/run-cli.js';
 import {
   scriptedModelName,
@@ -217,5 +219,17 @@ describe('plugin problems are reported with the file', () => {
     );
     expect(result.exitCode).toBe(2);
     expect(result.diagnostics).toEqual(['recipe.yaml:6:5: error: plugin folder not found: not-here']);
+  });
+});
+
+describe('the built-in plugins compiled with the runtime', () => {
+  it('are exactly the files in plugins/, each one loadable', async () => {
+    const files = readdirSync(join(repositoryRoot, 'plugins')).filter((name) => name.endsWith('.ts')).map((name) => basename(name, '.ts'));
+    expect([...builtInPlugins.keys()].sort()).toEqual(files.sort());
+    for (const [name, load] of builtInPlugins) {
+      const loaded = (await load()) as { default: { name: string } | Array<{ name: string }> };
+      const names = [loaded.default].flat().map((tool) => tool.name);
+      expect(names).toContain(name);
+    }
   });
 });

@@ -73,7 +73,7 @@ export const indexElementsSource = String.raw`(input) => {
 
   const clean = (text, limit) => {
     const collapsed = String(text || '').replace(/\s+/g, ' ').trim();
-    return collapsed.length > limit ? collapsed.slice(0, limit - 1) + '…' : collapsed;
+    return collapsed.length > limit ? collapsed.slice(0, limit - 1) + '\u2026' : collapsed;
   };
 
   const describe = (element) => {

@@ -9,6 +9,7 @@ import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import type { Diagnostic } from '../errors.js';
 import { packageRoot } from '../package-root.js';
 import { didYouMean } from './did-you-mean.js';
+import { loadPrebuiltValidators, prebuiltValidatorsFile } from './prebuilt-validators.js';
 import { locate, locateKey, pathFromPointer, type YamlSource } from './yaml-source.js';
 
 export type ConfigKind = 'agents' | 'recipe';
@@ -22,11 +23,11 @@ function compiledValidators(): Record<ConfigKind, ValidateFunction> {
 
 /** The build compiles the schemas to code ahead of time; use that unless a schema changed since. */
 function prebuiltValidators(): Record<ConfigKind, ValidateFunction> | undefined {
-  const prebuilt = join(packageRoot, 'dist', 'schemas', 'config-validators.cjs');
+  const prebuilt = join(packageRoot, prebuiltValidatorsFile);
   if (!existsSync(prebuilt)) return undefined;
   const builtAt = statSync(prebuilt).mtimeMs;
   const stale = (['agents', 'recipe'] as const).some((kind) => statSync(schemaFile(kind)).mtimeMs > builtAt);
-  return stale ? undefined : (createRequire(import.meta.url)(prebuilt) as Record<ConfigKind, ValidateFunction>);
+  return stale ? undefined : loadPrebuiltValidators(prebuilt);
 }
 
 function schemaFile(kind: ConfigKind): string {

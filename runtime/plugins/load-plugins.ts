@@ -1,16 +1,18 @@
 /**
- * Loads tool plugins from folders. Built-in plugins run from their compiled copies when those are
- * current; any other `.ts` file is transpiled on the fly with jiti, so a plugin dropped into a
- * folder works without a build step.
+ * Loads tool plugins from folders. Built-in plugins run from the copies compiled with the runtime
+ * when those are current; any other `.ts` file is transpiled on the fly with jiti, so a plugin
+ * dropped into a folder works without a build step.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, relative } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Diagnostic, SourceLocation } from '../errors.js';
 import { packageRoot } from '../package-root.js';
 import type { ContextProviderDefinition } from '../context-provider.js';
 import type { AnyToolDefinition } from '../tool.js';
+import { importModule as importOutside } from '../import-module.js';
 import { checkToolSchema } from '../tool-arguments.js';
+import { builtInPlugins } from './built-in-plugins.js';
 import { describeToolProblems } from './tool-shape.js';
 
 export interface LoadedTool {
@@ -134,7 +136,7 @@ export function pluginFilesIn(folder: string): string[] {
 async function importPlugin(file: string): Promise<{ tools: unknown[] } | { error: string; location: SourceLocation }> {
   let exported: unknown;
   try {
-    exported = await importModule(file);
+    exported = await loadPluginModule(file);
   } catch (error) {
     return describeLoadFailure(file, error);
   }
@@ -158,47 +160,36 @@ function describeLoadFailure(file: string, error: unknown): { error: string; loc
   return { error: `plugin failed to load: ${message.split('\n')[0].trim()}`, location };
 }
 
-/**
- * Built-in plugins the kernel defines itself: loading them from the command's bundle spares a run
- * the runtime's public entry (a second, 100 KB module graph) that their plugin file would import.
- */
-const kernelPlugins = new Map<string, () => Promise<unknown>>([['terminate', () => import('../terminate-tool.js')]]);
-
-async function importModule(file: string): Promise<unknown> {
-  const kernelPlugin = dirname(file) === join(packageRoot, 'plugins') ? kernelPlugins.get(basename(file, extname(file))) : undefined;
-  if (kernelPlugin) return kernelPlugin();
-  const compiled = compiledCopy(file);
-  if (compiled) return import(pathToFileURL(compiled).href);
-  if (file.endsWith('.js') || file.endsWith('.mjs')) return import(pathToFileURL(file).href);
+async function loadPluginModule(file: string): Promise<unknown> {
+  const builtIn = builtInCopy(file);
+  if (builtIn) return builtIn();
+  if (file.endsWith('.js') || file.endsWith('.mjs')) return importOutside(pathToFileURL(file).href);
   const jiti = await sharedJiti();
   return jiti.import(file);
 }
 
-/** The build's copy of a built-in plugin, when it is at least as new as the source. */
-function compiledCopy(file: string): string | undefined {
-  const builtInFolder = join(packageRoot, 'plugins');
-  if (dirname(file) !== builtInFolder) return undefined;
-  const compiled = join(packageRoot, 'dist', 'plugins', `${basename(file, extname(file))}.js`);
-  if (compiled === file || !existsSync(compiled)) return undefined;
-  return statSync(compiled).mtimeMs >= statSync(file).mtimeMs ? compiled : undefined;
+/** The copy of a built-in plugin compiled with the runtime, unless its source changed since. */
+function builtInCopy(file: string): (() => Promise<unknown>) | undefined {
+  if (dirname(file) !== join(packageRoot, 'plugins')) return undefined;
+  const load = builtInPlugins.get(basename(file, extname(file)));
+  if (!load) return undefined;
+  return statSync(file).mtimeMs <= statSync(fileURLToPath(import.meta.url)).mtimeMs ? load : undefined;
 }
 
 let jitiInstance: Promise<{ import(id: string): Promise<unknown> }> | undefined;
 
+/**
+ * A TypeScript plugin's `import ... from 'manus-runtime'` gets this process's own runtime module,
+ * not a second copy read from disk: `instanceof` checks on its errors hold, and nothing is loaded.
+ */
 function sharedJiti() {
-  jitiInstance ??= import('jiti').then(({ createJiti }) =>
+  jitiInstance ??= Promise.all([import('jiti'), import('../index.js')]).then(([{ createJiti }, runtime]) =>
     createJiti(import.meta.url, {
       interopDefault: true,
-      alias: { 'manus-runtime': runtimeEntry() },
+      virtualModules: { 'manus-runtime': runtime },
     }),
   );
   return jitiInstance;
-}
-
-/** The runtime's public entry point, so plugins in any folder can import 'manus-runtime'. */
-function runtimeEntry(): string {
-  const compiled = join(packageRoot, 'dist', 'bundle', 'index.js');
-  return existsSync(compiled) ? compiled : join(packageRoot, 'runtime', 'index.ts');
 }
 
 export function displayPath(file: string): string {

@@ -10,7 +10,6 @@ import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { posix } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { PassThrough, Writable, type Duplex } from 'node:stream';
 import type Dockerode from 'dockerode';
 import { BoundedOutput, defaultOutputLimitBytes } from './bounded-output.js';

@@ -4,7 +4,6 @@
  * children, and background jobs it left behind. Shared by the host and bwrap sandboxes.
  */
 import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { performance } from 'node:perf_hooks';
 import { BoundedOutput, defaultOutputLimitBytes } from './bounded-output.js';
 import { decodeExitStatus } from './exit-status.js';
 import { SandboxError } from './sandbox-errors.js';

@@ -5,7 +5,6 @@
  * output that merely looks like one cannot end a request early. Output that arrives between
  * requests (from background jobs) is kept and reported with the next request.
  */
-import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
 import { BoundedOutput, defaultOutputLimitBytes } from './bounded-output.js';
 import type { SandboxSession, SessionExit } from './sandbox-types.js';

@@ -14,7 +14,8 @@ const wallPatterns: Array<[RegExp, string]> = [
   [/unusual traffic|\/sorry\/index|detected unusual/i, 'unusual-traffic page'],
   [/captcha|are you a robot|verify (that )?you are (a )?human|not a robot|challenge-form|anomaly-modal|bots use duckduckgo/i, 'captcha page'],
   [/before you continue to google|consent\.google\.|consent\.youtube\./i, 'cookie consent page'],
-  [/百度安全验证|wappass\.baidu\.com/i, 'captcha page'],
+  // Baidu's "security check" title, escaped: the bundle must stay ASCII (scripts/bundle.mjs).
+  [/\u767e\u5ea6\u5b89\u5168\u9a8c\u8bc1|wappass\.baidu\.com/i, 'captcha page'],
 ];
 
 /**

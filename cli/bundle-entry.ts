@@ -1,0 +1,11 @@
+/**
+ * What the runtime's bundle exports: the command's program, which the `manus` launcher runs, and
+ * the public API, which plugins and embedders import as 'manus-runtime'. One bundle for both keeps
+ * a single instance of every runtime module in the process; the API is loaded on first use, so a
+ * run whose tools need none of it never evaluates it.
+ */
+export { runCli } from './program.js';
+
+export function loadRuntimeApi(): Promise<typeof import('../runtime/index.js')> {
+  return import('../runtime/index.js');
+}

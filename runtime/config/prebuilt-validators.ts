@@ -1,0 +1,13 @@
+/**
+ * The config validators that scripts/compile-schemas.mjs compiles to code at build time. Running
+ * from source, they are required from dist/; the runtime's bundle carries them inline instead
+ * (scripts/bundle.mjs), so they load with the rest of its code.
+ */
+import { createRequire } from 'node:module';
+import type { ValidateFunction } from 'ajv';
+
+export const prebuiltValidatorsFile = 'dist/schemas/config-validators.cjs';
+
+export function loadPrebuiltValidators(file: string): Record<'agents' | 'recipe', ValidateFunction> {
+  return createRequire(import.meta.url)(file) as Record<'agents' | 'recipe', ValidateFunction>;
+}
