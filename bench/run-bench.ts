@@ -3,6 +3,10 @@
  * model request), the kernel's own time per step (a reply's last byte to the next request), and
  * the prompt sent per step over a 30-step run with a no-op tool. Prints a table and, with --json,
  * the raw figures.
+ *
+ * Cold start is measured three ways, in turns so that a change in the machine's speed affects
+ * all three alike: a first start (an empty code cache), a start with the code cache the first one
+ * wrote, and the floor, a Node process that only sends one request to the same server.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -54,13 +58,13 @@ function script(): ScriptedTurn[] {
   return turns;
 }
 
-async function runOnce(folder: string): Promise<RunFigures> {
+async function runOnce(folder: string, cacheFolder: string): Promise<RunFigures> {
   const server = await startScriptedModelServer({ turns: script() });
   try {
     const started = performance.timeOrigin + performance.now();
     const child = spawn(process.execPath, [cliEntry, 'run', join(folder, 'bench.yaml'), '--quiet', '--json'], {
       cwd: folder,
-      env: { ...process.env, OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'bench', MANUS_MODEL: 'scripted-model' },
+      env: { ...process.env, OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'bench', MANUS_MODEL: 'scripted-model', MANUS_CACHE_DIR: cacheFolder },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let output = '';
@@ -70,6 +74,20 @@ async function runOnce(folder: string): Promise<RunFigures> {
     const requests = server.requests.filter((request) => request.path.endsWith('/chat/completions')) as RecordedChatRequest[];
     const stepGapsMs = requests.slice(1).map((request, index) => request.receivedAt - requests[index].repliedAt!);
     return { coldStartMs: requests[0].receivedAt - started, stepGapsMs, requests };
+  } finally {
+    await server.close();
+  }
+}
+
+/** Process start to first request for a Node process that does nothing else. */
+async function floorOnce(): Promise<number> {
+  const server = await startScriptedModelServer({ turns: [{ content: 'done' }] });
+  try {
+    const started = performance.timeOrigin + performance.now();
+    const request = `fetch(${JSON.stringify(`${server.baseUrl}/chat/completions`)}, { method: 'POST', body: '{}' }).then((response) => response.text())`;
+    const child = spawn(process.execPath, ['-e', request], { stdio: 'ignore' });
+    await new Promise((resolve) => child.on('close', resolve));
+    return server.requests[0].receivedAt - started;
   } finally {
     await server.close();
   }
@@ -98,18 +116,33 @@ function promptFigures(requests: RecordedChatRequest[]) {
 
 async function measure(label: string, pluginExtension: 'mjs' | 'ts') {
   const folder = benchmarkFolder(pluginExtension);
+  const cacheFolders: string[] = [];
+  const freshCacheFolder = () => {
+    cacheFolders.push(mkdtempSync(join(tmpdir(), 'manus-bench-cache-')));
+    return cacheFolders[cacheFolders.length - 1];
+  };
   try {
-    await runOnce(folder);
+    const warmCache = freshCacheFolder();
+    await runOnce(folder, warmCache);
     const runs: RunFigures[] = [];
-    for (let repetition = 0; repetition < repetitions; repetition += 1) runs.push(await runOnce(folder));
+    const firstStarts: number[] = [];
+    const floors: number[] = [];
+    for (let repetition = 0; repetition < repetitions; repetition += 1) {
+      runs.push(await runOnce(folder, warmCache));
+      firstStarts.push((await runOnce(folder, freshCacheFolder())).coldStartMs);
+      floors.push(await floorOnce());
+    }
     const coldStart = median(runs.map((run) => run.coldStartMs));
+    const firstStart = median(firstStarts);
+    const floor = median(floors);
     const stepOne = median(runs.map((run) => run.stepGapsMs[0]));
     const stepThirty = median(runs.map((run) => run.stepGapsMs[steps - 1]));
     const allSteps = median(runs.flatMap((run) => run.stepGapsMs));
     const prompt = promptFigures(runs[0].requests);
-    return { label, coldStart, stepOne, stepThirty, allSteps, prompt };
+    return { label, coldStart, firstStart, floor, stepOne, stepThirty, allSteps, prompt };
   } finally {
     rmSync(folder, { recursive: true, force: true });
+    for (const cacheFolder of cacheFolders) rmSync(cacheFolder, { recursive: true, force: true });
   }
 }
 
@@ -120,7 +153,7 @@ for (const result of results) {
   const growth = tokens.slice(1).map((count, index) => count - tokens[index]);
   process.stdout.write([
     `${result.label} (median of ${repetitions} runs, ${steps} no-op steps)`,
-    `  cold start, process start to first model request: ${format(result.coldStart)}`,
+    `  cold start, process start to first model request: ${format(result.coldStart)} (first start, no code cache yet: ${format(result.firstStart)}; Node sending one request and nothing else: ${format(result.floor)})`,
     `  kernel time per step, reply to next request: step 1 ${format(result.stepOne)}, step ${steps} ${format(result.stepThirty)}, median of all steps ${format(result.allSteps)}`,
     `  prompt tokens sent: step 1 ${tokens[0]}, step ${steps} ${tokens[steps - 1]}; growth per step ${Math.min(...growth)}-${Math.max(...growth)} tokens (the new assistant turn and tool result)`,
     `  prompt characters sent: step 1 ${characters[0]}, step ${steps} ${characters[steps - 1]}; history append-only: ${appendOnly ? 'yes' : 'NO'}`,

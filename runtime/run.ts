@@ -208,7 +208,7 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
         resources,
         human,
         settings: plan.toolSettings[call.name] ?? {},
-        sandbox: await sandboxSettings(),
+        sandboxSettings,
       }),
     };
     // Checks run after the agent succeeds; a failed check gives the agent another attempt, in the
@@ -222,7 +222,7 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
         workspace: realWorkspace,
         responseSchema: plan.recipe.response,
         signal: options.signal,
-        sandbox: async () => sandboxForRun({ resources, sandbox: await sandboxSettings(), workspace: realWorkspace, runDirectory, runId }),
+        sandbox: () => sandboxForRun({ resources, sandboxSettings, workspace: realWorkspace, runDirectory, runId }),
       },
       attempt: async (retryText) => {
         if (retryText === undefined || !previous) return (previous = await runAgentLoop(loopSettings));

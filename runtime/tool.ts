@@ -81,8 +81,11 @@ export interface ToolContext {
   human: HumanChannel;
   /** Settings for the tool from the agent or recipe (`tool_settings.<name>`), already merged. */
   settings: Record<string, unknown>;
-  /** The sandbox kind chosen for the run (`host`, `bwrap`, `docker`), for tools that execute code. */
-  sandbox: SandboxSettings;
+  /**
+   * The sandbox chosen for the run (`host`, `bwrap`, `docker`), for tools that execute code. It is
+   * chosen on the first call, so runs whose tools execute no code never probe for one.
+   */
+  sandboxSettings(): Promise<SandboxSettings>;
 }
 
 export interface SandboxSettings {

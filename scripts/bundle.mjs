@@ -58,7 +58,18 @@ await build({
   charset: 'ascii',
   logLevel: 'warning',
 });
-writeFileSync(`${outdir}/import-module.cjs`, "'use strict';\nexports.importModule = (specifier) => import(specifier);\n");
+// Compiled on its own, with import() left as it is.
+await build({
+  entryPoints: { 'import-module': 'runtime/import-module.ts' },
+  outdir,
+  outExtension: { '.js': '.cjs' },
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  define: { 'import.meta.url': '__manusModuleUrl' },
+  banner: { js: 'const __manusModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
+  logLevel: 'warning',
+});
 
 const bundle = readFileSync(`${outdir}/manus.cjs`);
 if (/[^\x00-\x7f]/.test(bundle.toString('latin1'))) throw new Error('the bundle must be ASCII: the launcher reads it as latin1');

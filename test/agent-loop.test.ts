@@ -263,11 +263,10 @@ describe('the events file', () => {
     expect(text).not.toContain(secret);
     expect(text).toContain('[redacted]');
     const types = readEvents(run.json.runDirectory).map((event) => event.type);
-    // The sandbox is chosen when the first tool needs one.
-    expect(types.filter((type) => type === 'sandbox-selected')).toHaveLength(1);
     // Every message added to history is an event too, so a run can be resumed from the file.
     expect(types.filter((type) => type === 'message')).toHaveLength(2 + 2 + 2);
-    expect(types.filter((type) => type !== 'sandbox-selected' && type !== 'message')).toEqual([
+    // No tool here runs code, so no sandbox is chosen (and none probed for).
+    expect(types.filter((type) => type !== 'message')).toEqual([
       'run-start',
       'model-request', 'model-response', 'tool-call-start', 'tool-call-end', 'step-end',
       'model-request', 'model-response', 'tool-call-start', 'tool-call-end', 'step-end',

@@ -209,6 +209,23 @@ describe('plugin problems are reported with the file', () => {
     expect(result.exitCode).toBe(0);
   });
 
+  it('accepts JavaScript plugins in every module form: ES module, CommonJS, and top-level await', async () => {
+    const tool = (name: string) => `{ name: '${name}', description: 'A tool.', parameters: { type: 'object' }, execute: () => 'ok' }`;
+    const result = await validate(
+      {
+        'esm.mjs': `export default ${tool('from_esm')};\n`,
+        'common.cjs.js': `module.exports = ${tool('from_common')};\n`,
+        'awaits.mjs': `const name = await Promise.resolve('from_await');\nexport default { ...${tool('placeholder')}, name };\n`,
+      },
+      'esm.mjs',
+      'common.cjs.js',
+      'awaits.mjs',
+    );
+    expect(result.diagnostics).toEqual([]);
+    expect(result.stderr).toContain('3 file(s) checked: 0 error(s), 0 warning(s)');
+    expect(result.exitCode).toBe(0);
+  });
+
   it("reports a plugin folder that does not exist at the recipe's plugins entry", async () => {
     const result = await validate(
       {

@@ -170,7 +170,7 @@ describe.skipIf(!availability.usable)('tools in the bwrap sandbox', () => {
   let created: TestContext;
 
   function useBwrap(options: Record<string, unknown> = {}, settings: Record<string, unknown> = {}): TestContext {
-    created = createTestToolContext({ sandbox: { kind: 'bwrap', network: false, options }, settings });
+    created = createTestToolContext({ sandboxSettings: async () => ({ kind: 'bwrap', network: false, options }), settings });
     return created;
   }
 

@@ -139,7 +139,7 @@ describe.skipIf(!availability.available)('tools in the docker sandbox', () => {
   let created: TestContext | undefined;
 
   function useDocker(options: Record<string, unknown> = {}, settings: Record<string, unknown> = {}): TestContext {
-    created = createTestToolContext({ sandbox: { kind: 'docker', network: false, options }, settings });
+    created = createTestToolContext({ sandboxSettings: async () => ({ kind: 'docker', network: false, options }), settings });
     return created;
   }
 

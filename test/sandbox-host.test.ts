@@ -150,7 +150,7 @@ describe('bounded output', () => {
 
 describe('limits on the host: an infinite loop', () => {
   it('is stopped by the timeout and reported as an error by both tools', async () => {
-    const created = createTestToolContext({ sandbox: { kind: 'host', network: false, options: {} } });
+    const created = createTestToolContext({ sandboxSettings: async () => ({ kind: 'host', network: false, options: {} }) });
     try {
       const python = (await pythonExecute.execute({ code: 'while True:\n    pass', timeout: 1 }, created.context)) as ToolResult;
       expect(python.isError).toBe(true);

@@ -5,6 +5,7 @@
 import type { ChatCompletionChunk, ChatCompletionCreateParams } from 'openai/resources/chat/completions';
 import type OpenAI from 'openai';
 import { ProviderError } from '../errors.js';
+import { httpFetch } from './http-fetch.js';
 import type { ModelConnection } from './model-connection.js';
 import type { ChatModel, ModelReply, ModelRequest, RawToolCall, RetryNotice, TokenUsage } from './model-types.js';
 import { classifyProviderFailure, retryDelay, type FailureClassification } from './retry-policy.js';
@@ -70,6 +71,7 @@ export class ModelClient implements ChatModel {
         maxRetries: 0,
         timeout: connection.profile.timeoutSeconds * 1000,
         defaultHeaders: connection.profile.headers,
+        fetch: httpFetch,
       };
       if (connection.provider === 'azure') {
         return new AzureOpenAI({

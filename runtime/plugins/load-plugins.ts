@@ -5,12 +5,12 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, relative } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import type { Diagnostic, SourceLocation } from '../errors.js';
 import { packageRoot } from '../package-root.js';
 import type { ContextProviderDefinition } from '../context-provider.js';
 import type { AnyToolDefinition } from '../tool.js';
-import { importModule as importOutside } from '../import-module.js';
+import { loadModuleFile } from '../import-module.js';
 import { checkToolSchema } from '../tool-arguments.js';
 import { builtInPlugins } from './built-in-plugins.js';
 import { describeToolProblems } from './tool-shape.js';
@@ -163,7 +163,7 @@ function describeLoadFailure(file: string, error: unknown): { error: string; loc
 async function loadPluginModule(file: string): Promise<unknown> {
   const builtIn = builtInCopy(file);
   if (builtIn) return builtIn();
-  if (file.endsWith('.js') || file.endsWith('.mjs')) return importOutside(pathToFileURL(file).href);
+  if (file.endsWith('.js') || file.endsWith('.mjs')) return loadModuleFile(file);
   const jiti = await sharedJiti();
   return jiti.import(file);
 }

@@ -9,13 +9,13 @@ import type { Sandbox } from './sandbox-types.js';
 export const sandboxResourceKey = 'sandbox';
 
 export function sandboxForRun(
-  context: Pick<ToolContext, 'resources' | 'sandbox' | 'workspace' | 'runDirectory' | 'runId'>,
+  context: Pick<ToolContext, 'resources' | 'sandboxSettings' | 'workspace' | 'runDirectory' | 'runId'>,
 ): Promise<Sandbox> {
   return context.resources.get<Sandbox>(
     sandboxResourceKey,
-    () =>
+    async () =>
       createSandbox({
-        ...context.sandbox,
+        ...(await context.sandboxSettings()),
         workspace: context.workspace,
         runDirectory: context.runDirectory,
         runId: context.runId,

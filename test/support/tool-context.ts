@@ -49,7 +49,7 @@ export function createTestToolContext(overrides: Partial<ToolContext> & { answer
       },
     },
     settings: {},
-    sandbox: { kind: 'host', network: false, options: {} },
+    sandboxSettings: async () => ({ kind: 'host', network: false, options: {} }),
     ...overrides,
   };
   return {

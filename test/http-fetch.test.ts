@@ -1,0 +1,113 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { httpFetch } from '../runtime/model/http-fetch.js';
+
+interface SeenRequest {
+  method: string;
+  url: string;
+  body: string;
+  headers: IncomingMessage['headers'];
+}
+
+let server: Server | undefined;
+
+async function serve(handler: (request: SeenRequest, response: ServerResponse) => void): Promise<{ base: string; seen: SeenRequest[] }> {
+  const seen: SeenRequest[] = [];
+  server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => (body += chunk));
+    request.on('end', () => {
+      const entry = { method: request.method ?? '', url: request.url ?? '', body, headers: request.headers };
+      seen.push(entry);
+      handler(entry, response);
+    });
+  });
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+}
+
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve));
+  server = undefined;
+});
+
+describe('the model client\'s fetch', () => {
+  it('sends the method, headers and body, and returns status, headers and body', async () => {
+    const { base, seen } = await serve((_request, response) => {
+      response.writeHead(201, 'Made', { 'content-type': 'application/json', 'x-request-id': 'abc', 'set-cookie': ['a=1', 'b=2'] });
+      response.end('{"ok":true}');
+    });
+    const response = await httpFetch(`${base}/v1/chat/completions`, {
+      method: 'POST',
+      headers: new Headers({ 'Content-Type': 'application/json', Authorization: 'Bearer key' }),
+      body: '{"model":"m"}',
+    });
+    expect(seen[0]).toMatchObject({ method: 'POST', url: '/v1/chat/completions', body: '{"model":"m"}' });
+    expect(seen[0].headers).toMatchObject({ 'content-type': 'application/json', authorization: 'Bearer key', 'content-length': '13' });
+    expect(response.status).toBe(201);
+    expect(response.statusText).toBe('Made');
+    expect(response.headers.get('x-request-id')).toBe('abc');
+    expect(response.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
+    expect(await response.json()).toEqual({ ok: true });
+  });
+
+  it('streams an event stream as it arrives', async () => {
+    let finish: (() => void) | undefined;
+    const { base } = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write('data: first\n\n');
+      finish = () => response.end('data: second\n\n');
+    });
+    const response = await httpFetch(base, { method: 'POST', body: '{}' });
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    expect(decoder.decode((await reader.read()).value)).toBe('data: first\n\n');
+    finish!();
+    expect(decoder.decode((await reader.read()).value)).toBe('data: second\n\n');
+    expect((await reader.read()).done).toBe(true);
+  });
+
+  it('follows redirects as fetch does: 307 keeps the POST, 303 continues as a GET', async () => {
+    const { base, seen } = await serve((request, response) => {
+      if (request.url === '/start') response.writeHead(307, { location: '/kept' }).end();
+      else if (request.url === '/kept') response.writeHead(303, { location: `${base}/done` }).end();
+      else response.end(`${request.method} ${request.body}`);
+    });
+    const response = await httpFetch(`${base}/start`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'payload' });
+    expect(seen.map((request) => `${request.method} ${request.url} ${request.body}`)).toEqual(['POST /start payload', 'POST /kept payload', 'GET /done ']);
+    expect(seen[2].headers['content-type']).toBeUndefined();
+    expect(await response.text()).toBe('GET ');
+  });
+
+  it('returns a bodiless response for 204', async () => {
+    const { base } = await serve((_request, response) => response.writeHead(204).end());
+    const response = await httpFetch(base);
+    expect(response.status).toBe(204);
+    expect(response.body).toBeNull();
+  });
+
+  it('rejects with an AbortError when the signal fires before the reply', async () => {
+    const { base } = await serve(() => undefined);
+    const controller = new AbortController();
+    const pending = httpFetch(base, { method: 'POST', body: '{}', signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
+  it('rejects with the connection error when nothing listens', async () => {
+    const { base } = await serve(() => undefined);
+    await new Promise((resolve) => server!.close(resolve));
+    await expect(httpFetch(base)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+  });
+
+  it('rejects when the connection drops in the middle of a body', async () => {
+    const { base } = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      response.write('{"partial":');
+      setTimeout(() => response.socket?.destroy(), 20);
+    });
+    await expect(httpFetch(base, { method: 'POST', body: '{}' })).rejects.toThrow();
+  });
+});
