@@ -4,17 +4,32 @@
  * what a model call does not use (request cloning, stream plumbing), and that was most of the
  * runtime's own time per step. Event streams stay streams; other bodies are read whole.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders, type RequestOptions } from 'node:http';
+import type * as Https from 'node:https';
 import { Readable } from 'node:stream';
 
 // Idle connections close after 4 s, as Node's fetch does, so a request rarely meets a connection
 // the server has just closed.
 const idleTimeoutMs = 4000;
-const agents = {
-  'http:': new HttpAgent({ keepAlive: true, timeout: idleTimeoutMs }),
-  'https:': new HttpsAgent({ keepAlive: true, timeout: idleTimeoutMs }),
-};
+const httpAgent = new HttpAgent({ keepAlive: true, timeout: idleTimeoutMs });
+
+interface Transport {
+  agent: HttpAgent;
+  request(url: URL, options: RequestOptions, onResponse: (message: IncomingMessage) => void): ClientRequest;
+}
+
+const http: Transport = { agent: httpAgent, request: httpRequest };
+// TLS is loaded when a URL first needs it: a local model server never does.
+let https: Promise<Transport> | undefined;
+
+function transportFor(url: URL): Transport | Promise<Transport> {
+  if (url.protocol !== 'https:') return http;
+  https ??= import('node:https').then((module: typeof Https) => ({
+    agent: new module.Agent({ keepAlive: true, timeout: idleTimeoutMs }),
+    request: module.request,
+  }));
+  return https;
+}
 const redirectStatuses = new Set([301, 302, 303, 307, 308]);
 const nullBodyStatuses = new Set([101, 204, 205, 304]);
 const maxRedirects = 5;
@@ -49,11 +64,10 @@ function requestBody(body: RequestInit['body']): string | Uint8Array | undefined
   throw new TypeError('the model client sends only string or byte bodies');
 }
 
-function send(url: URL, method: string, headers: OutgoingHttpHeaders, body: string | Uint8Array | undefined, signal: AbortSignal | undefined): Promise<IncomingMessage> {
+async function send(url: URL, method: string, headers: OutgoingHttpHeaders, body: string | Uint8Array | undefined, signal: AbortSignal | undefined): Promise<IncomingMessage> {
+  const transport = await transportFor(url);
   return new Promise((resolve, reject) => {
-    const protocol = url.protocol === 'https:' ? 'https:' : 'http:';
-    const start = protocol === 'https:' ? httpsRequest : httpRequest;
-    const request = start(url, { method, headers, agent: agents[protocol], signal }, resolve);
+    const request = transport.request(url, { method, headers, agent: transport.agent, signal }, resolve);
     request.on('error', reject);
     request.end(body);
   });
