@@ -6,7 +6,7 @@
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 
 /** Node's CommonJS wrapper, on a line of its own so line numbers in stack traces stay right. */
@@ -14,10 +14,9 @@ const wrapperStart = '(function (exports, require, module, __filename, __dirname
 const wrapperEnd = '\n})';
 
 /**
- * Requires `file` through the code cache in `cacheFile`. The module is
- * put in `require.cache`, so a later `require` or `import` of the same file gets this instance.
- * A missing or refused cache is written when the process exits, so that it also holds the
- * functions this run compiled lazily.
+ * Requires `file` through the code cache in `cacheFile`. The module is put in `require.cache`, so
+ * a later `require` or `import` of the same file gets this instance. A missing or refused cache is
+ * written when the process exits, so that it also holds the functions this run compiled lazily.
  */
 export function requireWithCodeCache(file: string, cacheFile: string): unknown {
   // The bundle is ASCII (esbuild escapes everything else), and latin1 decodes it fastest.
@@ -41,6 +40,7 @@ export function requireWithCodeCache(file: string, cacheFile: string): unknown {
   return module.exports;
 }
 
+/** The cache's bytes; a cache that is missing or cannot be read means a start without one. */
 function readIfPresent(file: string): Buffer | undefined {
   try {
     return readFileSync(file);
@@ -76,14 +76,16 @@ function removeQuietly(file: string): void {
 const staleAfterMs = 7 * 24 * 60 * 60 * 1000;
 
 /**
- * Caches of other builds are never read again once that build is gone; a week unused (they are
- * written once, so their age is that of the build's first start) is taken as gone.
+ * Caches of other builds are never read again once that build is gone. A cache file is written
+ * once, so its age tells when its build first ran: one of another build older than a week is taken
+ * as left behind (a build still in use writes it again at its next start).
  */
 function removeStaleCaches(current: string): void {
   const folder = dirname(current);
+  const build = `${basename(current).split('-')[0]}-`;
   const now = Date.now();
   for (const name of readdirSync(folder)) {
     const file = join(folder, name);
-    if (file !== current && now - statSync(file).mtimeMs > staleAfterMs) removeQuietly(file);
+    if (!name.startsWith(build) && now - statSync(file).mtimeMs > staleAfterMs) removeQuietly(file);
   }
 }

@@ -36,40 +36,35 @@ const inlineConfigValidators = {
   },
 };
 
-await build({
-  entryPoints: { manus: 'cli/bundle-entry.ts' },
+/** What the three CommonJS outputs share; `import.meta.url` becomes the output file's own URL. */
+const commonJs = {
   outdir,
   outExtension: { '.js': '.cjs' },
-  bundle: true,
   format: 'cjs',
   platform: 'node',
   target: 'node20',
+  define: { 'import.meta.url': '__manusFileUrl' },
+  banner: { js: 'const __manusFileUrl = require("node:url").pathToFileURL(__filename).href;' },
+  logLevel: 'warning',
+};
+
+await build({
+  ...commonJs,
+  entryPoints: { manus: 'cli/bundle-entry.ts' },
+  bundle: true,
   // A vm.Script has no import() of its own: lazily loaded modules become lazy requires.
   supported: { 'dynamic-import': false },
   alias: { 'manus-runtime': './runtime/index.ts' },
-  define: { 'import.meta.url': '__manusBundleUrl' },
-  banner: { js: 'const __manusBundleUrl = require("node:url").pathToFileURL(__filename).href;' },
   external,
   plugins: [importOutsideBundle, inlineConfigValidators],
-  // Smaller source reads and hashes faster; names are kept so error classes are still recognised
-  // by name and stack traces stay readable. ASCII output lets the launcher read it as latin1.
+  // Smaller source reads faster; names are kept so error classes are still recognised by name
+  // and stack traces stay readable. ASCII output lets the launcher read it as latin1.
   minify: true,
   keepNames: true,
   charset: 'ascii',
-  logLevel: 'warning',
 });
 // Compiled on its own, with import() left as it is.
-await build({
-  entryPoints: { 'import-module': 'runtime/import-module.ts' },
-  outdir,
-  outExtension: { '.js': '.cjs' },
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  define: { 'import.meta.url': '__manusModuleUrl' },
-  banner: { js: 'const __manusModuleUrl = require("node:url").pathToFileURL(__filename).href;' },
-  logLevel: 'warning',
-});
+await build({ ...commonJs, entryPoints: { 'import-module': 'runtime/import-module.ts' } });
 
 const bundle = readFileSync(`${outdir}/manus.cjs`);
 if (/[^\x00-\x7f]/.test(bundle.toString('latin1'))) throw new Error('the bundle must be ASCII: the launcher reads it as latin1');
@@ -77,16 +72,10 @@ const bundleHash = createHash('sha256').update(bundle).digest('hex').slice(0, 16
 
 // CommonJS as well: a CommonJS entry point spares Node setting up its ESM loader at start-up.
 await build({
+  ...commonJs,
   entryPoints: { main: 'cli/main.ts' },
-  outdir,
-  outExtension: { '.js': '.cjs' },
   bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  define: { MANUS_BUNDLE_HASH: JSON.stringify(bundleHash), 'import.meta.url': '__manusLauncherUrl' },
-  banner: { js: 'const __manusLauncherUrl = require("node:url").pathToFileURL(__filename).href;' },
-  logLevel: 'warning',
+  define: { ...commonJs.define, MANUS_BUNDLE_HASH: JSON.stringify(bundleHash) },
 });
 
 // The public entry for `import ... from 'manus-runtime'`: the bundle's own API, so plugins share

@@ -1,6 +1,6 @@
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { makeFixture, repositoryRoot, runCli } from './support/run-cli.js';
@@ -60,6 +60,27 @@ describe('the launcher\'s code cache', () => {
     const rewritten = readFileSync(cache);
     expect(rewritten.equals(damaged)).toBe(false);
     expect(rewritten.length).toBeGreaterThan(10_000);
+  });
+
+  it('removes caches that other builds left behind more than a week ago when it writes one', async () => {
+    const folder = cacheFolder();
+    await validateWithCache(folder);
+    const [cache] = codeCacheFiles(folder);
+    const build = basename(cache).split('-')[0];
+    const place = (name: string, ageDays: number) => {
+      const file = join(folder, 'code-cache', name);
+      writeFileSync(file, 'cache');
+      const time = new Date(Date.now() - ageDays * 24 * 60 * 60 * 1000);
+      utimesSync(file, time, time);
+      return name;
+    };
+    place('0123456789abcdef-node20.0.0-x64-run.bin', 8);
+    const recentOther = place('fedcba9876543210-node20.0.0-x64-run.bin', 2);
+    const oldSameBuild = place(`${build}-node20.0.0-x64-agents.bin`, 30);
+    rmSync(cache);
+
+    await validateWithCache(folder);
+    expect(readdirSync(join(folder, 'code-cache')).sort()).toEqual([basename(cache), oldSameBuild, recentOther].sort());
   });
 
   it('runs the command when the cache cannot be written, without a word about it', async () => {
