@@ -9,7 +9,7 @@
  * wrote, and the floor, a Node process that only sends one request to the same server.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +25,26 @@ interface RunFigures {
   coldStartMs: number;
   stepGapsMs: number[];
   requests: RecordedChatRequest[];
+  /** The process's peak resident memory, where the system tells it (Linux). */
+  peakMemoryMb?: number;
+}
+
+/** Watches /proc for a process's peak resident set (VmHWM) until it exits. */
+function watchPeakMemory(pid: number | undefined): () => number | undefined {
+  let peakKb: number | undefined;
+  const read = () => {
+    try {
+      const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      if (match) peakKb = Number(match[1]);
+    } catch {
+      // Gone already, or no /proc on this system: keep the last reading.
+    }
+  };
+  const timer = setInterval(read, 10);
+  return () => {
+    clearInterval(timer);
+    return peakKb === undefined ? undefined : peakKb / 1024;
+  };
 }
 
 function benchmarkFolder(pluginExtension: 'mjs' | 'ts'): string {
@@ -69,11 +89,13 @@ async function runOnce(folder: string, cacheFolder: string): Promise<RunFigures>
     });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
+    const peakMemory = watchPeakMemory(child.pid);
     const exitCode = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    const peakMemoryMb = peakMemory();
     if (exitCode !== 0) throw new Error(`benchmark run failed with exit ${exitCode}: ${output}`);
     const requests = server.requests.filter((request) => request.path.endsWith('/chat/completions')) as RecordedChatRequest[];
     const stepGapsMs = requests.slice(1).map((request, index) => request.receivedAt - requests[index].repliedAt!);
-    return { coldStartMs: requests[0].receivedAt - started, stepGapsMs, requests };
+    return { coldStartMs: requests[0].receivedAt - started, stepGapsMs, requests, peakMemoryMb };
   } finally {
     await server.close();
   }
@@ -139,7 +161,9 @@ async function measure(label: string, pluginExtension: 'mjs' | 'ts') {
     const stepThirty = median(runs.map((run) => run.stepGapsMs[steps - 1]));
     const allSteps = median(runs.flatMap((run) => run.stepGapsMs));
     const prompt = promptFigures(runs[0].requests);
-    return { label, coldStart, firstStart, floor, stepOne, stepThirty, allSteps, prompt };
+    const memory = runs.flatMap((run) => (run.peakMemoryMb === undefined ? [] : [run.peakMemoryMb]));
+    const peakMemoryMb = memory.length > 0 ? median(memory) : undefined;
+    return { label, coldStart, firstStart, floor, stepOne, stepThirty, allSteps, peakMemoryMb, prompt };
   } finally {
     rmSync(folder, { recursive: true, force: true });
     for (const cacheFolder of cacheFolders) rmSync(cacheFolder, { recursive: true, force: true });
@@ -157,6 +181,7 @@ for (const result of results) {
     `  kernel time per step, reply to next request: step 1 ${format(result.stepOne)}, step ${steps} ${format(result.stepThirty)}, median of all steps ${format(result.allSteps)}`,
     `  prompt tokens sent: step 1 ${tokens[0]}, step ${steps} ${tokens[steps - 1]}; growth per step ${Math.min(...growth)}-${Math.max(...growth)} tokens (the new assistant turn and tool result)`,
     `  prompt characters sent: step 1 ${characters[0]}, step ${steps} ${characters[steps - 1]}; history append-only: ${appendOnly ? 'yes' : 'NO'}`,
+    `  peak resident memory over the run: ${result.peakMemoryMb === undefined ? 'not available on this system' : `${result.peakMemoryMb.toFixed(1)} MB`}`,
     '',
   ].join('\n'));
 }
