@@ -19,7 +19,7 @@ import type { ChatMessage } from '../runtime/tool.js';
 
 const steps = 30;
 const repetitions = Number(process.env.BENCH_REPETITIONS ?? 7);
-const cliEntry = process.env.BENCH_CLI ?? fileURLToPath(new URL('../dist/bundle/main.cjs', import.meta.url));
+const cliEntry = process.env.BENCH_CLI ?? fileURLToPath(new URL('../dist/bundle/main.js', import.meta.url));
 
 interface RunFigures {
   coldStartMs: number;

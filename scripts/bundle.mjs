@@ -70,9 +70,13 @@ const bundle = readFileSync(`${outdir}/manus.cjs`);
 if (/[^\x00-\x7f]/.test(bundle.toString('latin1'))) throw new Error('the bundle must be ASCII: the launcher reads it as latin1');
 const bundleHash = createHash('sha256').update(bundle).digest('hex').slice(0, 16);
 
-// CommonJS as well: a CommonJS entry point spares Node setting up its ESM loader at start-up.
+// CommonJS as well: a CommonJS entry point spares Node setting up its ESM loader at start-up. It
+// keeps the name main.js, which installed links to the command point at; the package.json below
+// makes .js files in this folder CommonJS.
+writeFileSync(`${outdir}/package.json`, `${JSON.stringify({ type: 'commonjs' })}\n`);
 await build({
   ...commonJs,
+  outExtension: { '.js': '.js' },
   entryPoints: { main: 'cli/main.ts' },
   bundle: true,
   define: { ...commonJs.define, MANUS_BUNDLE_HASH: JSON.stringify(bundleHash) },
@@ -83,7 +87,7 @@ await build({
 const { loadRuntimeApi } = createRequire(import.meta.url)(`./../${outdir}/manus.cjs`);
 const names = Object.keys(await loadRuntimeApi());
 writeFileSync(
-  `${outdir}/index.js`,
+  `${outdir}/index.mjs`,
   [
     "import { createRequire } from 'node:module';",
     "const runtime = await createRequire(import.meta.url)('./manus.cjs').loadRuntimeApi();",

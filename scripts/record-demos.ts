@@ -62,7 +62,7 @@ for (const demo of demos) {
   const server = await startScriptedModelServer({ turns: demo.turns });
   try {
     // The server answers from this process, so the command must run without blocking it.
-    const child = spawn(process.execPath, [join(root, 'dist', 'bundle', 'main.cjs'), 'run', ...demo.args, '--record', `recipes/recordings/${demo.name}.jsonl`, '--quiet'], {
+    const child = spawn(process.execPath, [join(root, 'dist', 'bundle', 'main.js'), 'run', ...demo.args, '--record', `recipes/recordings/${demo.name}.jsonl`, '--quiet'], {
       cwd: root,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, OPENAI_BASE_URL: server.baseUrl, MANUS_MODEL: 'scripted-model' },
       stdio: ['ignore', 'ignore', 'inherit'],

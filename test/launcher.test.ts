@@ -94,7 +94,7 @@ describe('the launcher\'s code cache', () => {
 describe('the public entry', () => {
   it('exports the runtime API that runtime/index.ts declares', async () => {
     const fromSource = await import('../runtime/index.js');
-    const fromBundle = await import(pathToFileURL(join(repositoryRoot, 'dist', 'bundle', 'index.js')).href);
+    const fromBundle = await import(pathToFileURL(join(repositoryRoot, 'dist', 'bundle', 'index.mjs')).href);
     expect(Object.keys(fromBundle).sort()).toEqual(Object.keys(fromSource).sort());
     expect(fromBundle.defineTool({ name: 'same' })).toEqual({ name: 'same' });
   });

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const repositoryRoot = fileURLToPath(new URL('../..', import.meta.url));
-export const cliEntry = join(repositoryRoot, 'dist', 'bundle', 'main.cjs');
+export const cliEntry = join(repositoryRoot, 'dist', 'bundle', 'main.js');
 
 export interface CliResult {
   exitCode: number | null;
