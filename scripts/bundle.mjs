@@ -17,7 +17,7 @@ const external = ['tiktoken', 'jiti', 'dockerode', 'playwright-core', '@modelcon
 const importOutsideBundle = {
   name: 'import-outside-bundle',
   setup(context) {
-    context.onResolve({ filter: /\/import-module\.js$/ }, () => ({ path: './import-module.cjs', external: true }));
+    context.onResolve({ filter: /\/load-module-file\.js$/ }, () => ({ path: './load-module-file.cjs', external: true }));
   },
 };
 
@@ -64,7 +64,7 @@ await build({
   charset: 'ascii',
 });
 // Compiled on its own, with import() left as it is.
-await build({ ...commonJs, entryPoints: { 'import-module': 'runtime/import-module.ts' } });
+await build({ ...commonJs, entryPoints: { 'load-module-file': 'runtime/load-module-file.ts' } });
 
 const bundle = readFileSync(`${outdir}/manus.cjs`);
 if (/[^\x00-\x7f]/.test(bundle.toString('latin1'))) throw new Error('the bundle must be ASCII: the launcher reads it as latin1');

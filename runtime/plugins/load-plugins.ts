@@ -10,7 +10,7 @@ import type { Diagnostic, SourceLocation } from '../errors.js';
 import { packageRoot } from '../package-root.js';
 import type { ContextProviderDefinition } from '../context-provider.js';
 import type { AnyToolDefinition } from '../tool.js';
-import { loadModuleFile } from '../import-module.js';
+import { loadModuleFile } from '../load-module-file.js';
 import { checkToolSchema } from '../tool-arguments.js';
 import { builtInPlugins } from './built-in-plugins.js';
 import { describeToolProblems } from './tool-shape.js';
