@@ -5,11 +5,15 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { ExitCode, formatDiagnostic, ManusError, UsageError, type Diagnostic } from '../runtime/errors.js';
 
+/** The package's version, filled in by the build. */
+declare const MANUS_VERSION: string;
+
 function createProgram(): Command {
   const program = new Command();
   program
     .name('manus')
     .description('Run AI agents declared in YAML, with tools loaded from plugins.')
+    .version(MANUS_VERSION)
     .showHelpAfterError()
     .exitOverride((error) => {
       // commander's own help and version output are successes; its parse errors are usage errors.

@@ -55,6 +55,7 @@ await build({
   // A vm.Script has no import() of its own: lazily loaded modules become lazy requires.
   supported: { 'dynamic-import': false },
   alias: { 'manus-runtime': './runtime/index.ts' },
+  define: { ...commonJs.define, MANUS_VERSION: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version) },
   external,
   plugins: [importOutsideBundle, inlineConfigValidators],
   // Smaller source reads faster; names are kept so error classes are still recognised by name

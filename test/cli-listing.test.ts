@@ -165,3 +165,12 @@ describe('manus agents', () => {
     expect((result.json as ListedAgent[]).map((agent) => agent.name).sort()).toEqual(Object.keys(shippedAgents).sort());
   });
 });
+
+describe('manus --version', () => {
+  it('prints the package version and exits 0', async () => {
+    const { version } = JSON.parse(readFileSync(join(repositoryRoot, 'package.json'), 'utf8')) as { version: string };
+    const result = await runCli(['--version'], { cwd: makeFixture({}) });
+    expect(result.stdout).toBe(`${version}\n`);
+    expect(result.exitCode).toBe(0);
+  });
+});
