@@ -6,6 +6,10 @@
  */
 export { runCli } from './program.js';
 
-export function loadRuntimeApi(): Promise<typeof import('../runtime/index.js')> {
-  return import('../runtime/index.js');
+/**
+ * The public API. A `require` rather than `import()` keeps it synchronous, so CommonJS callers can
+ * `require('manus-runtime')`; this file exists only to be bundled, where esbuild resolves it.
+ */
+export function runtimeApi(): typeof import('../runtime/index.js') {
+  return require('../runtime/index.js') as typeof import('../runtime/index.js');
 }

@@ -14,14 +14,16 @@ const wrapperStart = '(function (exports, require, module, __filename, __dirname
 const wrapperEnd = '\n})';
 
 /**
- * Requires `file` through the code cache in `cacheFile`. The module is put in `require.cache`, so
- * a later `require` or `import` of the same file gets this instance. A missing or refused cache is
- * written when the process exits, so that it also holds the functions this run compiled lazily.
+ * Requires `file` through the code cache in `cacheFile` (none when undefined, or when its folder
+ * could be written by others). The module is put in `require.cache`, so a later `require` or
+ * `import` of the same file gets this instance. A missing or refused cache is written when the
+ * process exits, so that it also holds the functions this run compiled lazily.
  */
-export function requireWithCodeCache(file: string, cacheFile: string): unknown {
+export function requireWithCodeCache(file: string, cacheFile: string | undefined): unknown {
+  const usableCache = cacheFile !== undefined && ownFolder(dirname(cacheFile)) ? cacheFile : undefined;
   // The bundle is ASCII (esbuild escapes everything else), and latin1 decodes it fastest.
   const source = readFileSync(file, 'latin1');
-  const cachedData = readIfPresent(cacheFile);
+  const cachedData = usableCache === undefined ? undefined : readIfPresent(usableCache);
   const script = new Script(`${wrapperStart}${source}${wrapperEnd}`, { filename: file, lineOffset: -1, cachedData });
   const require = createRequire(file);
   const module = new Module(file);
@@ -36,8 +38,25 @@ export function requireWithCodeCache(file: string, cacheFile: string): unknown {
     throw error;
   }
   module.loaded = true;
-  if (cachedData === undefined || script.cachedDataRejected) process.once('exit', () => writeCache(cacheFile, script));
+  if (usableCache !== undefined && (cachedData === undefined || script.cachedDataRejected)) {
+    process.once('exit', () => writeCache(usableCache, script));
+  }
   return module.exports;
+}
+
+/**
+ * A cache is code this process will run, so only a folder that no one else can write to is used:
+ * owned by this user and not writable by group or others. A folder not made yet will be, that way.
+ */
+function ownFolder(folder: string): boolean {
+  let stats;
+  try {
+    stats = statSync(folder);
+  } catch {
+    return true;
+  }
+  if (typeof process.getuid !== 'function') return true;
+  return stats.isDirectory() && stats.uid === process.getuid() && (stats.mode & 0o022) === 0;
 }
 
 /** The cache's bytes; a cache that is missing or cannot be read means a start without one. */
@@ -56,7 +75,7 @@ function readIfPresent(file: string): Buffer | undefined {
 function writeCache(cacheFile: string, script: Script): void {
   const temporary = `${cacheFile}.${process.pid}.tmp`;
   try {
-    mkdirSync(dirname(cacheFile), { recursive: true });
+    mkdirSync(dirname(cacheFile), { recursive: true, mode: 0o700 });
     writeFileSync(temporary, script.createCachedData());
     renameSync(temporary, cacheFile);
     removeStaleCaches(cacheFile);
@@ -76,16 +95,17 @@ function removeQuietly(file: string): void {
 const staleAfterMs = 7 * 24 * 60 * 60 * 1000;
 
 /**
- * Caches of other builds are never read again once that build is gone. A cache file is written
- * once, so its age tells when its build first ran: one of another build older than a week is taken
- * as left behind (a build still in use writes it again at its next start).
+ * Caches of other builds, or of other Node versions, are never read again once those are gone. A
+ * cache file is written once, so its age tells when its build first ran under that Node: one older
+ * than a week is taken as left behind (one still in use is written again at its next start).
  */
 function removeStaleCaches(current: string): void {
   const folder = dirname(current);
-  const build = `${basename(current).split('-')[0]}-`;
+  const name = basename(current);
+  const thisBuildAndNode = name.slice(0, name.lastIndexOf('-') + 1);
   const now = Date.now();
-  for (const name of readdirSync(folder)) {
-    const file = join(folder, name);
-    if (!name.startsWith(build) && now - statSync(file).mtimeMs > staleAfterMs) removeQuietly(file);
+  for (const entry of readdirSync(folder)) {
+    const file = join(folder, entry);
+    if (!entry.startsWith(thisBuildAndNode) && now - statSync(file).mtimeMs > staleAfterMs) removeQuietly(file);
   }
 }

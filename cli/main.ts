@@ -4,6 +4,7 @@
  * and hands it the command line. Start-up is mostly compiling code; with the cache, a start after
  * the first skips most of it.
  */
+import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,12 +23,27 @@ const runtime = requireWithCodeCache(bundle, codeCacheFile()) as RuntimeBundle;
 void runtime.runCli(process.argv);
 
 /**
- * One cache per bundle, Node version and command. V8 checks its own version and the source's
- * length but not its content, so the name carries the bundle's hash; each command keeps the code
- * it runs.
+ * One cache per build of the bundle, Node version and command. V8 checks its own version and the
+ * source's length but not its content, so the name carries the bundle's hash, and its size and
+ * time in case the file was changed in place; each command keeps the code it runs. Without a
+ * home folder to put it in, there is no cache.
  */
-function codeCacheFile(): string {
-  const folder = process.env.MANUS_CACHE_DIR || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'manus-runtime');
+function codeCacheFile(): string | undefined {
+  const folder = cacheFolder();
+  if (folder === undefined) return undefined;
+  const { size, mtimeMs } = statSync(bundle);
+  const build = `${MANUS_BUNDLE_HASH}.${size.toString(36)}${Math.trunc(mtimeMs).toString(36)}`;
   const command = /^[a-z]+$/.test(process.argv[2] ?? '') ? process.argv[2] : 'other';
-  return join(folder, 'code-cache', `${MANUS_BUNDLE_HASH}-node${process.versions.node}-${process.arch}-${command}.bin`);
+  return join(folder, 'code-cache', `${build}-node${process.versions.node}-${process.arch}-${command}.bin`);
+}
+
+function cacheFolder(): string | undefined {
+  if (process.env.MANUS_CACHE_DIR) return process.env.MANUS_CACHE_DIR;
+  if (process.env.XDG_CACHE_HOME) return join(process.env.XDG_CACHE_HOME, 'manus-runtime');
+  try {
+    return join(homedir(), '.cache', 'manus-runtime');
+  } catch {
+    // A user with no home (an arbitrary uid in a container, HOME unset).
+    return undefined;
+  }
 }

@@ -44,7 +44,8 @@ const commonJs = {
   platform: 'node',
   target: 'node20',
   define: { 'import.meta.url': '__manusFileUrl' },
-  banner: { js: 'const __manusFileUrl = require("node:url").pathToFileURL(__filename).href;' },
+  // The directive first: esbuild's own comes after the banner, where it would not count.
+  banner: { js: '"use strict";\nconst __manusFileUrl = require("node:url").pathToFileURL(__filename).href;' },
   logLevel: 'warning',
 };
 
@@ -83,16 +84,16 @@ await build({
   define: { ...commonJs.define, MANUS_BUNDLE_HASH: JSON.stringify(bundleHash) },
 });
 
-// The public entry for `import ... from 'manus-runtime'`: the bundle's own API, so plugins share
-// the command's module instances.
-const { loadRuntimeApi } = createRequire(import.meta.url)(`./../${outdir}/manus.cjs`);
-const names = Object.keys(await loadRuntimeApi());
+// The public entries for 'manus-runtime', ES module and CommonJS: the bundle's own API, so plugins
+// share the command's module instances.
+const names = Object.keys(createRequire(import.meta.url)(`./../${outdir}/manus.cjs`).runtimeApi());
 writeFileSync(
   `${outdir}/index.mjs`,
   [
     "import { createRequire } from 'node:module';",
-    "const runtime = await createRequire(import.meta.url)('./manus.cjs').loadRuntimeApi();",
+    "const runtime = createRequire(import.meta.url)('./manus.cjs').runtimeApi();",
     `export const { ${names.join(', ')} } = runtime;`,
     '',
   ].join('\n'),
 );
+writeFileSync(`${outdir}/index.cjs`, '"use strict";\nmodule.exports = require("./manus.cjs").runtimeApi();\n');

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
+import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -129,4 +130,68 @@ describe('the model client\'s fetch', () => {
       await new Promise((resolve) => tls.close(resolve));
     }
   });
+
+  it('drops credentials when a redirect leaves the origin, and keeps them within it', async () => {
+    const other = await serveElsewhere();
+    const { base, seen } = await serve((request, response) => {
+      if (request.url === '/same') response.writeHead(307, { location: '/moved' }).end();
+      else if (request.url === '/moved') response.writeHead(307, { location: `${other.base}/away` }).end();
+      else response.end('no');
+    });
+    const response = await httpFetch(`${base}/same`, { method: 'POST', headers: { authorization: 'Bearer key', 'api-key': 'key', 'x-trace': 'kept' }, body: '{}' });
+    expect(await response.text()).toBe('elsewhere');
+    expect(seen[1].headers).toMatchObject({ authorization: 'Bearer key', 'api-key': 'key' });
+    expect(other.seen[0].headers.authorization).toBeUndefined();
+    expect(other.seen[0].headers['api-key']).toBeUndefined();
+    expect(other.seen[0].headers['x-trace']).toBe('kept');
+  });
+
+  it('fails on a redirect loop instead of returning the redirect', async () => {
+    const { base } = await serve((_request, response) => response.writeHead(302, { location: '/again' }).end());
+    await expect(httpFetch(`${base}/again`)).rejects.toThrow(/too many redirects/);
+  });
+
+  it('undoes a gzip content encoding', async () => {
+    const { base } = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      response.end(gzipSync('{"compressed":true}'));
+    });
+    const response = await httpFetch(base, { method: 'POST', body: '{}' });
+    expect(response.headers.get('content-encoding')).toBeNull();
+    expect(await response.json()).toEqual({ compressed: true });
+  });
+
+  it('streams any body that is not JSON, and fails it with an AbortError when aborted mid-stream', async () => {
+    const { base } = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      response.write('{"part":1}\n');
+    });
+    const controller = new AbortController();
+    const response = await httpFetch(base, { method: 'POST', body: '{}', signal: controller.signal });
+    const reader = response.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('{"part":1}\n');
+    controller.abort();
+    await expect(reader.read()).rejects.toMatchObject({ name: 'AbortError' });
+  });
+});
+
+let elsewhere: Server | undefined;
+
+/** A second server on another port: another origin. */
+async function serveElsewhere(): Promise<{ base: string; seen: SeenRequest[] }> {
+  const seen: SeenRequest[] = [];
+  elsewhere = createServer((request, response) => {
+    seen.push({ method: request.method ?? '', url: request.url ?? '', body: '', headers: request.headers });
+    request.resume();
+    response.end('elsewhere');
+  });
+  await new Promise<void>((resolve) => elsewhere!.listen(0, '127.0.0.1', resolve));
+  return { base: `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`, seen };
+}
+
+afterEach(async () => {
+  if (!elsewhere) return;
+  elsewhere.closeAllConnections();
+  await new Promise((resolve) => elsewhere!.close(resolve));
+  elsewhere = undefined;
 });

@@ -1,6 +1,7 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { makeFixture, repositoryRoot, runCli } from './support/run-cli.js';
@@ -62,7 +63,7 @@ describe('the launcher\'s code cache', () => {
     expect(rewritten.length).toBeGreaterThan(10_000);
   });
 
-  it('removes caches that other builds left behind more than a week ago when it writes one', async () => {
+  it('removes caches that other builds or Node versions left more than a week ago when it writes one', async () => {
     const folder = cacheFolder();
     await validateWithCache(folder);
     const [cache] = codeCacheFiles(folder);
@@ -74,13 +75,24 @@ describe('the launcher\'s code cache', () => {
       utimesSync(file, time, time);
       return name;
     };
-    place('0123456789abcdef-node20.0.0-x64-run.bin', 8);
-    const recentOther = place('fedcba9876543210-node20.0.0-x64-run.bin', 2);
-    const oldSameBuild = place(`${build}-node20.0.0-x64-agents.bin`, 30);
+    const thisNode = `node${process.versions.node}-${process.arch}`;
+    place(`0123456789abcdef.x-${thisNode}-run.bin`, 8);
+    place(`${build}-node18.0.0-${process.arch}-run.bin`, 8);
+    const recentOther = place(`fedcba9876543210.x-${thisNode}-run.bin`, 2);
+    const oldSameBuild = place(`${build}-${thisNode}-agents.bin`, 30);
     rmSync(cache);
 
     await validateWithCache(folder);
     expect(readdirSync(join(folder, 'code-cache')).sort()).toEqual([basename(cache), oldSameBuild, recentOther].sort());
+  });
+
+  it('uses no cache in a folder that others can write to', async () => {
+    const folder = cacheFolder();
+    mkdirSync(join(folder, 'code-cache'));
+    chmodSync(join(folder, 'code-cache'), 0o777);
+    await validateWithCache(folder);
+    await validateWithCache(folder);
+    expect(codeCacheFiles(folder)).toEqual([]);
   });
 
   it('runs the command when the cache cannot be written, without a word about it', async () => {
@@ -91,11 +103,23 @@ describe('the launcher\'s code cache', () => {
   });
 });
 
+describe('the bundle', () => {
+  it('runs in strict mode, as the ES modules it is built from did', () => {
+    for (const file of ['manus.cjs', 'main.js', 'load-module-file.cjs', 'index.cjs']) {
+      const lines = readFileSync(join(repositoryRoot, 'dist', 'bundle', file), 'utf8').split('\n').filter((line) => !line.startsWith('#!'));
+      expect(lines[0], file).toBe('"use strict";');
+    }
+  });
+});
+
 describe('the public entry', () => {
-  it('exports the runtime API that runtime/index.ts declares', async () => {
-    const fromSource = await import('../runtime/index.js');
+  it('exports the runtime API that runtime/index.ts declares, to ES modules and to CommonJS alike', async () => {
+    const fromSource = Object.keys(await import('../runtime/index.js')).sort();
     const fromBundle = await import(pathToFileURL(join(repositoryRoot, 'dist', 'bundle', 'index.mjs')).href);
-    expect(Object.keys(fromBundle).sort()).toEqual(Object.keys(fromSource).sort());
+    expect(Object.keys(fromBundle).sort()).toEqual(fromSource);
     expect(fromBundle.defineTool({ name: 'same' })).toEqual({ name: 'same' });
+    const required = createRequire(import.meta.url)(join(repositoryRoot, 'dist', 'bundle', 'index.cjs')) as Record<string, unknown>;
+    expect(Object.keys(required).sort()).toEqual(fromSource);
+    expect(required.ToolError).toBe(fromBundle.ToolError);
   });
 });

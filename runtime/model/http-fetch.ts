@@ -2,11 +2,13 @@
  * The `fetch` the model SDK sends its requests through, over node:http. The SDK needs a request
  * out and a standard Response back; Node's own fetch spends most of a millisecond per request on
  * what a model call does not use (request cloning, stream plumbing), and that was most of the
- * runtime's own time per step. Event streams stay streams; other bodies are read whole.
+ * runtime's own time per step. What the SDK relies on behaves as fetch does: redirects (without
+ * credentials across origins), content encodings, streams, and aborts.
  */
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders, type RequestOptions } from 'node:http';
 import type * as Https from 'node:https';
-import { Readable } from 'node:stream';
+import { Readable, type Transform } from 'node:stream';
+import type * as Zlib from 'node:zlib';
 
 // Idle connections close after 4 s, as Node's fetch does, so a request rarely meets a connection
 // the server has just closed.
@@ -32,21 +34,32 @@ function transportFor(url: URL): Transport | Promise<Transport> {
 }
 const redirectStatuses = new Set([301, 302, 303, 307, 308]);
 const nullBodyStatuses = new Set([101, 204, 205, 304]);
-const maxRedirects = 5;
+const maxRedirects = 20;
+// Dropped when a redirect leaves the origin, as fetch drops them: a key must not follow a redirect
+// to another host, or from https to http.
+const credentialHeaders = ['authorization', 'proxy-authorization', 'cookie', 'api-key'];
+const decoders: Record<string, (zlib: typeof Zlib) => Transform> = {
+  gzip: (zlib) => zlib.createGunzip(),
+  'x-gzip': (zlib) => zlib.createGunzip(),
+  deflate: (zlib) => zlib.createInflate(),
+  br: (zlib) => zlib.createBrotliDecompress(),
+};
 
 export async function httpFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
   let url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
   let method = (init.method ?? 'GET').toUpperCase();
   let body = requestBody(init.body);
   const headers: OutgoingHttpHeaders = Object.fromEntries(new Headers(init.headers));
+  const signal = init.signal ?? undefined;
   for (let redirects = 0; ; redirects += 1) {
-    const message = await send(url, method, headers, body, init.signal ?? undefined);
+    const message = await send(url, method, headers, body, signal);
     const location = message.headers.location;
-    if (!redirectStatuses.has(message.statusCode ?? 0) || !location || init.redirect === 'manual' || redirects === maxRedirects) {
-      return toResponse(message);
-    }
+    if (!redirectStatuses.has(message.statusCode ?? 0) || !location || init.redirect === 'manual') return toResponse(message, signal);
     message.resume();
-    url = new URL(location, url);
+    if (redirects === maxRedirects) throw new TypeError(`too many redirects (more than ${maxRedirects})`);
+    const next = new URL(location, url);
+    if (next.origin !== url.origin) for (const name of credentialHeaders) delete headers[name];
+    url = next;
     // As fetch does: 303, and 301 or 302 after a POST, continue as a GET without the body.
     if (message.statusCode === 303 || (method === 'POST' && (message.statusCode === 301 || message.statusCode === 302))) {
       method = 'GET';
@@ -73,7 +86,12 @@ async function send(url: URL, method: string, headers: OutgoingHttpHeaders, body
   });
 }
 
-async function toResponse(message: IncomingMessage): Promise<Response> {
+/**
+ * JSON replies are read whole before the Response is made (the SDK reads them whole anyway);
+ * anything else, event streams above all, stays a stream. An abort while the body is read fails it
+ * with an AbortError, as fetch does, so the SDK can tell a timeout from a dropped connection.
+ */
+async function toResponse(message: IncomingMessage, signal: AbortSignal | undefined): Promise<Response> {
   const headers = new Headers();
   for (const [name, value] of Object.entries(message.headers)) {
     for (const item of [value ?? []].flat()) headers.append(name, item);
@@ -83,10 +101,39 @@ async function toResponse(message: IncomingMessage): Promise<Response> {
     message.resume();
     return new Response(null, init);
   }
-  if (headers.get('content-type')?.startsWith('text/event-stream')) {
-    return new Response(Readable.toWeb(message) as ReadableStream<Uint8Array>, init);
+  if (signal) {
+    const onAbort = () => message.destroy(abortReason(signal));
+    if (signal.aborted) onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    message.once('close', () => signal.removeEventListener('abort', onAbort));
   }
+  const content = await decoded(message, headers);
+  if (!isJson(headers.get('content-type'))) return new Response(Readable.toWeb(content) as ReadableStream<Uint8Array>, init);
   const chunks: Buffer[] = [];
-  for await (const chunk of message) chunks.push(chunk as Buffer);
+  for await (const chunk of content) chunks.push(chunk as Buffer);
   return new Response(Buffer.concat(chunks), init);
+}
+
+/** `application/json` or a `+json` type; not `application/x-ndjson`, which is read as it arrives. */
+function isJson(contentType: string | null): boolean {
+  const mediaType = contentType?.split(';')[0].trim().toLowerCase() ?? '';
+  return mediaType === 'application/json' || mediaType.endsWith('+json');
+}
+
+/** The body with its content encoding undone, as fetch hands it over. */
+async function decoded(message: IncomingMessage, headers: Headers): Promise<Readable> {
+  const encoding = headers.get('content-encoding')?.trim().toLowerCase();
+  const decoder = encoding ? decoders[encoding] : undefined;
+  if (!decoder) return message;
+  headers.delete('content-encoding');
+  headers.delete('content-length');
+  const zlib = await import('node:zlib');
+  const decompress = decoder(zlib);
+  message.on('error', (error) => decompress.destroy(error));
+  return message.pipe(decompress);
+}
+
+/** What fetch fails with on an abort: the signal's reason, or an AbortError when it gave none. */
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new DOMException('This operation was aborted', 'AbortError');
 }

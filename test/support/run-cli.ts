@@ -35,6 +35,8 @@ export function runCli(args: string[], options: CliOptions): Promise<CliResult> 
     NO_COLOR: '1',
     // Keep a stray local Ollama from being discovered by tests that expect no model.
     OLLAMA_HOST: '127.0.0.1:9',
+    // Code caches of test builds stay out of the user's own cache folder.
+    MANUS_CACHE_DIR: testCacheFolder(),
   };
   // The docker sandbox needs to find the daemon the test run uses.
   for (const name of ['DOCKER_HOST', 'MANUS_DOCKER_HOST']) {
@@ -64,6 +66,13 @@ export function runCli(args: string[], options: CliOptions): Promise<CliResult> 
     });
     child.stdin.end(options.stdin ?? '');
   });
+}
+
+let cacheFolder: string | undefined;
+
+function testCacheFolder(): string {
+  cacheFolder ??= mkdtempSync(join(tmpdir(), 'manus-test-cache-'));
+  return cacheFolder;
 }
 
 /** A temporary folder with the given files (paths relative to it; parent folders created). */
