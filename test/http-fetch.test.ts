@@ -16,11 +16,12 @@ interface SeenRequest {
   headers: IncomingMessage['headers'];
 }
 
-let server: Server | undefined;
+const servers: Server[] = [];
 
-async function serve(handler: (request: SeenRequest, response: ServerResponse) => void): Promise<{ base: string; seen: SeenRequest[] }> {
+/** A server on its own port (its own origin) that records each request before handling it. */
+async function serve(handler: (request: SeenRequest, response: ServerResponse) => void): Promise<{ base: string; seen: SeenRequest[]; server: Server }> {
   const seen: SeenRequest[] = [];
-  server = createServer((request, response) => {
+  const server = createServer((request, response) => {
     let body = '';
     request.on('data', (chunk) => (body += chunk));
     request.on('end', () => {
@@ -29,15 +30,16 @@ async function serve(handler: (request: SeenRequest, response: ServerResponse) =
       handler(entry, response);
     });
   });
-  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-  return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, server };
 }
 
 afterEach(async () => {
-  if (!server) return;
-  server.closeAllConnections();
-  await new Promise((resolve) => server!.close(resolve));
-  server = undefined;
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
 });
 
 describe('the model client\'s fetch', () => {
@@ -104,8 +106,8 @@ describe('the model client\'s fetch', () => {
   });
 
   it('rejects with the connection error when nothing listens', async () => {
-    const { base } = await serve(() => undefined);
-    await new Promise((resolve) => server!.close(resolve));
+    const { base, server } = await serve(() => undefined);
+    await new Promise((resolve) => server.close(resolve));
     await expect(httpFetch(base)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   });
 
@@ -132,7 +134,7 @@ describe('the model client\'s fetch', () => {
   });
 
   it('drops credentials when a redirect leaves the origin, and keeps them within it', async () => {
-    const other = await serveElsewhere();
+    const other = await serve((_request, response) => response.end('elsewhere'));
     const { base, seen } = await serve((request, response) => {
       if (request.url === '/same') response.writeHead(307, { location: '/moved' }).end();
       else if (request.url === '/moved') response.writeHead(307, { location: `${other.base}/away` }).end();
@@ -173,25 +175,4 @@ describe('the model client\'s fetch', () => {
     controller.abort();
     await expect(reader.read()).rejects.toMatchObject({ name: 'AbortError' });
   });
-});
-
-let elsewhere: Server | undefined;
-
-/** A second server on another port: another origin. */
-async function serveElsewhere(): Promise<{ base: string; seen: SeenRequest[] }> {
-  const seen: SeenRequest[] = [];
-  elsewhere = createServer((request, response) => {
-    seen.push({ method: request.method ?? '', url: request.url ?? '', body: '', headers: request.headers });
-    request.resume();
-    response.end('elsewhere');
-  });
-  await new Promise<void>((resolve) => elsewhere!.listen(0, '127.0.0.1', resolve));
-  return { base: `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`, seen };
-}
-
-afterEach(async () => {
-  if (!elsewhere) return;
-  elsewhere.closeAllConnections();
-  await new Promise((resolve) => elsewhere!.close(resolve));
-  elsewhere = undefined;
 });
