@@ -1,26 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import browserState from '../plugins/browser_state.js';
-import browserUse from '../plugins/browser_use.js';
 import type { ContextProviderInput } from '../runtime/context-provider.js';
 import { existingBrowserSession } from '../runtime/browser/session-registry.js';
-import type { ToolResult } from '../runtime/tool.js';
 import { chromiumMissing as isChromiumMissing, useFixtureSite } from './support/fixture-site.js';
-import { useToolContexts, type TestToolContext } from './support/tool-context.js';
+import { useBrowserTool } from './support/browser-tool.js';
+import type { TestToolContext } from './support/tool-context.js';
 
 const chromiumMissing = isChromiumMissing('browser_state');
 
 type TestContext = TestToolContext;
 
 const site = useFixtureSite();
-const newContext = useToolContexts();
-
-function browserContext(settings: Record<string, unknown> = {}): TestContext {
-  return newContext({ settings });
-}
-
-async function act(test: TestContext, input: Record<string, unknown>): Promise<ToolResult> {
-  return (await browserUse.execute(input as never, test.context)) as ToolResult;
-}
+const { browserContext, act } = useBrowserTool();
 
 async function render(test: TestContext, overrides: Partial<ContextProviderInput> = {}) {
   return browserState.render({

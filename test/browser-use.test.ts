@@ -8,27 +8,19 @@ import browserUse from '../plugins/browser_use.js';
 import { renderBrowserState } from '../runtime/browser/browser-state.js';
 import { DomainRules } from '../runtime/browser/domain-rules.js';
 import { existingBrowserSession, markStateProviderActive } from '../runtime/browser/session-registry.js';
-import type { ToolResult } from '../runtime/tool.js';
 import { chromiumMissing as isChromiumMissing, chromiumPath, startFixtureSite, useFixtureSite } from './support/fixture-site.js';
 import { makeFixture, readEvents, runCli } from './support/run-cli.js';
 import { startScriptedModelServer, type RecordedChatRequest, type ScriptedTurn } from './support/scripted-model-server.js';
 import { toolMessages } from './support/loop-fixture.js';
-import { createTestToolContext, useToolContexts, type TestToolContext } from './support/tool-context.js';
+import { useBrowserTool } from './support/browser-tool.js';
+import { createTestToolContext, type TestToolContext } from './support/tool-context.js';
 
 const chromiumMissing = isChromiumMissing('browser_use');
 
 type TestContext = TestToolContext;
 
 const site = useFixtureSite();
-const newContext = useToolContexts();
-
-function browserContext(settings: Record<string, unknown> = {}): TestContext {
-  return newContext({ settings });
-}
-
-async function act(test: TestContext, input: Record<string, unknown>): Promise<ToolResult> {
-  return (await browserUse.execute(input as never, test.context)) as ToolResult;
-}
+const { newContext, browserContext, act } = useBrowserTool();
 
 async function thrown(test: TestContext, input: Record<string, unknown>): Promise<string> {
   try {
