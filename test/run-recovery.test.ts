@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -36,6 +36,19 @@ async function runAndKill(fixture: string, server: ScriptedModelServer, when: (s
   expect(signal).toBe('SIGKILL');
   const runId = /run (\d{8}-\d{6}-[0-9a-f]{6})/.exec(stderr)![1];
   return runId;
+}
+
+/** Sends Ctrl-C's SIGINT once `ready` says so (checked every 50 ms); resolves with the exit code. */
+async function interruptWhen(child: ChildProcess, ready: () => boolean): Promise<number | null> {
+  const poll = setInterval(() => {
+    if (ready()) {
+      clearInterval(poll);
+      child.kill('SIGINT');
+    }
+  }, 50);
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  clearInterval(poll);
+  return code;
 }
 
 async function withServer<T>(turns: ScriptedTurn[], body: (server: ScriptedModelServer) => Promise<T>): Promise<T> {
@@ -327,15 +340,7 @@ describe('interrupts leave nothing running', () => {
       let stdout = '';
       child.stdout.on('data', (chunk) => (stdout += chunk));
       // Interrupt once the shell command is really running.
-      const running = () => listProcesses().some((line) => line.includes(`${marker}-foreground`));
-      const poll = setInterval(() => {
-        if (running()) {
-          clearInterval(poll);
-          child.kill('SIGINT');
-        }
-      }, 50);
-      const code = await new Promise((resolve) => child.on('close', resolve));
-      clearInterval(poll);
+      const code = await interruptWhen(child, () => listProcesses().some((line) => line.includes(`${marker}-foreground`)));
       expect(code).toBe(130);
       const result = JSON.parse(stdout);
       expect(result.status).toBe('interrupted');
@@ -370,15 +375,10 @@ describe.skipIf(!existsSync(process.env.MANUS_CHROMIUM_PATH ?? '/usr/bin/chromiu
         child.stdout.on('data', (chunk) => (stdout += chunk));
         const browserProcesses = () => listProcesses().filter((line) => line.includes('chromium') && line.includes(`--remote-debugging-pipe`) && descendsFrom(line, child.pid!));
         let sawBrowser = false;
-        const poll = setInterval(() => {
+        const code = await interruptWhen(child, () => {
           if (browserProcesses().length > 0) sawBrowser = true;
-          if (listProcesses().some((line) => line.includes(marker))) {
-            clearInterval(poll);
-            child.kill('SIGINT');
-          }
-        }, 50);
-        const code = await new Promise((resolve) => child.on('close', resolve));
-        clearInterval(poll);
+          return listProcesses().some((line) => line.includes(marker));
+        });
         expect(code).toBe(130);
         expect(sawBrowser).toBe(true);
         expect(JSON.parse(stdout).status).toBe('interrupted');
