@@ -168,12 +168,15 @@ async function loadPluginModule(file: string): Promise<unknown> {
   return jiti.import(file);
 }
 
+let runtimeBuiltAt: number | undefined;
+
 /** The copy of a built-in plugin compiled with the runtime, unless its source changed since. */
 function builtInCopy(file: string): (() => Promise<unknown>) | undefined {
   if (dirname(file) !== join(packageRoot, 'plugins')) return undefined;
   const load = builtInPlugins.get(basename(file, extname(file)));
   if (!load) return undefined;
-  return statSync(file).mtimeMs <= statSync(fileURLToPath(import.meta.url)).mtimeMs ? load : undefined;
+  runtimeBuiltAt ??= statSync(fileURLToPath(import.meta.url)).mtimeMs;
+  return statSync(file).mtimeMs <= runtimeBuiltAt ? load : undefined;
 }
 
 let jitiInstance: Promise<{ import(id: string): Promise<unknown> }> | undefined;
