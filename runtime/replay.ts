@@ -169,5 +169,6 @@ export function planFromRecording(run: RecordedRun, basePlan?: RunPlan): RunPlan
     toolSettings: basePlan?.toolSettings ?? {},
     warnings: [],
     agentsConfig: basePlan?.agentsConfig ?? { files: [], profiles: new Map(), agents: new Map() },
+    trustGrants: basePlan?.trustGrants ?? new Set(),
   };
 }

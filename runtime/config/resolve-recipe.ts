@@ -14,6 +14,7 @@ import { didYouMean } from './did-you-mean.js';
 import { defaultRetrySettings, emptyAgentsConfig, loadAgentsFile } from './load-agents.js';
 import { loadRecipeFile } from './load-recipe.js';
 import { renderTemplate } from './template.js';
+import type { TrustGrant } from './trust-grants.js';
 import type { AgentConfig, AgentsConfig, ModelProfileConfig, ParameterValue, Recipe, RecipeParameter } from './types.js';
 
 export interface RecipeOverrides {
@@ -26,6 +27,8 @@ export interface RecipeOverrides {
   maxCost?: number;
   maxTimeSeconds?: number;
   workspace?: string;
+  /** Grants the user gave on the command line (`--trust`). */
+  trust?: TrustGrant[];
 }
 
 export interface RunBudgets {
@@ -54,6 +57,8 @@ export interface RunPlan {
   toolSettings: Record<string, Record<string, unknown>>;
   warnings: Diagnostic[];
   agentsConfig: AgentsConfig;
+  /** What the user consented to: command-line grants and those in their own configuration. */
+  trustGrants: ReadonlySet<TrustGrant>;
 }
 
 /** agents.yaml files in the order they apply: the package's, the current folder's, the recipe's. */
@@ -156,6 +161,7 @@ export async function resolveRecipe(
     toolSettings: mergeToolSettings(agent.toolSettings, recipe.toolSettings),
     warnings: [...diagnostics, ...warnings],
     agentsConfig: agents.config,
+    trustGrants: new Set(overrides.trust ?? []),
   };
 }
 
