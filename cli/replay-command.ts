@@ -9,6 +9,7 @@ import { comparedTools, DivergenceLog, planFromRecording, RecordedModel, recorde
 import { packageRoot } from '../runtime/package-root.js';
 import { loadPluginFolders } from '../runtime/plugins/load-plugins.js';
 import { runsDirectoryFor } from '../runtime/run.js';
+import { SecretRedactor } from '../runtime/secret-redaction.js';
 import type { ReplayCommandOptions } from './program.js';
 import { runWithProgress } from './run-command.js';
 
@@ -32,8 +33,12 @@ export async function replayCommand(target: string, options: ReplayCommandOption
     return result.exitCode;
   }
   const first = divergences.first;
+  // A real tool's result is compared before the run redacts it.
+  const redactor = SecretRedactor.forRun(plan.profile, process.env);
   process.stderr.write(`replay diverged from the recording at step ${first.step}: ${first.what}\n`);
-  if (first.recorded !== undefined) process.stderr.write(`  recorded: ${oneLine(first.recorded)}\n  actual:   ${oneLine(first.actual ?? '')}\n`);
+  if (first.recorded !== undefined) {
+    process.stderr.write(`  recorded: ${oneLine(redactor.redact(first.recorded))}\n  actual:   ${oneLine(redactor.redact(first.actual ?? ''))}\n`);
+  }
   return ExitCode.taskFailed;
 }
 

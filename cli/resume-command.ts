@@ -1,12 +1,12 @@
 /** `manus resume`: continue a run from its events file, with the same history, workspace and plan. */
 import { resolveRecipe } from '../runtime/config/resolve-recipe.js';
-import { formatDiagnostic, UsageError } from '../runtime/errors.js';
+import { UsageError } from '../runtime/errors.js';
 import { readRecordedRun, resumeStateOf } from '../runtime/recorded-run.js';
 import { resolveRunId } from '../runtime/run-history.js';
 import { runsDirectoryFor } from '../runtime/run.js';
 import { join, resolve } from 'node:path';
 import type { ResumeCommandOptions } from './program.js';
-import { runWithProgress } from './run-command.js';
+import { printPlanWarnings, runWithProgress } from './run-command.js';
 
 export async function resumeCommand(runId: string, options: ResumeCommandOptions): Promise<number> {
   const runsDirectory = runsDirectoryFor(process.cwd(), process.env, options.runsDir);
@@ -19,7 +19,7 @@ export async function resumeCommand(runId: string, options: ResumeCommandOptions
   const recipe = recorded.start.recipe as { file: string; overrides?: Record<string, unknown> };
   const overrides = { ...recipe.overrides, ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}), ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}) };
   const plan = await resolveRecipe(recipe.file, { cwd: process.cwd(), overrides });
-  for (const warning of plan.warnings) process.stderr.write(`${formatDiagnostic(warning)}\n`);
+  printPlanWarnings(plan, options);
   const { state, interruptedCalls } = resumeStateOf(recorded);
   for (const call of interruptedCalls) process.stderr.write(`the ${call.name} call ${call.id} was interrupted; it is reported to the agent and not run again\n`);
   const result = await runWithProgress(plan, options, {

@@ -2,13 +2,15 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { isatty } from 'node:tty';
+import { literalSecretErrors } from '../runtime/config/literal-secrets.js';
 import { parseParameterArguments, resolveRecipe, type RunPlan } from '../runtime/config/resolve-recipe.js';
 import { writeJunitReport } from '../runtime/reports/junit-report.js';
 import { writeJsonReport, type RunReport } from '../runtime/reports/run-report.js';
-import { ExitCode, formatDiagnostic, InterruptedError } from '../runtime/errors.js';
+import { ConfigError, ExitCode, formatDiagnostic, InterruptedError } from '../runtime/errors.js';
 import { preloadModelSdk } from '../runtime/model/model-client.js';
 import { createProgressReporter } from '../runtime/progress-reporter.js';
 import { executeRun, type RunOptions, type RunResult } from '../runtime/run.js';
+import { SecretRedactor } from '../runtime/secret-redaction.js';
 import type { RunCommandOptions } from './program.js';
 
 export async function runCommand(recipeFile: string, options: RunCommandOptions): Promise<number> {
@@ -26,9 +28,16 @@ export async function runCommand(recipeFile: string, options: RunCommandOptions)
       workspace: options.workspace,
     },
   });
-  for (const warning of plan.warnings) process.stderr.write(`${formatDiagnostic(warning)}\n`);
+  printPlanWarnings(plan, options);
   const result = await runWithProgress(plan, options, { recordFile: options.record });
   return result.exitCode;
+}
+
+/** Prints the plan's warnings; in CI mode a literal secret in the configuration stops the run before it starts. */
+export function printPlanWarnings(plan: RunPlan, options: { ci?: boolean }): void {
+  const refused = options.ci === true || isCi() ? literalSecretErrors(plan.warnings) : [];
+  if (refused.length > 0) throw new ConfigError(refused);
+  for (const warning of plan.warnings) process.stderr.write(`${formatDiagnostic(warning)}\n`);
 }
 
 export interface ProgressRunOptions {
@@ -66,11 +75,13 @@ export async function runWithProgress(plan: RunPlan, options: ProgressRunOptions
 
   const ci = options.ci === true || isCi();
   const isTerminal = process.stderr.isTTY === true && !ci;
+  const redactor = SecretRedactor.forRun(plan.profile, process.env);
   const progress = options.quiet ? undefined : createProgressReporter({
     write: (text) => process.stderr.write(text),
     color: isTerminal && !process.env.NO_COLOR,
     maxSteps: plan.budgets.steps,
     liveText: isTerminal,
+    redactor,
   });
   if (label && !options.quiet) process.stderr.write(`${label}\n`);
   const result = await executeRun(plan, {
@@ -82,20 +93,21 @@ export async function runWithProgress(plan: RunPlan, options: ProgressRunOptions
     answers: options.answer,
     onEvent: progress?.onEvent,
     onTextDelta: progress?.onTextDelta,
+    redactor,
     ...extra,
   });
   process.off('SIGINT', onInterrupt);
   process.off('SIGTERM', onTerminate);
-  printResult(result, options.json === true);
-  if (options.report) await writeReports(resolve(options.report), plan, result);
+  // What is printed and reported is redacted whole; the run's own result stays as it was.
+  const shown = redactor.redactValue(result);
+  printResult(shown, options.json === true);
+  if (options.report) await writeReports(resolve(options.report), { ...shown, recipe: redactor.redactValue({ name: plan.recipe.name, file: plan.recipe.file }) });
   return result;
 }
 
 const terminateGraceMilliseconds = 2500;
 
-async function writeReports(directory: string, plan: RunPlan, result: RunResult): Promise<void> {
-  const report: RunReport = { ...result, recipe: { name: plan.recipe.name, file: plan.recipe.file } };
-
+async function writeReports(directory: string, report: RunReport): Promise<void> {
   await mkdir(directory, { recursive: true });
   const written = [await writeJsonReport(directory, report), await writeJunitReport(directory, report)];
   process.stderr.write(`reports: ${written.join(', ')}\n`);

@@ -1,12 +1,15 @@
 /**
  * `manus runs`: the runs in the runs folder, newest first; `manus runs <id>`: one run's
  * transcript. Both return an exit code (0, or 2 for a run that does not exist) and leave exiting
- * to main.ts.
+ * to main.ts. Events files are redacted as they are written; what these commands print is
+ * redacted again with the secrets of the current environment, for runs recorded without them.
  */
 import { ExitCode } from '../runtime/errors.js';
 import { formatRunTable, formatTranscript } from '../runtime/reports/run-transcript.js';
 import { listRuns, readRun, RunLookupError, type RunRecord } from '../runtime/run-history.js';
 import { runsDirectoryFor } from '../runtime/run.js';
+import { SecretRedactor } from '../runtime/secret-redaction.js';
+import { agentsFilesFor, loadAgentsConfig } from '../runtime/config/resolve-recipe.js';
 
 export interface RunsCommandOptions {
   json?: boolean;
@@ -32,7 +35,7 @@ const processOutput: CommandOutput = {
 
 export async function runsCommand(options: RunsCommandOptions, output: CommandOutput = processOutput): Promise<number> {
   const runsDirectory = runsDirectoryFor(process.cwd(), process.env, options.runsDir);
-  const summaries = await listRuns(runsDirectory);
+  const summaries = currentRedactor().redactValue(await listRuns(runsDirectory));
   if (options.json) {
     output.out(`${JSON.stringify(summaries, null, 2)}\n`);
     return ExitCode.success;
@@ -54,7 +57,15 @@ export async function showRunCommand(id: string, options: ShowRunOptions, output
     output.error(`manus: ${error.message}\n`);
     return error.exitCode;
   }
-  if (options.json) output.out(`${JSON.stringify({ ...run.summary, events: run.events }, null, 2)}\n`);
-  else output.out(formatTranscript(run, { full: options.full }));
+  // Redacted before the transcript shortens anything, so no cut leaves part of a secret.
+  const shown = currentRedactor().redactValue(run);
+  if (options.json) output.out(`${JSON.stringify({ ...shown.summary, events: shown.events }, null, 2)}\n`);
+  else output.out(formatTranscript(shown, { full: options.full }));
   return ExitCode.success;
+}
+
+/** The secrets of the current environment, including the variables the agents files here name. */
+function currentRedactor(): SecretRedactor {
+  const { config } = loadAgentsConfig(agentsFilesFor(undefined, process.cwd()));
+  return SecretRedactor.forProfiles(config.profiles.values(), process.env);
 }

@@ -38,6 +38,8 @@ export interface Diagnostic {
   severity: 'error' | 'warning';
   message: string;
   location?: SourceLocation;
+  /** A stable name for diagnostics that callers act on (CI mode refuses `literal_secret`). */
+  code?: string;
 }
 
 export function formatLocation(location: SourceLocation | undefined): string {

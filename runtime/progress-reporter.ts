@@ -1,8 +1,10 @@
 /**
  * Readable progress on stderr: one line per tool call and its result, retries, and the end of the
- * run. Plain lines when stderr is not a terminal (CI logs), dim colours when it is.
+ * run. Plain lines when stderr is not a terminal (CI logs), dim colours when it is. Secrets are
+ * hidden, in streamed text too, where one may arrive split across two pieces.
  */
 import type { RunEventListener } from './run-trace.js';
+import type { SecretRedactor } from './secret-redaction.js';
 
 export interface ProgressOptions {
   write: (text: string) => void;
@@ -10,6 +12,7 @@ export interface ProgressOptions {
   maxSteps: number;
   /** Show the model's text as it streams in (on a terminal), instead of one line per reply. */
   liveText: boolean;
+  redactor: SecretRedactor;
 }
 
 export interface ProgressReporter {
@@ -22,14 +25,19 @@ const lineWidth = 160;
 export function createProgressReporter(options: ProgressOptions): ProgressReporter {
   const paint = (code: string, text: string) => (options.color ? `\u001b[${code}m${text}\u001b[0m` : text);
   const dim = (text: string) => paint('2', text);
-  const line = (text: string) => options.write(`${text}\n`);
+  const line = (text: string) => options.write(`${options.redactor.redact(text)}\n`);
   const stepLabel = (step: unknown) => `[step ${String(step)}/${options.maxSteps}]`;
+  const streamedText = options.redactor.stream();
   let streaming = false;
   const onTextDelta = (text: string) => {
     streaming = true;
-    options.write(dim(text));
+    const shown = streamedText.push(text);
+    if (shown) options.write(dim(shown));
   };
   const onEvent: RunEventListener = (type, data) => {
+    // Any event ends a piece of streamed text: show what was held back in case a secret began there.
+    const heldBack = streamedText.end();
+    if (heldBack) options.write(dim(heldBack));
     if (streaming && type !== 'model-request') {
       streaming = false;
       options.write('\n');

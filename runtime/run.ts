@@ -19,7 +19,9 @@ import { missingEnvironment, resolveModelConnection, type ModelConnection } from
 import type { ChatModel, TokenUsage } from './model/model-types.js';
 import { TokenCounter } from './model/token-counter.js';
 import { RunResourceRegistry } from './run-resources.js';
-import { collectSecrets, RunTrace, type RunEventListener } from './run-trace.js';
+import { redactingModel } from './model/redacting-model.js';
+import { RunTrace, type RunEventListener } from './run-trace.js';
+import { SecretRedactor } from './secret-redaction.js';
 import type { AnyToolDefinition, SandboxSettings, ToolContext } from './tool.js';
 import { compareSnapshots, snapshotWorkspace, type WorkspaceSnapshot } from './sandbox/workspace-changes.js';
 
@@ -68,6 +70,8 @@ export interface RunOptions {
   startDetails?: Record<string, unknown>;
   /** Also write every event to this file: a self-contained recording. */
   recordFile?: string;
+  /** Hides the run's secrets; built from the profile and environment when not given. */
+  redactor?: SecretRedactor;
 }
 
 export function newRunId(now = new Date()): string {
@@ -103,8 +107,8 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
   // What was there before, so the result lists only what the run wrote; taken while the run starts.
   const workspaceBefore = snapshotWorkspace(realWorkspace);
 
-  const secrets = collectSecrets(options.environment, [plan.profile.apiKeyEnv ?? 'OPENAI_API_KEY', 'AZURE_OPENAI_API_KEY']);
-  const trace = new RunTrace(join(runDirectory, 'events.jsonl'), secrets, options.recordFile);
+  const redactor = options.redactor ?? SecretRedactor.forRun(plan.profile, options.environment);
+  const trace = new RunTrace(join(runDirectory, 'events.jsonl'), redactor, options.recordFile);
   if (options.onEvent) trace.onEvent(options.onEvent);
   const resources = new RunResourceRegistry();
   // What the loop had done when an error cut it short: its last finished step.
@@ -130,7 +134,7 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
       connection = await resolveModelConnection(plan.profile, options.environment, { modelOverride: plan.modelOverride });
       const client = new ModelClient(connection, { onRetry: (notice) => trace.emit('model-retry', { ...notice }) });
       client.prepare();
-      model = client;
+      model = redactingModel(client, redactor);
     }
     const tools = new Map<string, AnyToolDefinition>(plan.tools);
     const responseSchema = plan.recipe.response ? new FinalAnswerSchema(plan.recipe.response) : undefined;

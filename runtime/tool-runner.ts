@@ -104,7 +104,7 @@ async function runOne(call: PreparedCall, settings: ToolRunnerSettings): Promise
     const context = await settings.contextFor(call);
     result = await execute(call, settings, context);
   }
-  const observed = truncateMiddle(result.content, settings.maxObserve, 'the observation was shortened');
+  const observed = truncateMiddle(settings.trace.redact?.(result.content) ?? result.content, settings.maxObserve, 'the observation was shortened');
   const outcome: CallOutcome = { call, result: { ...result, content: observed.text }, durationMs: performance.now() - started };
   settings.trace.emit('tool-call-end', {
     step: settings.step,

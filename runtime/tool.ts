@@ -58,6 +58,8 @@ export interface RunResources {
 
 export interface TraceWriter {
   emit(type: string, data: Record<string, unknown>): void;
+  /** The text with the run's secret values hidden; tool results pass through it before they are shortened. */
+  redact?(text: string): string;
 }
 
 /** How a question reaches a person, or fails closed when no one can answer. */

@@ -140,7 +140,9 @@ function describe(source: YamlSource, error: ErrorObject): Diagnostic {
       const key = String(params.additionalProperty);
       const known = Object.keys((error.parentSchema as { properties?: object })?.properties ?? {});
       const where = path.length > 0 ? ` in ${name}` : '';
-      const hint = known.length > 0 ? didYouMean(key, known) : '';
+      const hint = key === 'api_key' && known.includes('api_key_env')
+        ? ': a key does not belong in YAML; put it in an environment variable and name that variable with api_key_env'
+        : known.length > 0 ? didYouMean(key, known) : '';
       return diagnostic(`unknown key '${key}'${where}${hint}`, locateKey(source, path, key));
     }
     case 'required':

@@ -2,6 +2,7 @@
 import type { Diagnostic } from '../errors.js';
 import { readAgentDefinition } from './agent-definition.js';
 import { validateConfig } from './config-schemas.js';
+import { literalSecretHeaders } from './literal-secrets.js';
 import type { AgentsConfig, ModelProfileConfig } from './types.js';
 import { locate, readYamlFile, type YamlSource } from './yaml-source.js';
 
@@ -30,7 +31,9 @@ export function loadAgentsSource(source: YamlSource, into: AgentsConfig): Diagno
   const data = source.data as { llm?: Record<string, Record<string, unknown>>; agents?: Record<string, Record<string, unknown>> };
   into.files.push(source.file);
   for (const [name, raw] of Object.entries(data.llm ?? {})) {
-    into.profiles.set(name, readProfile(name, raw, source));
+    const profile = readProfile(name, raw, source);
+    into.profiles.set(name, profile);
+    diagnostics.push(...literalSecretHeaders(name, profile.headers, source));
   }
   for (const [name, raw] of Object.entries(data.agents ?? {})) {
     into.agents.set(name, readAgentDefinition(name, raw, source, ['agents', name], diagnostics));
@@ -61,6 +64,7 @@ function readProfile(name: string, raw: Record<string, unknown>, source: YamlSou
     apiVersion: raw.api_version as string | undefined,
     deployment: raw.deployment as string | undefined,
     headers: (raw.headers as Record<string, string> | undefined) ?? {},
+    headersEnv: (raw.headers_env as Record<string, string> | undefined) ?? {},
     price: readPrice(raw.price as Record<string, number> | undefined),
     retry: {
       maxAttempts: retry.max_attempts ?? defaultRetrySettings.maxAttempts,

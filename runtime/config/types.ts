@@ -23,6 +23,8 @@ export interface ModelProfileConfig {
   apiVersion?: string;
   deployment?: string;
   headers: Record<string, string>;
+  /** Header name to the environment variable holding its value: credentials stay out of YAML. */
+  headersEnv?: Record<string, string>;
   retry: RetrySettings;
   price?: TokenPrices;
   location?: SourceLocation;

@@ -70,7 +70,7 @@ export class ModelClient implements ChatModel {
         apiKey: connection.apiKey,
         maxRetries: 0,
         timeout: connection.profile.timeoutSeconds * 1000,
-        defaultHeaders: connection.profile.headers,
+        defaultHeaders: connection.headers,
         fetch: httpFetch,
       };
       if (connection.provider === 'azure') {

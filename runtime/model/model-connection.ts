@@ -15,6 +15,8 @@ export interface ModelConnection {
   apiKeyEnv?: string;
   model: string;
   reasoning: boolean;
+  /** The profile's headers with those from headers_env filled in from the environment. */
+  headers: Record<string, string>;
 }
 
 type Environment = Record<string, string | undefined>;
@@ -37,7 +39,18 @@ export function missingEnvironment(profile: ModelProfileConfig, environment: Env
     if (!profile.baseUrl && !environment.AZURE_OPENAI_ENDPOINT) missing.push('AZURE_OPENAI_ENDPOINT');
   }
   if (profile.provider === 'openai' && !profile.apiKeyEnv && !environment.OPENAI_API_KEY) missing.push('OPENAI_API_KEY');
+  for (const variable of Object.values(profile.headersEnv ?? {})) {
+    if (!environment[variable] && !missing.includes(variable)) missing.push(variable);
+  }
   return missing;
+}
+
+/** Headers to send: the literal ones, and those whose values headers_env names, which win over a literal one of the same name. */
+function requestHeaders(profile: ModelProfileConfig, environment: Environment): Record<string, string> {
+  const fromEnvironment = Object.entries(profile.headersEnv ?? {}).map(([name, variable]) => [name, environment[variable] ?? ''] as const);
+  const replaced = new Set(fromEnvironment.map(([name]) => name.toLowerCase()));
+  const literal = Object.entries(profile.headers).filter(([name]) => !replaced.has(name.toLowerCase()));
+  return Object.fromEntries([...literal, ...fromEnvironment]);
 }
 
 export async function resolveModelConnection(
@@ -56,6 +69,7 @@ export async function resolveModelConnection(
     apiKeyEnv: environment[apiKeyEnv] ? apiKeyEnv : undefined,
     model,
     reasoning: profile.reasoning ?? isReasoningModel(model),
+    headers: requestHeaders(profile, environment),
   });
 
   switch (profile.provider) {

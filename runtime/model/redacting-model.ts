@@ -1,0 +1,38 @@
+/**
+ * The model is a sink like any other: whatever reaches it (tool results, check output in a retry
+ * message, page text a tool asks about, the task itself) is sent with the run's secrets hidden.
+ * Images are sent as they are.
+ */
+import type { SecretRedactor } from '../secret-redaction.js';
+import type { ChatMessage } from '../tool.js';
+import type { ChatModel } from './model-types.js';
+
+export function redactingModel(model: ChatModel, redactor: SecretRedactor): ChatModel {
+  if (!redactor.active) return model;
+  return {
+    complete: (request) => model.complete({ ...request, messages: request.messages.map((message) => redactMessage(message, redactor)) }),
+  };
+}
+
+function redactMessage(message: ChatMessage, redactor: SecretRedactor): ChatMessage {
+  switch (message.role) {
+    case 'system':
+    case 'tool':
+      return { ...message, content: redactor.redact(message.content) };
+    case 'user':
+      return {
+        ...message,
+        content: typeof message.content === 'string'
+          ? redactor.redact(message.content)
+          : message.content.map((part) => (part.type === 'text' ? { ...part, text: redactor.redact(part.text) } : part)),
+      };
+    case 'assistant':
+      return {
+        ...message,
+        content: message.content === null ? null : redactor.redact(message.content),
+        ...(message.tool_calls && {
+          tool_calls: message.tool_calls.map((call) => ({ ...call, function: { ...call.function, arguments: redactor.redact(call.function.arguments) } })),
+        }),
+      };
+  }
+}
