@@ -11,9 +11,10 @@ import { defaultApiKeyEnv } from './model/model-connection.js';
 
 export const redactionMarker = '[redacted]';
 /** Shorter values are too likely to occur by chance, and too weak to be worth hiding. */
-export const minimumSecretLength = 8;
+const minimumSecretLength = 8;
 
-const secretNamePattern = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH/i;
+// AUTHOR is not AUTH: GIT_AUTHOR_NAME holds a name that tools and the model need to see.
+const secretNamePattern = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH(?!OR)/i;
 const conventionalKeyVariables = ['OPENAI_API_KEY', 'AZURE_OPENAI_API_KEY'];
 
 type Environment = Record<string, string | undefined>;
@@ -32,7 +33,7 @@ export function collectSecrets(environment: Environment, namedVariables: Iterabl
 }
 
 /** The environment variables a model profile reads secrets from. */
-export function secretVariablesOf(profile: ModelProfileConfig): string[] {
+function secretVariablesOf(profile: ModelProfileConfig): string[] {
   return [defaultApiKeyEnv(profile), ...Object.values(profile.headersEnv ?? {})];
 }
 

@@ -39,10 +39,19 @@ function profile(overrides: Partial<ModelProfileConfig> = {}): ModelProfileConfi
 describe('collecting secrets', () => {
   it('takes named variables, the conventional key variables and anything named like a secret, from 8 characters', () => {
     const secrets = collectSecrets(
-      { MY_LLM: 'abcdef123', GITHUB_TOKEN: 'ghp_1234567890', OPENAI_API_KEY: 'sk-openai-1', HOME: '/root/home-folder', SHORT_KEY: 'abc1234', NAMED_SHORT: 'short' },
+      {
+        MY_LLM: 'abcdef123',
+        GITHUB_TOKEN: 'ghp_1234567890',
+        OPENAI_API_KEY: 'sk-openai-1',
+        PROXY_AUTH: 'user:password1',
+        GIT_AUTHOR_NAME: 'Ada Lovelace',
+        HOME: '/root/home-folder',
+        SHORT_KEY: 'abc1234',
+        NAMED_SHORT: 'short',
+      },
       ['MY_LLM', 'NAMED_SHORT'],
     );
-    expect(secrets.sort()).toEqual(['abcdef123', 'ghp_1234567890', 'sk-openai-1']);
+    expect(secrets.sort()).toEqual(['abcdef123', 'ghp_1234567890', 'sk-openai-1', 'user:password1']);
   });
 
   it('adds the profile key variable and the header variables, and the token inside a credential header', () => {
