@@ -3,6 +3,8 @@ import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { isatty } from 'node:tty';
 import { parseParameterArguments, resolveRecipe, type RunPlan } from '../runtime/config/resolve-recipe.js';
+import { settleTrustRequests } from '../runtime/config/trust-consent.js';
+import { parseTrustGrants } from '../runtime/config/trust-grants.js';
 import { writeJunitReport } from '../runtime/reports/junit-report.js';
 import { writeJsonReport, type RunReport } from '../runtime/reports/run-report.js';
 import { ExitCode, formatDiagnostic, InterruptedError } from '../runtime/errors.js';
@@ -12,6 +14,7 @@ import { executeRun, type RunOptions, type RunResult } from '../runtime/run.js';
 import type { RunCommandOptions } from './program.js';
 
 export async function runCommand(recipeFile: string, options: RunCommandOptions): Promise<number> {
+  const trust = [...parseTrustGrants(options.trust)];
   preloadModelSdk();
   const plan = await resolveRecipe(recipeFile, {
     cwd: process.cwd(),
@@ -24,6 +27,7 @@ export async function runCommand(recipeFile: string, options: RunCommandOptions)
       maxCost: options.maxCost,
       maxTimeSeconds: options.maxTime,
       workspace: options.workspace,
+      trust,
     },
   });
   for (const warning of plan.warnings) process.stderr.write(`${formatDiagnostic(warning)}\n`);
@@ -47,6 +51,10 @@ export interface ProgressRunOptions {
  * run, resume and replay, so they report alike.
  */
 export async function runWithProgress(plan: RunPlan, options: ProgressRunOptions, extra: Partial<RunOptions> = {}, label?: string): Promise<RunResult> {
+  const ci = options.ci === true || isCi();
+  const interactive = isatty(0) && !ci;
+  // Before anything starts, and before Ctrl-C means "stop the run": at this prompt it means quit.
+  await settleTrustRequests(plan, { interactive, environment: process.env });
   const interrupt = new AbortController();
   let interrupts = 0;
   const onInterrupt = () => {
@@ -64,7 +72,6 @@ export async function runWithProgress(plan: RunPlan, options: ProgressRunOptions
   process.on('SIGINT', onInterrupt);
   process.on('SIGTERM', onTerminate);
 
-  const ci = options.ci === true || isCi();
   const isTerminal = process.stderr.isTTY === true && !ci;
   const progress = options.quiet ? undefined : createProgressReporter({
     write: (text) => process.stderr.write(text),
@@ -78,7 +85,7 @@ export async function runWithProgress(plan: RunPlan, options: ProgressRunOptions
     environment: process.env,
     signal: interrupt.signal,
     runsDirectory: options.runsDir,
-    interactive: isatty(0) && !ci,
+    interactive,
     answers: options.answer,
     onEvent: progress?.onEvent,
     onTextDelta: progress?.onTextDelta,
