@@ -2,9 +2,9 @@
  * `manus validate`: checks agents files, recipes and plugins without running anything and reports
  * every problem at once.
  */
+import { existsSync, realpathSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { didYouMean } from './config/did-you-mean.js';
-import { existsSync, realpathSync } from 'node:fs';
 import { emptyAgentsConfig, loadAgentsSource } from './config/load-agents.js';
 import { reviewAgentsTrust, trustRequestNote } from './config/recipe-requests.js';
 import { agentsFilesFor, loadAgentsConfig, packageAgentsFile, pluginFoldersFor, resolveRecipe, toolNotAvailable } from './config/resolve-recipe.js';
