@@ -8,6 +8,10 @@ import { ExitCode, formatDiagnostic, ManusError, UsageError, type Diagnostic } f
 /** The package's version, filled in by the build. */
 declare const MANUS_VERSION: string;
 
+const answerHelp = 'an answer for the agent\'s questions, used in order (repeatable); also answers permission prompts, where "yes" approves the call (a recipe\'s answers: never do)';
+
+const trustHelp = 'allow what the recipe asks for beyond its agent, comma-separated: host, network, env, image, resources, workspace, browser, or all (repeatable; also trust: in ~/.config/manus/config.yaml)';
+
 function createProgram(): Command {
   const program = new Command();
   program
@@ -32,7 +36,8 @@ function createProgram(): Command {
     .option('--max-cost <dollars>', 'the cost budget in US dollars (needs prices in the model profile)', positiveNumber)
     .option('--max-time <seconds>', 'the wall-time budget', positiveNumber)
     .option('--record <file>', 'also write the run\'s events to this file: a self-contained recording')
-    .option('--answer <text>', 'an answer for the agent\'s questions, used in order (repeatable)', collect, [])
+    .option('--answer <text>', answerHelp, collect, [])
+    .option('--trust <grants>', trustHelp, collect, [])
     .option('--workspace <folder>', 'the folder the agent works in (default workspace/<run id>)')
     .option('--runs-dir <folder>', 'where run folders go (default .manus/runs)')
     .option('--json', 'print one JSON object with the outcome instead of the answer')
@@ -50,7 +55,8 @@ function createProgram(): Command {
     .argument('<run>', 'the run id (or a unique prefix of it)')
     .option('--max-steps <n>', 'the step budget for the whole run, to extend it', positiveInteger)
     .option('--max-tokens <n>', 'the token budget for the whole run', positiveInteger)
-    .option('--answer <text>', 'an answer for the agent\'s questions, used in order (repeatable)', collect, [])
+    .option('--answer <text>', answerHelp, collect, [])
+    .option('--trust <grants>', trustHelp, collect, [])
     .option('--runs-dir <folder>', 'where run folders are (default .manus/runs)')
     .option('--json', 'print one JSON object with the outcome instead of the answer')
     .option('--quiet', 'no progress on stderr')
@@ -66,6 +72,7 @@ function createProgram(): Command {
     .description('re-run a recorded run with the model\'s recorded replies (no model needed)')
     .argument('<run>', 'a run id, or a recording (events.jsonl) file')
     .option('--tools <mode>', 'recorded: use the recorded tool results; real: run the tools and compare', 'recorded')
+    .option('--trust <grants>', trustHelp, collect, [])
     .option('--runs-dir <folder>', 'where run folders are (default .manus/runs)')
     .option('--json', 'print one JSON object with the outcome instead of the answer')
     .option('--quiet', 'no progress on stderr')
@@ -98,9 +105,11 @@ function createProgram(): Command {
       const { validateFiles } = await import('../runtime/validate.js');
       const diagnostics = await validateFiles(files, process.cwd());
       printDiagnostics(diagnostics);
-      const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
-      const warnings = diagnostics.length - errors;
-      process.stderr.write(`${files.length} file(s) checked: ${errors} error(s), ${warnings} warning(s)\n`);
+      const count = (severity: Diagnostic['severity']) => diagnostics.filter((diagnostic) => diagnostic.severity === severity).length;
+      const errors = count('error');
+      // Notes say what a recipe asks the user to grant; nothing is wrong, so they count apart.
+      const notes = count('note') > 0 ? `, ${count('note')} note(s)` : '';
+      process.stderr.write(`${files.length} file(s) checked: ${errors} error(s), ${count('warning')} warning(s)${notes}\n`);
       return finish(errors > 0 ? ExitCode.usage : ExitCode.success);
     });
 
@@ -127,6 +136,7 @@ function createProgram(): Command {
 
 export interface ResumeCommandOptions {
   ci?: boolean;
+  trust: string[];
   report?: string;
   maxSteps?: number;
   maxTokens?: number;
@@ -138,6 +148,7 @@ export interface ResumeCommandOptions {
 
 export interface ReplayCommandOptions {
   ci?: boolean;
+  trust: string[];
   report?: string;
   tools: string;
   runsDir?: string;
@@ -147,6 +158,7 @@ export interface ReplayCommandOptions {
 
 export interface RunCommandOptions {
   ci?: boolean;
+  trust: string[];
   report?: string;
   prompt?: string;
   param: string[];

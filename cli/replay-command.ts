@@ -1,7 +1,8 @@
 /** `manus replay`: re-run a recording with the model's recorded replies and report where it diverges. */
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { resolveRecipe, type RunPlan } from '../runtime/config/resolve-recipe.js';
+import { resolveRecipe, type RecipeOverrides, type RunPlan } from '../runtime/config/resolve-recipe.js';
+import { parseTrustGrants, type TrustGrant } from '../runtime/config/trust-grants.js';
 import { ExitCode, UsageError } from '../runtime/errors.js';
 import { readRecordedRun, type RecordedRun } from '../runtime/recorded-run.js';
 import { resolveRunId } from '../runtime/run-history.js';
@@ -16,10 +17,11 @@ import { runWithProgress } from './run-command.js';
 export async function replayCommand(target: string, options: ReplayCommandOptions): Promise<number> {
   const mode = options.tools as ReplayToolMode;
   if (mode !== 'recorded' && mode !== 'real') throw new UsageError(`--tools must be recorded or real, not '${options.tools}'`);
+  const trust = [...parseTrustGrants(options.trust)];
   const recorded = readRecordedRun(await eventsFileFor(target, options));
   for (const warning of recorded.warnings) process.stderr.write(`warning: ${warning}\n`);
   const divergences = new DivergenceLog();
-  const plan = mode === 'real' ? await realToolsPlan(recorded, divergences) : await recordedToolsPlan(recorded, divergences);
+  const plan = mode === 'real' ? await realToolsPlan(recorded, divergences, trust) : await recordedToolsPlan(recorded, divergences);
   const result = await runWithProgress(plan, { ...options, answer: [] }, {
     model: new RecordedModel(recorded, divergences),
     startDetails: { replayOf: recorded.start.runId, replayTools: mode },
@@ -63,12 +65,13 @@ async function recordedToolsPlan(recorded: RecordedRun, divergences: DivergenceL
 }
 
 /** Real tools need the recipe: where it was recorded, or beside the recording when the recording travelled. */
-async function realToolsPlan(recorded: RecordedRun, divergences: DivergenceLog): Promise<RunPlan> {
-  const recipe = recorded.start.recipe as { file: string; overrides?: Record<string, unknown> };
+async function realToolsPlan(recorded: RecordedRun, divergences: DivergenceLog, trust: TrustGrant[]): Promise<RunPlan> {
+  const recipe = recorded.start.recipe as { file: string; overrides?: RecipeOverrides };
   const candidates = [recipe.file, join(dirname(recorded.file), recipe.file.split('/').pop() ?? '')];
   const file = candidates.find((candidate) => existsSync(candidate));
   if (!file) throw new UsageError(`--tools real needs the recipe, and ${recipe.file} is not there; use --tools recorded`);
-  const resolved = await resolveRecipe(file, { cwd: process.cwd(), overrides: recipe.overrides });
+  // Real tools run with the recipe's sandbox: the grants it needs are given again, never read from the recording.
+  const resolved = await resolveRecipe(file, { cwd: process.cwd(), overrides: { ...recipe.overrides, trust } });
   const plan = planFromRecording(recorded, resolved);
   plan.tools = comparedTools(recorded, resolved.tools, divergences);
   return plan;

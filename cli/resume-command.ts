@@ -1,5 +1,6 @@
 /** `manus resume`: continue a run from its events file, with the same history, workspace and plan. */
-import { resolveRecipe } from '../runtime/config/resolve-recipe.js';
+import { resolveRecipe, type RecipeOverrides } from '../runtime/config/resolve-recipe.js';
+import { parseTrustGrants } from '../runtime/config/trust-grants.js';
 import { UsageError } from '../runtime/errors.js';
 import { readRecordedRun, resumeStateOf } from '../runtime/recorded-run.js';
 import { resolveRunId } from '../runtime/run-history.js';
@@ -9,6 +10,7 @@ import type { ResumeCommandOptions } from './program.js';
 import { printPlanWarnings, runWithProgress } from './run-command.js';
 
 export async function resumeCommand(runId: string, options: ResumeCommandOptions): Promise<number> {
+  const trust = [...parseTrustGrants(options.trust)];
   const runsDirectory = runsDirectoryFor(process.cwd(), process.env, options.runsDir);
   const runDirectory = join(runsDirectory, await resolveRunId(runsDirectory, runId));
   const recorded = readRecordedRun(join(runDirectory, 'events.jsonl'), { repair: true });
@@ -16,8 +18,14 @@ export async function resumeCommand(runId: string, options: ResumeCommandOptions
   if (recorded.end?.status === 'success') {
     throw new UsageError(`run ${recorded.start.runId} already finished successfully; there is nothing to resume`);
   }
-  const recipe = recorded.start.recipe as { file: string; overrides?: Record<string, unknown> };
-  const overrides = { ...recipe.overrides, ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}), ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}) };
+  const recipe = recorded.start.recipe as { file: string; overrides?: RecipeOverrides };
+  // The grants of the first run are not taken from its events file: the user gives them again.
+  const overrides: RecipeOverrides = {
+    ...recipe.overrides,
+    ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
+    ...(options.maxTokens ? { maxTokens: options.maxTokens } : {}),
+    trust,
+  };
   const plan = await resolveRecipe(recipe.file, { cwd: process.cwd(), overrides });
   printPlanWarnings(plan, options);
   const { state, interruptedCalls } = resumeStateOf(recorded);

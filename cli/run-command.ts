@@ -4,6 +4,8 @@ import { resolve } from 'node:path';
 import { isatty } from 'node:tty';
 import { literalSecretErrors } from '../runtime/config/literal-secrets.js';
 import { parseParameterArguments, resolveRecipe, type RunPlan } from '../runtime/config/resolve-recipe.js';
+import { settleTrustRequests } from '../runtime/config/trust-consent.js';
+import { parseTrustGrants } from '../runtime/config/trust-grants.js';
 import { writeJunitReport } from '../runtime/reports/junit-report.js';
 import { writeJsonReport, type RunReport } from '../runtime/reports/run-report.js';
 import { ConfigError, ExitCode, formatDiagnostic, InterruptedError } from '../runtime/errors.js';
@@ -14,6 +16,7 @@ import { SecretRedactor } from '../runtime/secret-redaction.js';
 import type { RunCommandOptions } from './program.js';
 
 export async function runCommand(recipeFile: string, options: RunCommandOptions): Promise<number> {
+  const trust = [...parseTrustGrants(options.trust)];
   preloadModelSdk();
   const plan = await resolveRecipe(recipeFile, {
     cwd: process.cwd(),
@@ -26,6 +29,7 @@ export async function runCommand(recipeFile: string, options: RunCommandOptions)
       maxCost: options.maxCost,
       maxTimeSeconds: options.maxTime,
       workspace: options.workspace,
+      trust,
     },
   });
   printPlanWarnings(plan, options);
@@ -56,6 +60,10 @@ export interface ProgressRunOptions {
  * run, resume and replay, so they report alike.
  */
 export async function runWithProgress(plan: RunPlan, options: ProgressRunOptions, extra: Partial<RunOptions> = {}, label?: string): Promise<RunResult> {
+  const ci = options.ci === true || isCi();
+  const interactive = isatty(0) && !ci;
+  // Before anything starts, and before Ctrl-C means "stop the run": at this prompt it means quit.
+  await settleTrustRequests(plan, { interactive, environment: process.env });
   const interrupt = new AbortController();
   let interrupts = 0;
   const onInterrupt = () => {
@@ -73,7 +81,6 @@ export async function runWithProgress(plan: RunPlan, options: ProgressRunOptions
   process.on('SIGINT', onInterrupt);
   process.on('SIGTERM', onTerminate);
 
-  const ci = options.ci === true || isCi();
   const isTerminal = process.stderr.isTTY === true && !ci;
   const redactor = SecretRedactor.forRun(plan.profile, process.env);
   const progress = options.quiet ? undefined : createProgressReporter({
@@ -89,7 +96,7 @@ export async function runWithProgress(plan: RunPlan, options: ProgressRunOptions
     environment: process.env,
     signal: interrupt.signal,
     runsDirectory: options.runsDir,
-    interactive: isatty(0) && !ci,
+    interactive,
     answers: options.answer,
     onEvent: progress?.onEvent,
     onTextDelta: progress?.onTextDelta,

@@ -35,7 +35,8 @@ export interface SourceLocation {
 }
 
 export interface Diagnostic {
-  severity: 'error' | 'warning';
+  /** A note tells what a file asks for (a grant a run needs), without anything being wrong. */
+  severity: 'error' | 'warning' | 'note';
   message: string;
   location?: SourceLocation;
   /** A stable name for diagnostics that callers act on (CI mode refuses `literal_secret`). */

@@ -2,6 +2,7 @@
  * How the agent's questions reach a person. On a terminal the question is asked without blocking
  * the event loop; otherwise answers come from --answer values (in order) and the recipe's
  * `answers:` (matched by a text the question contains), and a question nobody answers fails closed.
+ * Permission prompts are the user's alone: the terminal or --answer, never the recipe's answers.
  */
 import { createInterface } from 'node:readline/promises';
 import { PermissionDeniedError, ToolError } from './errors.js';
@@ -21,7 +22,6 @@ export function createHumanChannel(options: HumanChannelOptions): HumanChannel {
   let asking = Promise.resolve();
   return {
     async ask(question, askOptions = {}) {
-      const fromRecipe = Object.entries(options.recipeAnswers).find(([key]) => question.toLowerCase().includes(key.toLowerCase()));
       if (queued.length > 0) {
         const answer = queued.shift()!;
         options.onAsked?.(question, answer, 'answer');
@@ -35,19 +35,31 @@ export function createHumanChannel(options: HumanChannelOptions): HumanChannel {
         options.onAsked?.(question, text, 'terminal');
         return text;
       }
+      const fromRecipe = askOptions.permission
+        ? undefined
+        : Object.entries(options.recipeAnswers).find(([key]) => question.toLowerCase().includes(key.toLowerCase()));
       if (fromRecipe) {
         options.onAsked?.(question, fromRecipe[1], 'recipe');
         return fromRecipe[1];
       }
-      const reason = `no one can answer "${question}": the run is not interactive; pass --answer TEXT or add the answer under answers: in the recipe`;
+      const reason = askOptions.permission
+        ? `no one can answer "${question}": the run is not interactive; approve it with --answer yes (a recipe's answers: cannot)`
+        : `no one can answer "${question}": the run is not interactive; pass --answer TEXT or add the answer under answers: in the recipe`;
       if (askOptions.required) throw new PermissionDeniedError(reason);
       throw new ToolError(reason, 'no_answer');
     },
   };
 }
 
-async function askOnTerminal(question: string, options: HumanChannelOptions, signal?: AbortSignal): Promise<string> {
-  const terminal = createInterface({ input: options.input ?? process.stdin, output: options.output ?? process.stderr, terminal: true });
+/** Asks one question on the terminal (stderr by default, so stdout stays the answer's) and returns the reply. */
+export async function askOnTerminal(
+  question: string,
+  streams: { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream },
+  signal?: AbortSignal,
+): Promise<string> {
+  const terminal = createInterface({ input: streams.input ?? process.stdin, output: streams.output ?? process.stderr, terminal: true });
+  // The prompt reads the terminal raw, so Ctrl-C reaches it as a key: pass it on as the signal it means.
+  terminal.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
   try {
     return (await terminal.question(`\n${question}\n> `, { signal })).trim();
   } finally {

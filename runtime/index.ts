@@ -6,6 +6,7 @@ export type {
   ChatContentPart,
   ChatMessage,
   HumanChannel,
+  HumanQuestionOptions,
   JsonSchema,
   RunResources,
   SandboxSettings,

@@ -7,7 +7,7 @@ import { agentDefaults } from './config/agent-definition.js';
 import { defaultCompactionSettings } from './context-compaction.js';
 import type { RunPlan } from './config/resolve-recipe.js';
 import type { AgentConfig } from './config/types.js';
-import { defaultRetrySettings } from './config/load-agents.js';
+import { defaultRetrySettings, emptyAgentsConfig } from './config/load-agents.js';
 import type { ChatModel, ModelReply, ModelRequest } from './model/model-types.js';
 import { recordedReplies, recordedToolResults, type RecordedRun } from './recorded-run.js';
 import { defineTool, type AnyToolDefinition, type ToolResult } from './tool.js';
@@ -168,7 +168,8 @@ export function planFromRecording(run: RecordedRun, basePlan?: RunPlan): RunPlan
     sandbox: basePlan?.sandbox,
     toolSettings: basePlan?.toolSettings ?? {},
     warnings: [],
-    agentsConfig: basePlan?.agentsConfig ?? { files: [], profiles: new Map(), agents: new Map() },
+    agentsConfig: basePlan?.agentsConfig ?? emptyAgentsConfig(),
     trustGrants: basePlan?.trustGrants ?? new Set(),
+    trustRequests: basePlan?.trustRequests ?? [],
   };
 }

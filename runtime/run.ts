@@ -11,6 +11,7 @@ import { attemptWithChecks } from './checks/check-attempts.js';
 import type { CheckResult } from './checks/check-types.js';
 import { sandboxForRun } from './sandbox/run-sandbox.js';
 import type { RunPlan } from './config/resolve-recipe.js';
+import { assertTrustGranted } from './config/trust-consent.js';
 import { ConfigError, ExitCode, ManusError, type ExitCodeValue } from './errors.js';
 import { FinalAnswerSchema } from './final-answer.js';
 import { createHumanChannel } from './human-channel.js';
@@ -95,6 +96,7 @@ export function runsDirectoryFor(cwd: string, environment: Record<string, string
 }
 
 export async function executeRun(plan: RunPlan, options: RunOptions): Promise<RunResult> {
+  assertTrustGranted(plan);
   if (!options.model) checkEnvironment(plan, options.environment);
   const started = performance.now();
   const startedAt = Date.now();
@@ -156,6 +158,8 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
       budgets: plan.budgets,
       tools: [...tools.keys()],
       sandbox: plan.sandbox?.kind ?? 'default',
+      // What the user granted, for the record; a resumed run needs the grants given again.
+      trust: [...plan.trustGrants],
       workspace: relativeToCwd(options.cwd, realWorkspace),
       systemPrompt: plan.agent.systemPrompt,
       task: plan.task,

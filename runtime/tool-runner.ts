@@ -155,7 +155,8 @@ async function permissionProblem(call: PreparedCall, permissions: PermissionSett
   }
   if (!matches(permissions.ask, call.name)) return undefined;
   const question = `Allow the agent to call ${call.name} with ${call.argumentsText}? (yes/no)`;
-  const answer = await context.human.ask(question, { required: true, signal: context.signal }).catch((error: unknown) => {
+  // Only the user approves: the recipe's answers never reach a permission prompt.
+  const answer = await context.human.ask(question, { required: true, permission: true, signal: context.signal }).catch((error: unknown) => {
     if (hasCode(error, 'permission_denied')) throw error;
     throw new PermissionDeniedError(`approval needed to call '${call.name}', and no one could be asked: ${error instanceof Error ? error.message : String(error)}`);
   });

@@ -64,7 +64,18 @@ export interface TraceWriter {
 
 /** How a question reaches a person, or fails closed when no one can answer. */
 export interface HumanChannel {
-  ask(question: string, options?: { required?: boolean; signal?: AbortSignal }): Promise<string>;
+  ask(question: string, options?: HumanQuestionOptions): Promise<string>;
+}
+
+export interface HumanQuestionOptions {
+  /** No answer is an error that stops the run (exit 5), not one the model reads. */
+  required?: boolean;
+  signal?: AbortSignal;
+  /**
+   * A permission prompt: only the user answers it, at the terminal or with --answer; a recipe's
+   * `answers:` never do, since a recipe must not approve what its own agent is about to do.
+   */
+  permission?: boolean;
 }
 
 export interface ToolContext {

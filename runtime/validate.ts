@@ -2,10 +2,13 @@
  * `manus validate`: checks agents files, recipes and plugins without running anything and reports
  * every problem at once.
  */
+import { existsSync, realpathSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { didYouMean } from './config/did-you-mean.js';
 import { emptyAgentsConfig, loadAgentsSource } from './config/load-agents.js';
-import { agentsFilesFor, loadAgentsConfig, pluginFoldersFor, resolveRecipe, toolNotAvailable } from './config/resolve-recipe.js';
+import { reviewAgentsTrust, trustRequestNote } from './config/recipe-requests.js';
+import { agentsFilesFor, loadAgentsConfig, packageAgentsFile, pluginFoldersFor, resolveRecipe, toolNotAvailable } from './config/resolve-recipe.js';
+import { isUserConfigData, readUserConfigSource } from './config/user-config.js';
 import { readYamlFile } from './config/yaml-source.js';
 import { ConfigError, formatDiagnostic, type Diagnostic } from './errors.js';
 import { loadPluginFiles, loadPluginFolders } from './plugins/load-plugins.js';
@@ -44,13 +47,18 @@ async function validateYaml(file: string, cwd: string): Promise<Diagnostic[]> {
   const { source, diagnostics } = readYamlFile(file);
   if (!source) return diagnostics;
   if (isAgentsFile(source.data)) return validateAgentsFile(file, cwd);
+  if (isUserConfigData(source.data)) return readUserConfigSource(source).diagnostics;
   try {
-    const plan = await resolveRecipe(file, { cwd, strictParameters: false, checkSchemas: true });
+    const plan = await resolveRecipe(file, { cwd, strictParameters: false, checkSchemas: true, reportTrust: true });
     return plan.warnings;
   } catch (error) {
     if (error instanceof ConfigError) return error.diagnostics;
     throw error;
   }
+}
+
+function isPackageAgentsFile(file: string): boolean {
+  return existsSync(packageAgentsFile) && realpathSync(file) === realpathSync(packageAgentsFile);
 }
 
 function isAgentsFile(data: unknown): boolean {
@@ -63,8 +71,15 @@ async function validateAgentsFile(file: string, cwd: string): Promise<Diagnostic
   const { source, diagnostics } = readYamlFile(file);
   if (!source) return diagnostics;
   const config = emptyAgentsConfig();
-  const problems = loadAgentsSource(source, config);
+  const trusted = isPackageAgentsFile(file);
+  const problems = loadAgentsSource(source, config, trusted);
   if (problems.some((problem) => problem.severity === 'error')) return problems;
+  if (!trusted) {
+    // Another agents file may tighten the package's agents, never loosen them.
+    config.trustedAgents = loadAgentsConfig([packageAgentsFile]).config.trustedAgents;
+    const review = reviewAgentsTrust(config);
+    problems.push(...review.removals, ...review.requests.map(trustRequestNote));
+  }
   // Profiles may come from the other agents files a run would load too.
   const profiles = new Set([...loadAgentsConfig(agentsFilesFor(undefined, cwd)).config.profiles.keys(), ...config.profiles.keys()]);
   const plugins = await loadPluginFolders(pluginFoldersFor(cwd));

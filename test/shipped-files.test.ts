@@ -60,10 +60,11 @@ describe('the JSON schemas', () => {
     const ajv = new Ajv({ strict: true, allowUnionTypes: true, allErrors: true });
     ajv.addSchema(readSchema('agents.schema.json'));
     ajv.addSchema(readSchema('recipe.schema.json'));
+    ajv.addSchema(readSchema('user-config.schema.json'));
     return ajv;
   }
 
-  it.each(['agents.schema.json', 'recipe.schema.json'])('%s is a valid draft-07 schema', (name) => {
+  it.each(['agents.schema.json', 'recipe.schema.json', 'user-config.schema.json'])('%s is a valid draft-07 schema', (name) => {
     const schema = readSchema(name);
     expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');
     const ajv = new Ajv({ strict: true, allowUnionTypes: true });

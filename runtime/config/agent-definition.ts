@@ -3,6 +3,7 @@ import { defaultCompactionSettings } from '../context-compaction.js';
 import type { Diagnostic } from '../errors.js';
 import type { SandboxSettings } from '../tool.js';
 import { loadPrompt } from './prompt-source.js';
+import { readSettingLocations } from './setting-locations.js';
 import type { AgentConfig, PermissionSettings } from './types.js';
 import { locate, type YamlPath, type YamlSource } from './yaml-source.js';
 
@@ -21,6 +22,7 @@ export function readAgentDefinition(
   source: YamlSource,
   path: YamlPath,
   diagnostics: Diagnostic[],
+  trusted = false,
 ): AgentConfig {
   const systemPrompt = raw.system_prompt === undefined ? undefined : loadPrompt(source, [...path, 'system_prompt'], raw.system_prompt, diagnostics);
   const nextStepPrompt = raw.next_step_prompt === undefined ? undefined : loadPrompt(source, [...path, 'next_step_prompt'], raw.next_step_prompt, diagnostics);
@@ -49,6 +51,8 @@ export function readAgentDefinition(
     toolSettings: (raw.tool_settings as AgentConfig['toolSettings'] | undefined) ?? {},
     location: locate(source, path),
     toolLocations,
+    origin: { file: source.file, trusted },
+    settingLocations: readSettingLocations(source, path, raw),
   };
 }
 

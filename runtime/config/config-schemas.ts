@@ -12,7 +12,9 @@ import { didYouMean } from './did-you-mean.js';
 import { loadPrebuiltValidators, prebuiltValidatorsFile } from './prebuilt-validators.js';
 import { locate, locateKey, pathFromPointer, type YamlSource } from './yaml-source.js';
 
-export type ConfigKind = 'agents' | 'recipe';
+export const configKinds = ['agents', 'recipe', 'user-config'] as const;
+
+export type ConfigKind = (typeof configKinds)[number];
 
 let validators: Record<ConfigKind, ValidateFunction> | undefined;
 
@@ -26,7 +28,7 @@ function prebuiltValidators(): Record<ConfigKind, ValidateFunction> | undefined 
   const prebuilt = join(packageRoot, prebuiltValidatorsFile);
   if (!existsSync(prebuilt)) return undefined;
   const builtAt = statSync(prebuilt).mtimeMs;
-  const stale = (['agents', 'recipe'] as const).some((kind) => statSync(schemaFile(kind)).mtimeMs > builtAt);
+  const stale = configKinds.some((kind) => statSync(schemaFile(kind)).mtimeMs > builtAt);
   return stale ? undefined : loadPrebuiltValidators(prebuilt);
 }
 
@@ -38,13 +40,8 @@ function compileValidators(): Record<ConfigKind, ValidateFunction> {
   // Required here, not imported: a run with current prebuilt validators never loads ajv at start-up.
   const { Ajv: AjvClass } = createRequire(import.meta.url)('ajv') as { Ajv: typeof Ajv };
   const ajv = new AjvClass({ allErrors: true, verbose: true, strict: false });
-  for (const kind of ['agents', 'recipe'] as const) {
-    ajv.addSchema(JSON.parse(readFileSync(schemaFile(kind), 'utf8')));
-  }
-  return {
-    agents: ajv.getSchema('agents.schema.json')!,
-    recipe: ajv.getSchema('recipe.schema.json')!,
-  };
+  for (const kind of configKinds) ajv.addSchema(JSON.parse(readFileSync(schemaFile(kind), 'utf8')));
+  return Object.fromEntries(configKinds.map((kind) => [kind, ajv.getSchema(`${kind}.schema.json`)!])) as Record<ConfigKind, ValidateFunction>;
 }
 
 export function validateConfig(kind: ConfigKind, source: YamlSource): Diagnostic[] {
@@ -149,8 +146,12 @@ function describe(source: YamlSource, error: ErrorObject): Diagnostic {
       return diagnostic(`${name} is missing the required key '${String(params.missingProperty)}'`, locate(source, path));
     case 'type':
       return diagnostic(`${name} must be ${article(String(params.type))}, not ${article(valueType(valueAt(source.data, path)))}`, locate(source, path));
-    case 'enum':
-      return diagnostic(`${name} must be one of: ${(params.allowedValues as unknown[]).join(', ')}`, locate(source, path));
+    case 'enum': {
+      const allowed = params.allowedValues as unknown[];
+      const value = valueAt(source.data, path);
+      const hint = typeof value === 'string' ? didYouMean(value, allowed.map(String)) : '';
+      return diagnostic(`${name} must be one of: ${allowed.join(', ')}${hint}`, locate(source, path));
+    }
     case 'minLength':
       return diagnostic(params.limit === 1 ? `${name} must not be empty` : `${name} must be at least ${String(params.limit)} characters long`, locate(source, path));
     case 'const':

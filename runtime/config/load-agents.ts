@@ -14,17 +14,21 @@ export const defaultRetrySettings = {
 };
 
 export function emptyAgentsConfig(): AgentsConfig {
-  return { files: [], profiles: new Map(), agents: new Map() };
+  return { files: [], profiles: new Map(), agents: new Map(), trustedAgents: new Map() };
 }
 
-/** Reads one agents file into `into`, returning its diagnostics (all of them, not the first). */
-export function loadAgentsFile(file: string, into: AgentsConfig): Diagnostic[] {
+/**
+ * Reads one agents file into `into`, returning its diagnostics (all of them, not the first).
+ * `trusted` is for the package's own agents.yaml only: its agents are the baseline that the
+ * agents files of projects and recipes may tighten but not loosen.
+ */
+export function loadAgentsFile(file: string, into: AgentsConfig, trusted = false): Diagnostic[] {
   const { source, diagnostics } = readYamlFile(file);
   if (!source) return diagnostics;
-  return [...diagnostics, ...loadAgentsSource(source, into)];
+  return [...diagnostics, ...loadAgentsSource(source, into, trusted)];
 }
 
-export function loadAgentsSource(source: YamlSource, into: AgentsConfig): Diagnostic[] {
+export function loadAgentsSource(source: YamlSource, into: AgentsConfig, trusted = false): Diagnostic[] {
   const schemaDiagnostics = validateConfig('agents', source);
   if (schemaDiagnostics.length > 0) return schemaDiagnostics;
   const diagnostics: Diagnostic[] = [];
@@ -36,7 +40,9 @@ export function loadAgentsSource(source: YamlSource, into: AgentsConfig): Diagno
     diagnostics.push(...literalSecretHeaders(name, profile.headers, source));
   }
   for (const [name, raw] of Object.entries(data.agents ?? {})) {
-    into.agents.set(name, readAgentDefinition(name, raw, source, ['agents', name], diagnostics));
+    const agent = readAgentDefinition(name, raw, source, ['agents', name], diagnostics, trusted);
+    into.agents.set(name, agent);
+    if (trusted) into.trustedAgents.set(name, agent);
   }
   return diagnostics;
 }

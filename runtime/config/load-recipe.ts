@@ -6,6 +6,7 @@ import { readAgentDefinition, readPermissions, readSandbox } from './agent-defin
 import { readChecks, readRetryPolicy } from '../checks/read-checks.js';
 import { validateConfig } from './config-schemas.js';
 import { loadPrompt, type LoadedPrompt } from './prompt-source.js';
+import { readSettingLocations } from './setting-locations.js';
 import { templatePlaceholders } from './template.js';
 import type { Recipe, RecipeParameter } from './types.js';
 import { locate, locateKey, readYamlFile, type YamlSource } from './yaml-source.js';
@@ -55,6 +56,7 @@ function loadRecipeSource(source: YamlSource): { recipe?: Recipe; diagnostics: D
     answers: data.answers ?? {},
     checks: [],
     retry: { maxAttempts: 1 },
+    settingLocations: readSettingLocations(source, [], data),
   };
   const checks = readChecks(data.checks, { responseSchema: data.response });
   const retry = readRetryPolicy(data.retry);

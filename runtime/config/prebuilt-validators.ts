@@ -5,9 +5,10 @@
  */
 import { createRequire } from 'node:module';
 import type { ValidateFunction } from 'ajv';
+import type { ConfigKind } from './config-schemas.js';
 
 export const prebuiltValidatorsFile = 'dist/schemas/config-validators.cjs';
 
-export function loadPrebuiltValidators(file: string): Record<'agents' | 'recipe', ValidateFunction> {
-  return createRequire(import.meta.url)(file) as Record<'agents' | 'recipe', ValidateFunction>;
+export function loadPrebuiltValidators(file: string): Record<ConfigKind, ValidateFunction> {
+  return createRequire(import.meta.url)(file) as Record<ConfigKind, ValidateFunction>;
 }

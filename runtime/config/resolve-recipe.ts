@@ -13,8 +13,10 @@ import type { AnyToolDefinition, SandboxSettings } from '../tool.js';
 import { didYouMean } from './did-you-mean.js';
 import { defaultRetrySettings, emptyAgentsConfig, loadAgentsFile } from './load-agents.js';
 import { loadRecipeFile } from './load-recipe.js';
+import { reviewRecipeTrust, trustRequestNote, type TrustRequest } from './recipe-requests.js';
 import { renderTemplate } from './template.js';
 import type { TrustGrant } from './trust-grants.js';
+import { loadUserConfig } from './user-config.js';
 import type { AgentConfig, AgentsConfig, ModelProfileConfig, ParameterValue, Recipe, RecipeParameter } from './types.js';
 
 export interface RecipeOverrides {
@@ -59,6 +61,8 @@ export interface RunPlan {
   agentsConfig: AgentsConfig;
   /** What the user consented to: command-line grants and those in their own configuration. */
   trustGrants: ReadonlySet<TrustGrant>;
+  /** What the recipe and its agents files ask for beyond what they may take; runs only when granted. */
+  trustRequests: TrustRequest[];
 }
 
 /** agents.yaml files in the order they apply: the package's, the current folder's, the recipe's. */
@@ -92,25 +96,41 @@ function uniqueExisting(paths: string[]): string[] {
   return result;
 }
 
-export function loadAgentsConfig(files: string[]): { config: AgentsConfig; diagnostics: Diagnostic[] } {
+/** The package's own agents.yaml: the only agents file trusted to loosen anything. */
+export const packageAgentsFile = join(packageRoot, 'agents.yaml');
+
+/** Loads agents files in order; those in `trustedFiles` (the package's by default) are the baseline. */
+export function loadAgentsConfig(files: string[], trustedFiles: string[] = [packageAgentsFile]): { config: AgentsConfig; diagnostics: Diagnostic[] } {
+  const trusted = new Set(uniqueExisting(trustedFiles));
   const config = emptyAgentsConfig();
-  const diagnostics = files.flatMap((file) => loadAgentsFile(file, config));
+  const diagnostics = files.flatMap((file) => loadAgentsFile(file, config, trusted.has(realpathSync(file))));
   return { config, diagnostics };
 }
 
-/**
- * Resolves a recipe into a run plan, or throws a ConfigError listing every problem. `strictParameters`
- * is off for `manus validate`, which checks a recipe without the values a run would be given.
- */
-export async function resolveRecipe(
-  recipeFile: string,
-  options: { cwd: string; overrides?: RecipeOverrides; strictParameters?: boolean; checkSchemas?: boolean },
-): Promise<RunPlan> {
+export interface ResolveOptions {
+  cwd: string;
+  overrides?: RecipeOverrides;
+  /** Off for `manus validate`, which checks a recipe without the values a run would be given. */
+  strictParameters?: boolean;
+  checkSchemas?: boolean;
+  /**
+   * For `manus validate`: an attempt to remove a permission is an error, and each grant the recipe
+   * asks for is a note. A run keeps the permission with a warning, and asks for the grants.
+   */
+  reportTrust?: boolean;
+  /** Where the user's configuration is found (XDG_CONFIG_HOME, HOME); default the process's. */
+  environment?: Record<string, string | undefined>;
+}
+
+/** Resolves a recipe into a run plan, or throws a ConfigError listing every problem. */
+export async function resolveRecipe(recipeFile: string, options: ResolveOptions): Promise<RunPlan> {
   const overrides = options.overrides ?? {};
   const recipePath = resolve(options.cwd, recipeFile);
   const { recipe, diagnostics } = loadRecipeFile(recipePath);
   const agents = loadAgentsConfig(agentsFilesFor(recipePath, options.cwd));
   diagnostics.push(...agents.diagnostics);
+  const userConfig = loadUserConfig(options.environment ?? process.env);
+  diagnostics.push(...userConfig.diagnostics);
   if (!recipe) throw new ConfigError(diagnostics);
 
   const agent = resolveAgent(recipe, agents.config, diagnostics);
@@ -125,6 +145,22 @@ export async function resolveRecipe(
   const task = resolveTask(recipe, overrides, values, strict, diagnostics);
   const workspace = overrides.workspace ?? (recipe.workspace && values ? renderTemplate(recipe.workspace, values) : recipe.workspace);
   if (!agent) throw new ConfigError(diagnostics);
+
+  const trust = reviewRecipeTrust({
+    recipe,
+    agent,
+    agentsConfig: agents.config,
+    cwd: options.cwd,
+    parameterValues: values,
+    workspaceFromCommandLine: overrides.workspace !== undefined,
+    userParameters: new Set(Object.keys(overrides.parameters ?? {})),
+  });
+  if (options.reportTrust) {
+    diagnostics.push(...trust.removals);
+    warnings.push(...trust.requests.map(trustRequestNote));
+  } else {
+    warnings.push(...trust.removals.map((removal): Diagnostic => ({ ...removal, severity: 'warning' })));
+  }
 
   const tools = selectTools(agent, plugins, warnings);
   const contextProviders = selectContextProviders(agent, plugins, diagnostics);
@@ -143,7 +179,7 @@ export async function resolveRecipe(
     overrides,
     agent: {
       ...agent,
-      permissions: recipe.permissions ?? agent.permissions,
+      permissions: trust.permissions,
     },
     profile,
     modelOverride,
@@ -161,7 +197,8 @@ export async function resolveRecipe(
     toolSettings: mergeToolSettings(agent.toolSettings, recipe.toolSettings),
     warnings: [...diagnostics, ...warnings],
     agentsConfig: agents.config,
-    trustGrants: new Set(overrides.trust ?? []),
+    trustGrants: new Set([...(overrides.trust ?? []), ...userConfig.config.trust]),
+    trustRequests: trust.requests,
   };
 }
 

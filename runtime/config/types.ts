@@ -4,6 +4,7 @@ import type { CheckDefinition, RetryPolicy } from '../checks/check-types.js';
 import type { CompactionSettings } from '../context-compaction.js';
 import type { TokenPrices } from '../model/pricing.js';
 import type { JsonSchema, SandboxSettings } from '../tool.js';
+import type { SettingLocations } from './setting-locations.js';
 
 export interface ModelProfileConfig {
   name: string;
@@ -63,12 +64,27 @@ export interface AgentConfig {
   location?: SourceLocation;
   /** Where each tool name was written, for "not available" messages. */
   toolLocations: Record<string, SourceLocation>;
+  /** Which file defined the agent, and whether that file is trusted to loosen anything. */
+  origin?: AgentOrigin;
+  /** Where its sandbox, permission and browser settings were written. */
+  settingLocations?: SettingLocations;
+}
+
+/**
+ * Only the package's own agents.yaml is trusted. An agents.yaml in the current folder or beside
+ * a recipe ships with a project or a recipe: its agents may tighten, never loosen.
+ */
+export interface AgentOrigin {
+  file: string;
+  trusted: boolean;
 }
 
 export interface AgentsConfig {
   files: string[];
   profiles: Map<string, ModelProfileConfig>;
   agents: Map<string, AgentConfig>;
+  /** The agents as the trusted files (the package's agents.yaml) define them, before others replace them. */
+  trustedAgents: Map<string, AgentConfig>;
 }
 
 export type ParameterValue = string | number | boolean;
@@ -110,4 +126,6 @@ export interface Recipe {
   answers: Record<string, string>;
   checks: CheckDefinition[];
   retry: RetryPolicy;
+  /** Where its sandbox, permission, browser and workspace settings were written. */
+  settingLocations?: SettingLocations;
 }

@@ -37,6 +37,8 @@ export function runCli(args: string[], options: CliOptions): Promise<CliResult> 
     OLLAMA_HOST: '127.0.0.1:9',
     // Code caches of test builds stay out of the user's own cache folder.
     MANUS_CACHE_DIR: testCacheFolder(),
+    // The user's own config.yaml (its trust grants) stays out too; tests that need one set their own.
+    XDG_CONFIG_HOME: join(testCacheFolder(), 'no-user-config'),
   };
   // The docker sandbox needs to find the daemon the test run uses.
   for (const name of ['DOCKER_HOST', 'MANUS_DOCKER_HOST']) {
