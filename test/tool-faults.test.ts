@@ -1,0 +1,194 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ErrorStreak } from '../runtime/error-streak.js';
+import { readEvents } from './support/run-cli.js';
+import { runScripted, terminate, toolMessages, writeLoopFixture, type LoopFixtureOptions } from './support/loop-fixture.js';
+
+/** Tools that misbehave the way careless plugins do: errors thrown where no `await` can catch them. */
+const strayTools = `import { EventEmitter } from 'node:events';
+import { defineContextProvider, defineTool } from 'manus-runtime';
+
+const pause = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
+let rendered = 0;
+
+export default [
+  defineTool({
+    name: 'timer_throw',
+    description: 'Throws from a timer while it waits.',
+    parameters: { type: 'object', properties: {} },
+    async execute() {
+      setTimeout(() => { throw new Error('boom from a timer'); }, 10);
+      await pause(1000);
+      return 'never seen';
+    },
+  }),
+  defineTool({
+    name: 'emitter_error',
+    description: 'Emits an error event nobody listens to.',
+    parameters: { type: 'object', properties: {} },
+    async execute() {
+      const emitter = new EventEmitter();
+      setTimeout(() => emitter.emit('error', new Error('unheard emitter error')), 10);
+      await pause(1000);
+      return 'never seen';
+    },
+  }),
+  defineTool({
+    name: 'rejection',
+    description: 'Leaves a rejected promise unhandled.',
+    parameters: { type: 'object', properties: {} },
+    async execute() {
+      void Promise.reject(new Error('nobody awaited this'));
+      await pause(1000);
+      return 'never seen';
+    },
+  }),
+  defineTool({
+    name: 'late_throw',
+    description: 'Returns at once, then throws from a timer after it ended.',
+    parameters: { type: 'object', properties: {} },
+    execute() {
+      setTimeout(() => { throw new Error('thrown after the call ended'); }, 20);
+      return 'returned first';
+    },
+  }),
+  defineTool<{ reason: string }>({
+    name: 'fail_with',
+    description: 'Fails with the reason it is given.',
+    parameters: { type: 'object', properties: { reason: { type: 'string' } }, required: ['reason'] },
+    execute({ reason }) {
+      throw new Error(reason);
+    },
+  }),
+  defineContextProvider({
+    name: 'stray_provider',
+    description: 'Throws from a timer while no tool call runs.',
+    async render() {
+      rendered += 1;
+      if (rendered === 2) {
+        setTimeout(() => { throw new Error('stray error outside any tool call'); }, 10);
+        await pause(300);
+      }
+      return undefined;
+    },
+  }),
+];
+`;
+
+function strayFixture(tools: string[], options: LoopFixtureOptions = {}): string {
+  const fixture = writeLoopFixture({ ...options, tools: [...tools, 'terminate'] });
+  writeFileSync(join(fixture, 'tools', 'stray.ts'), strayTools);
+  return fixture;
+}
+
+describe('errors a tool throws where nothing awaits them', () => {
+  it('become the error result of the call that caused them, with the stack trace only in the events file', async () => {
+    const fixture = strayFixture(['timer_throw', 'emitter_error', 'rejection', 'late_throw', 'echo']);
+    const run = await runScripted([
+      { toolCalls: [{ name: 'timer_throw', arguments: {} }] },
+      { toolCalls: [{ name: 'emitter_error', arguments: {} }] },
+      { toolCalls: [{ name: 'rejection', arguments: {} }] },
+      { toolCalls: [{ name: 'late_throw', arguments: {} }] },
+      // The late error arrives while the model is thinking.
+      { delayMs: 300, toolCalls: [{ name: 'echo', arguments: { text: 'still here' } }] },
+      terminate('survived'),
+    ], { fixture });
+    expect(run.stderr).not.toContain('internal error');
+    expect(run.exitCode).toBe(0);
+    expect(run.json).toMatchObject({ status: 'success', answer: 'survived' });
+
+    const results = run.requests.slice(1, 6).map((request) => toolMessages(request).at(-1)?.content);
+    expect(results).toEqual([
+      'Error: boom from a timer',
+      'Error: unheard emitter error',
+      'Error: nobody awaited this',
+      'returned first',
+      'echo: still here',
+    ]);
+
+    const events = readEvents(run.json.runDirectory);
+    const toolErrors = events.filter((event) => event.type === 'tool-error');
+    expect(toolErrors.map((event) => event.tool)).toEqual(['timer_throw', 'emitter_error', 'rejection']);
+    for (const event of toolErrors) expect(event.stack).toMatch(/stray\.ts/);
+    expect(events.find((event) => event.type === 'tool-error-uncaught')).toMatchObject({
+      tool: 'late_throw',
+      message: 'thrown after the call ended',
+      stack: expect.stringContaining('stray.ts'),
+    });
+    expect(events.at(-1)).toMatchObject({ type: 'run-end', status: 'success' });
+  });
+
+  it('end the run as an internal error, recorded, when no tool call can own them', async () => {
+    const fixture = strayFixture(['echo'], { agentExtra: 'context_providers: [stray_provider]' });
+    const run = await runScripted([
+      { toolCalls: [{ name: 'echo', arguments: { text: 'one' } }] },
+      { toolCalls: [{ name: 'echo', arguments: { text: 'two' } }] },
+      terminate('unreachable'),
+    ], { fixture });
+    expect(run.exitCode).toBe(1);
+    expect(run.json).toMatchObject({ status: 'error', error: { code: 'internal_error' } });
+    expect(run.json.answer).toContain('stray error outside any tool call');
+    const events = readEvents(run.json.runDirectory);
+    expect(events.at(-1)).toMatchObject({ type: 'run-end', status: 'error' });
+  });
+});
+
+describe('calls after a call that finishes the run', () => {
+  it('are skipped and recorded, while calls before it run', async () => {
+    const run = await runScripted([
+      {
+        toolCalls: [
+          { id: 'before', name: 'echo', arguments: { text: 'before' } },
+          { id: 'finish', name: 'terminate', arguments: { status: 'success', message: 'finished' } },
+          { id: 'after', name: 'echo', arguments: { text: 'after' } },
+          { id: 'also-after', name: 'fail', arguments: {} },
+        ],
+      },
+    ]);
+    expect(run.exitCode).toBe(0);
+    expect(run.json).toMatchObject({ status: 'success', answer: 'finished' });
+    const events = readEvents(run.json.runDirectory);
+    expect(events.filter((event) => event.type === 'tool-call-start').map((event) => event.callId)).toEqual(['before', 'finish']);
+    expect(events.filter((event) => event.type === 'tool-call-skipped')).toMatchObject([
+      { callId: 'after', tool: 'echo', after: 'finish' },
+      { callId: 'also-after', tool: 'fail', after: 'finish' },
+    ]);
+    // Every call keeps a result in history, so a conversation continued from it stays valid.
+    const results = events.filter((event) => event.type === 'message' && event.message.role === 'tool').map((event) => event.message);
+    expect(results).toEqual([
+      { role: 'tool', tool_call_id: 'before', content: 'echo: before' },
+      { role: 'tool', tool_call_id: 'finish', content: 'The run finished with status success.' },
+      { role: 'tool', tool_call_id: 'after', content: 'skipped: the run finished with an earlier call in this turn' },
+      { role: 'tool', tool_call_id: 'also-after', content: 'skipped: the run finished with an earlier call in this turn' },
+    ]);
+  });
+});
+
+describe('a streak of failing calls', () => {
+  it('different each time, gets a nudge after five and stops the run as stuck after ten', async () => {
+    const fixture = strayFixture(['fail_with']);
+    const turns = Array.from({ length: 12 }, (_, index) => ({ toolCalls: [{ name: 'fail_with', arguments: { reason: `attempt ${index} failed` } }] }));
+    const run = await runScripted(turns, { fixture });
+    expect(run.exitCode).toBe(1);
+    expect(run.json).toMatchObject({ status: 'stuck', steps: 10 });
+    expect(run.json.answer).toContain('The last 10 tool calls all failed');
+    const events = readEvents(run.json.runDirectory);
+    expect(events.filter((event) => event.type === 'error-streak-nudge')).toMatchObject([{ step: 5, failures: 5 }]);
+    const nudge = (run.requests[5].body.messages as Array<{ role: string; content: string }>).at(-1);
+    expect(nudge).toMatchObject({ role: 'user', content: expect.stringContaining('Your last 5 tool calls all failed') });
+    expect(events.some((event) => event.type === 'stuck-nudge')).toBe(false);
+  });
+
+  it('follows the agent\'s error_streak, and a success ends the streak', () => {
+    const streak = new ErrorStreak(2);
+    expect(streak.observe([true])).toBe('ok');
+    expect(streak.observe([false, true])).toBe('ok');
+    expect(streak.observe([true])).toBe('nudge');
+    expect(streak.observe([true])).toBe('ok');
+    expect(streak.observe([true])).toBe('stuck');
+    // One turn that jumps past both marks is warned first.
+    expect(new ErrorStreak(2).observe([true, true, true, true])).toBe('nudge');
+    expect(new ErrorStreak(0).observe(Array(20).fill(true))).toBe('ok');
+  });
+});
