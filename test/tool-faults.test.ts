@@ -1,8 +1,11 @@
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ErrorStreak } from '../runtime/error-streak.js';
-import { readEvents } from './support/run-cli.js';
+import { readEvents, runCli } from './support/run-cli.js';
+import { startScriptedModelServer, type ScriptedTurn } from './support/scripted-model-server.js';
 import { runScripted, terminate, toolMessages, writeLoopFixture, type LoopFixtureOptions } from './support/loop-fixture.js';
 
 /** Tools that misbehave the way careless plugins do: errors thrown where no `await` can catch them. */
@@ -190,5 +193,80 @@ describe('a streak of failing calls', () => {
     // One turn that jumps past both marks is warned first.
     expect(new ErrorStreak(2).observe([true, true, true, true])).toBe('nudge');
     expect(new ErrorStreak(0).observe(Array(20).fill(true))).toBe('ok');
+  });
+});
+
+/** A small tmpfs of its own, so a full disk is real and harms nothing else; the reason when mounting is not permitted. */
+function mountSmallDisk(): { folder: string; unmount(): void } | { reason: string } {
+  const folder = mkdtempSync(join(tmpdir(), 'manus-full-disk-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', folder], { stdio: 'pipe' });
+  } catch (error) {
+    rmSync(folder, { recursive: true, force: true });
+    return { reason: `cannot mount a tmpfs here (${String((error as { stderr?: Buffer }).stderr ?? error).trim()})` };
+  }
+  return {
+    folder,
+    unmount() {
+      execFileSync('umount', [folder]);
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
+}
+
+async function runCliAgainst(turns: ScriptedTurn[], args: string[], cwd: string) {
+  const server = await startScriptedModelServer({ turns });
+  try {
+    return await runCli(args, { cwd, env: { OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'test-key', MANUS_MODEL: 'scripted-model' } });
+  } finally {
+    await server.close();
+  }
+}
+
+describe('a full disk under the runs folder', () => {
+  it('stops the run with one clear line, exit 1, and an events file that resume can read', async (context) => {
+    const disk = mountSmallDisk();
+    if ('reason' in disk) {
+      console.warn(`skipped: ${disk.reason}`);
+      context.skip(disk.reason);
+      return;
+    }
+    try {
+      const fixture = writeLoopFixture();
+      const runsDirectory = join(disk.folder, 'runs');
+      // Leave room for the run's start and not for a model reply carrying a 40 kB argument.
+      const free = Number(statfsSync(disk.folder).bavail * statfsSync(disk.folder).bsize);
+      const filler = join(disk.folder, 'filler');
+      writeFileSync(filler, Buffer.alloc(free - 16 * 1024));
+      const run = await runCliAgainst(
+        [{ toolCalls: [{ name: 'echo', arguments: { text: 'x'.repeat(40_000) } }] }, terminate('unreachable')],
+        ['run', 'recipe.yaml', '--runs-dir', runsDirectory],
+        fixture,
+      );
+      const [runId] = readdirSync(runsDirectory);
+      const eventsFile = join(runsDirectory, runId, 'events.jsonl');
+      expect(run.exitCode).toBe(1);
+      const problems = run.stderr.split('\n').filter((line) => line.startsWith('manus:'));
+      expect(problems).toEqual([`manus: run ${runId} ended: error: cannot write the run's events to ${eventsFile}: no space left on device`]);
+      expect(run.stderr).not.toMatch(/^\s+at /m);
+      expect(run.stderr).not.toContain('internal error');
+
+      // Every line is a whole event: the half-written one was cut off.
+      const text = readFileSync(eventsFile, 'utf8');
+      expect(text.endsWith('\n')).toBe(true);
+      const types = text.trim().split('\n').map((line) => JSON.parse(line).type);
+      expect(types[0]).toBe('run-start');
+      expect(types).not.toContain('model-response');
+
+      rmSync(filler);
+      const shown = await runCli(['runs', 'show', runId, '--runs-dir', runsDirectory], { cwd: fixture });
+      expect(shown.exitCode).toBe(0);
+      const resumed = await runCliAgainst([terminate('finished after all')], ['resume', runId, '--runs-dir', runsDirectory, '--json'], fixture);
+      expect(resumed.stderr).not.toContain('warning');
+      expect(resumed.exitCode).toBe(0);
+      expect(resumed.json).toMatchObject({ runId, status: 'success', answer: 'finished after all' });
+    } finally {
+      disk.unmount();
+    }
   });
 });
