@@ -93,7 +93,7 @@ export async function runToolCalls(calls: PreparedCall[], settings: ToolRunnerSe
   const pending = calls.map((call, index) => {
     if (finishing !== -1 && index > finishing) return Promise.resolve(skipCall(call, calls[finishing], settings));
     const tool = settings.tools.get(call.name);
-    const chainKey = !settings.parallel ? '*' : tool?.sequential ? call.name : undefined;
+    const chainKey = !settings.parallel ? '*' : sequenceOf(tool, call.name);
     if (chainKey === undefined) return runOne(call, settings);
     const previous = chains.get(chainKey) ?? Promise.resolve();
     const next = previous.then(() => runOne(call, settings));
@@ -104,6 +104,12 @@ export async function runToolCalls(calls: PreparedCall[], settings: ToolRunnerSe
   const failure = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   if (failure) throw failure.reason;
   return settled.map((outcome) => (outcome as PromiseFulfilledResult<CallOutcome>).value);
+}
+
+/** Which chain a call waits in: its tool's, its group's, or none (it runs at once). */
+function sequenceOf(tool: AnyToolDefinition | undefined, name: string): string | undefined {
+  if (typeof tool?.sequential === 'string') return `group:${tool.sequential}`;
+  return tool?.sequential ? `tool:${name}` : undefined;
 }
 
 function skipCall(call: PreparedCall, finishing: PreparedCall, settings: ToolRunnerSettings): CallOutcome {

@@ -106,9 +106,11 @@ export interface ToolDefinition<Input = Record<string, unknown>> {
   parameters: JsonSchema;
   /**
    * Calls to tools that share state (one shell, one browser page) must not overlap. Such tools
-   * run one at a time; all others in a turn run concurrently.
+   * run one at a time; all others in a turn run concurrently. A name instead of `true` puts the
+   * tool in a group whose calls, to any of its tools, run one at a time (commands that change
+   * the workspace, so each can tell which files it changed).
    */
-  sequential?: boolean;
+  sequential?: boolean | string;
   /**
    * A successful call ends the run (`terminate`, a structured answer). Calls the model listed
    * after such a call in the same turn are skipped, not run.

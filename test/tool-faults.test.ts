@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -268,5 +268,62 @@ describe('a full disk under the runs folder', () => {
     } finally {
       disk.unmount();
     }
+  });
+});
+
+describe('long output', () => {
+  const fiftyMegabytes = 'head -c 50000000 /dev/zero | tr "\\0" "a"; echo; echo LAST LINE';
+
+  it('is saved whole, and the model is told where even when max_observe shortens it again', async () => {
+    const run = await runScripted([
+      { toolCalls: [{ name: 'bash', arguments: { command: fiftyMegabytes } }] },
+      terminate(),
+    ], { tools: ['bash', 'terminate'], agentExtra: 'max_observe: 2000' });
+    expect(run.exitCode).toBe(0);
+    const [message] = toolMessages(run.requests[1]);
+    expect(message.content.length).toBeLessThanOrEqual(2000);
+    const path = /saved to (\S+\.txt)/.exec(message.content)?.[1];
+    expect(path, message.content).toBeDefined();
+    expect(path!.startsWith(join(run.json.runDirectory, 'outputs'))).toBe(true);
+    expect(statSync(path!).size).toBe(50_000_000 + '\nLAST LINE\n'.length);
+    expect(message.content).toContain('LAST LINE');
+  });
+
+  it('is saved up to tool_settings.<tool>.saved_output_limit_mb, and the notice says so', async () => {
+    const run = await runScripted([
+      { toolCalls: [{ name: 'bash', arguments: { command: 'head -c 3000000 /dev/zero | tr "\\0" "b"' } }] },
+      terminate(),
+    ], { tools: ['bash', 'terminate'], agentExtra: 'tool_settings: { bash: { saved_output_limit_mb: 1 } }' });
+    expect(run.exitCode).toBe(0);
+    const [message] = toolMessages(run.requests[1]);
+    const notice = /the first 1 MB of 3 MB saved to (\S+\.txt), the limit set by tool_settings\.bash\.saved_output_limit_mb/.exec(message.content);
+    expect(notice, message.content).not.toBeNull();
+    expect(statSync(notice![1]).size).toBe(1_000_000);
+  });
+
+  it('leaves no saved file behind when it fits', async () => {
+    const run = await runScripted([{ toolCalls: [{ name: 'bash', arguments: { command: 'echo short' } }] }, terminate()], { tools: ['bash', 'terminate'] });
+    expect(toolMessages(run.requests[1])[0].content).toBe('short\n[Exit status 0]');
+    expect(() => readdirSync(join(run.json.runDirectory, 'outputs'))).toThrow();
+  });
+});
+
+describe('files a call reports', () => {
+  it('are only the ones it wrote, when calls in one turn write files at the same time', async () => {
+    const writer = (name: string) => ({
+      name: 'python_execute',
+      arguments: { code: `import time\nopen('${name}', 'w').write('${name}')\ntime.sleep(0.2)\nprint('wrote ${name}')` },
+    });
+    const run = await runScripted([
+      { toolCalls: [writer('first.txt'), writer('second.txt'), { name: 'bash', arguments: { command: 'echo third > third.txt' } }] },
+      terminate(),
+    ], { tools: ['python_execute', 'bash', 'terminate'] });
+    expect(run.exitCode).toBe(0);
+    const [first, second] = toolMessages(run.requests[1]);
+    expect(first.content).toMatch(/^Files created: first\.txt$/m);
+    expect(first.content).not.toMatch(/second\.txt|third\.txt/);
+    expect(second.content).toMatch(/^Files created: second\.txt$/m);
+    expect(second.content).not.toMatch(/first\.txt|third\.txt/);
+    expect(run.json.files).toEqual(['first.txt', 'second.txt', 'third.txt']);
   });
 });
