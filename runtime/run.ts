@@ -253,6 +253,8 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
   }
   // The runtime's own stray error, even one that came while resources were being released.
   if (!failure && faults.fatalError !== undefined) failure = asManusError(faults.fatalError);
+  // An event that could not be written fails the run, even where the error itself was caught.
+  if (!failure && trace.failure) failure = trace.failure;
   // A run whose events file cannot be written stops without adding more to it.
   if (!trace.failure) for (const problem of disposalProblems) trace.emit('resource-dispose-failed', { problem });
 
