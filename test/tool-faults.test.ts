@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ErrorStreak } from '../runtime/error-streak.js';
+import { limitOutput, OutputFile } from '../runtime/saved-output.js';
 import { readEvents, runCli } from './support/run-cli.js';
 import { startScriptedModelServer, type ScriptedTurn } from './support/scripted-model-server.js';
 import { runScripted, terminate, toolMessages, writeLoopFixture, type LoopFixtureOptions } from './support/loop-fixture.js';
@@ -305,6 +306,29 @@ describe('long output', () => {
     const run = await runScripted([{ toolCalls: [{ name: 'bash', arguments: { command: 'echo short' } }] }, terminate()], { tools: ['bash', 'terminate'] });
     expect(toolMessages(run.requests[1])[0].content).toBe('short\n[Exit status 0]');
     expect(() => readdirSync(join(run.json.runDirectory, 'outputs'))).toThrow();
+  });
+});
+
+describe('a saved output on a full disk', () => {
+  it('keeps what fit, never throws from the stream, and tells the model what happened', async (context) => {
+    const disk = mountSmallDisk();
+    if ('reason' in disk) {
+      console.warn(`skipped: ${disk.reason}`);
+      context.skip(disk.reason);
+      return;
+    }
+    try {
+      const file = new OutputFile({ runDirectory: disk.folder, label: 'bash', limitBytes: 10_000_000 });
+      const chunk = Buffer.alloc(64 * 1024, 'c');
+      for (let index = 0; index < 10; index += 1) expect(() => file.write(chunk)).not.toThrow();
+      const output = Buffer.concat(Array.from({ length: 10 }, () => chunk));
+      const limited = await limitOutput(output, { limit: 1000, runDirectory: disk.folder, label: 'bash', file });
+      expect(limited.notice).toMatch(/^the full output could not be saved \(ENOSPC[^)]*\); \S+ holds its first \d+ bytes$/);
+      expect(limited.text).toContain(limited.notice);
+      expect(statSync(limited.savedPath!).size).toBeLessThan(output.length);
+    } finally {
+      disk.unmount();
+    }
   });
 });
 
