@@ -210,9 +210,15 @@ export async function runCli(argv: readonly string[]): Promise<never> {
       else process.stderr.write(`manus: ${error.message}\n`);
       process.exit(error.exitCode);
     }
-    process.stderr.write(`manus: internal error: ${error instanceof Error ? error.stack : String(error)}\n`);
+    // A failed system call (a full disk, a missing permission) is a fact to report, not a bug to trace.
+    if (isSystemError(error)) process.stderr.write(`manus: ${error.message}\n`);
+    else process.stderr.write(`manus: internal error: ${error instanceof Error ? error.stack : String(error)}\n`);
     process.exit(ExitCode.taskFailed);
   }
   // Every command ends through finish(); reaching here means commander printed help and returned.
   process.exit(ExitCode.success);
+}
+
+function isSystemError(error: unknown): error is NodeJS.ErrnoException {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === 'string' && /^E[A-Z]+$/.test(String((error as NodeJS.ErrnoException).code));
 }

@@ -5,7 +5,7 @@
  * call gets a fresh shell.
  */
 import { randomBytes } from 'node:crypto';
-import { decodeExitStatus, defineTool, limitOutput, sandboxForRun, SentinelSession, ToolError } from 'manus-runtime';
+import { decodeExitStatus, defineTool, limitOutput, OutputFile, sandboxForRun, savedOutputLimitBytes, SentinelSession, ToolError } from 'manus-runtime';
 import type { Sandbox, SentinelExchangeResult, ToolContext, ToolResult } from 'manus-runtime';
 
 interface BashInput {
@@ -47,9 +47,11 @@ export default defineTool<BashInput>({
     },
     required: ['command'],
   },
-  sequential: true,
+  // Runs apart from other workspace commands, so the files python_execute reports are its own.
+  sequential: 'workspace-commands',
   async execute(input, context) {
     const maximumOutput = readMaximumOutput(context.settings);
+    const savedLimit = savedOutputLimitBytes(context.settings, 'bash');
     if (input.restart) await context.resources.release(sessionResourceKey);
     if (input.command.trim() === '') {
       if (input.restart) return 'Started a fresh shell.';
@@ -60,13 +62,20 @@ export default defineTool<BashInput>({
     const session = await shellFor(sandbox, context);
     await sandbox.refreshWorkspaceAccess();
     const marker = `__manus_command_done_${randomBytes(12).toString('hex')}__`;
-    const result = await session.exchange(commandScript(input.command, marker), marker, {
-      timeoutMs,
-      signal: context.signal,
-      markedStreams: ['stdout'],
-    });
-    if (result.exit) await context.resources.release(sessionResourceKey);
-    return report(result, timeoutMs, maximumOutput, context);
+    // Standard error is merged into standard output; the file takes both in the order they come.
+    const file = new OutputFile({ runDirectory: context.runDirectory, label: 'bash', limitBytes: savedLimit, setting: 'tool_settings.bash.saved_output_limit_mb' });
+    try {
+      const result = await session.exchange(commandScript(input.command, marker), marker, {
+        timeoutMs,
+        signal: context.signal,
+        markedStreams: ['stdout'],
+        outputSinks: { stdout: file, stderr: file },
+      });
+      if (result.exit) await context.resources.release(sessionResourceKey);
+      return await report(result, timeoutMs, maximumOutput, file, context);
+    } finally {
+      file.discard();
+    }
   },
 });
 
@@ -102,12 +111,18 @@ function commandScript(command: string, marker: string): string {
   ].join('\n');
 }
 
-async function report(result: SentinelExchangeResult, timeoutMs: number, maximumOutput: number, context: ToolContext): Promise<ToolResult> {
+async function report(
+  result: SentinelExchangeResult,
+  timeoutMs: number,
+  maximumOutput: number,
+  file: OutputFile,
+  context: ToolContext,
+): Promise<ToolResult> {
   const output = Buffer.concat([result.stdout, result.stderr]);
-  const limited = await limitOutput(output, { limit: maximumOutput, runDirectory: context.runDirectory, label: 'bash' });
+  const limited = await limitOutput(output, { limit: maximumOutput, runDirectory: context.runDirectory, label: 'bash', file });
   const text = limited.text.replace(/\n$/, '');
   const { line, isError } = statusLine(result, timeoutMs);
-  return { content: text ? `${text}\n${line}` : `(no output)\n${line}`, isError };
+  return { content: text ? `${text}\n${line}` : `(no output)\n${line}`, isError, savedOutputNotice: limited.notice };
 }
 
 function statusLine(result: SentinelExchangeResult, timeoutMs: number): { line: string; isError: boolean } {

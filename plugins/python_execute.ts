@@ -10,8 +10,10 @@ import {
   defineTool,
   encodePythonRequest,
   limitOutput,
+  OutputFile,
   pythonDriverCommand,
   sandboxForRun,
+  savedOutputLimitBytes,
   SentinelSession,
   snapshotWorkspace,
   ToolError,
@@ -27,6 +29,13 @@ interface PythonSettings {
   mode: 'fresh' | 'persistent';
   maximumOutput: number;
   python: string;
+  savedOutputLimit: number;
+}
+
+/** Where each stream's full output goes as it arrives. */
+interface OutputFiles {
+  stdout: OutputFile;
+  stderr: OutputFile;
 }
 
 /** What one call produced, whichever mode ran it. */
@@ -63,17 +72,26 @@ export default defineTool<PythonInput>({
     },
     required: ['code'],
   },
+  // A call's files are found by comparing the workspace before and after it, so no other command
+  // may change the workspace meanwhile: calls in this group never overlap.
+  sequential: 'workspace-commands',
   async execute(input, context) {
     const settings = readSettings(context.settings);
     const timeoutMs = (input.timeout ?? defaultTimeoutSeconds) * 1000;
     const sandbox = await sandboxForRun(context);
-    const before = await snapshotWorkspace(context.workspace);
-    const outcome =
-      settings.mode === 'persistent'
-        ? await runPersistent(input.code, timeoutMs, sandbox, settings, context)
-        : await runFresh(input.code, timeoutMs, sandbox, settings, context);
-    const changes = compareSnapshots(before, await snapshotWorkspace(context.workspace));
-    return report(outcome, changes, { ...settings, timeoutMs, sandboxKind: sandbox.kind }, context);
+    const files = outputFiles(settings, context);
+    try {
+      const before = await snapshotWorkspace(context.workspace);
+      const outcome =
+        settings.mode === 'persistent'
+          ? await runPersistent(input.code, timeoutMs, sandbox, settings, files, context)
+          : await runFresh(input.code, timeoutMs, sandbox, settings, files, context);
+      const changes = compareSnapshots(before, await snapshotWorkspace(context.workspace));
+      return await report(outcome, changes, { ...settings, timeoutMs, sandboxKind: sandbox.kind }, files, context);
+    } finally {
+      files.stdout.discard();
+      files.stderr.discard();
+    }
   },
 });
 
@@ -90,15 +108,34 @@ function readSettings(settings: Record<string, unknown>): PythonSettings {
   if (typeof python !== 'string' || python.trim() === '') {
     throw new ToolError('tool_settings.python_execute.python must name a Python interpreter.', 'settings_invalid');
   }
-  return { mode, maximumOutput, python };
+  return { mode, maximumOutput, python, savedOutputLimit: savedOutputLimitBytes(settings, 'python_execute') };
 }
 
-async function runFresh(code: string, timeoutMs: number, sandbox: Sandbox, settings: PythonSettings, context: ToolContext): Promise<PythonOutcome> {
+function outputFiles(settings: PythonSettings, context: ToolContext): OutputFiles {
+  const file = (stream: string) =>
+    new OutputFile({
+      runDirectory: context.runDirectory,
+      label: `python_execute-${stream}`,
+      limitBytes: settings.savedOutputLimit,
+      setting: 'tool_settings.python_execute.saved_output_limit_mb',
+    });
+  return { stdout: file('stdout'), stderr: file('stderr') };
+}
+
+async function runFresh(
+  code: string,
+  timeoutMs: number,
+  sandbox: Sandbox,
+  settings: PythonSettings,
+  files: OutputFiles,
+  context: ToolContext,
+): Promise<PythonOutcome> {
   const result = await sandbox.run(pythonDriverCommand(settings.python, 'fresh'), {
     stdin: encodePythonRequest('-', code),
     timeoutMs,
     signal: context.signal,
     env: pythonEnvironment,
+    outputSinks: files,
   });
   return { ...result, stateLost: false };
 }
@@ -108,6 +145,7 @@ async function runPersistent(
   timeoutMs: number,
   sandbox: Sandbox,
   settings: PythonSettings,
+  files: OutputFiles,
   context: ToolContext,
 ): Promise<PythonOutcome> {
   const session = await interpreterFor(sandbox, settings, context);
@@ -117,6 +155,7 @@ async function runPersistent(
     timeoutMs,
     signal: context.signal,
     markedStreams: ['stdout', 'stderr'],
+    outputSinks: files,
   });
   if (result.exit) await context.resources.release(sessionResourceKey);
   return {
@@ -144,11 +183,15 @@ async function report(
   outcome: PythonOutcome,
   changes: WorkspaceChanges,
   settings: PythonSettings & { timeoutMs: number; sandboxKind: Sandbox['kind'] },
+  files: OutputFiles,
   context: ToolContext,
 ): Promise<ToolResult> {
   const [stdoutLimit, stderrLimit] = shareLimit(settings.maximumOutput, outcome.stdout.length, outcome.stderr.length);
-  const stdout = (await limitOutput(outcome.stdout, { limit: stdoutLimit, runDirectory: context.runDirectory, label: 'python_execute-stdout' })).text;
-  const stderr = (await limitOutput(outcome.stderr, { limit: stderrLimit, runDirectory: context.runDirectory, label: 'python_execute-stderr' })).text;
+  const limitedStdout = await limitOutput(outcome.stdout, { limit: stdoutLimit, runDirectory: context.runDirectory, label: 'python_execute-stdout', file: files.stdout });
+  const limitedStderr = await limitOutput(outcome.stderr, { limit: stderrLimit, runDirectory: context.runDirectory, label: 'python_execute-stderr', file: files.stderr });
+  const stdout = limitedStdout.text;
+  const stderr = limitedStderr.text;
+  const notices = [limitedStdout.notice, limitedStderr.notice].filter((notice): notice is string => notice !== undefined);
   const sections: string[] = [];
   if (stdout) sections.push(stdout.replace(/\n$/, ''));
   if (stderr) sections.push(`[stderr]\n${stderr.replace(/\n$/, '')}`);
@@ -162,6 +205,7 @@ async function report(
     content: sections.join('\n'),
     isError: failed,
     files: [...changes.created, ...changes.modified],
+    savedOutputNotice: notices.length > 0 ? notices.join('; ') : undefined,
   };
 }
 

@@ -13,7 +13,9 @@ import type { ChatModel, ModelReply, ToolSpecification, TokenUsage } from './mod
 import { costOf, type TokenPrices } from './model/pricing.js';
 import type { TokenCounter } from './model/token-counter.js';
 import type { RunTrace } from './run-trace.js';
+import { ErrorStreak } from './error-streak.js';
 import { StuckDetector, turnSignature } from './stuck-detector.js';
+import type { RunFaultGuard } from './tool-fault-guard.js';
 import type { AnyToolDefinition, ChatContentPart, ChatMessage, RunResources, ToolContext, ToolImage } from './tool.js';
 import { hasCode, prepareCall, runToolCalls, type CallOutcome } from './tool-runner.js';
 
@@ -68,6 +70,8 @@ export interface LoopSettings {
   toolContext(call: { id: string; step: number; name: string; signal: AbortSignal }): Promise<ToolContext>;
   toolSettings: Record<string, Record<string, unknown>>;
   onTextDelta?: (text: string) => void;
+  /** Catches tools' stray asynchronous errors during the run. */
+  faults?: RunFaultGuard;
 }
 
 export interface ResumeState {
@@ -129,6 +133,7 @@ class LoopState {
   history: ChatMessage[];
   readonly toolSpecifications: ToolSpecification[];
   readonly stuck: StuckDetector;
+  readonly errors: ErrorStreak;
   readonly files = new Set<string>();
   readonly recentTools: string[][] = [];
   usage: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
@@ -155,6 +160,7 @@ class LoopState {
       function: { name: tool.name, description: tool.description, parameters: tool.parameters },
     }));
     this.stuck = new StuckDetector(settings.agent.stuckAfter);
+    this.errors = new ErrorStreak(settings.agent.errorStreak);
   }
 
   /** Adds a message to history and to the events file, from which a resumed run rebuilds it. */
@@ -260,6 +266,7 @@ async function runStep(state: LoopState, signal: AbortSignal): Promise<StepResul
     trace: settings.trace,
     step: state.step,
     contextFor: (call) => settings.toolContext({ id: call.id, step: state.step, name: call.name, signal }),
+    faults: settings.faults,
   });
   for (const outcome of outcomes) {
     state.append({ role: 'tool', tool_call_id: outcome.call.id, content: outcome.result.content });
@@ -269,6 +276,8 @@ async function runStep(state: LoopState, signal: AbortSignal): Promise<StepResul
 
   const finished = finishingResult(state, outcomes);
   if (finished) return finished;
+  const failing = checkErrorStreak(state, outcomes);
+  if (failing) return failing;
   return checkRepetition(state, turnSignature(reply.content, calls.map((call) => ({ name: call.name, arguments: call.input ?? call.argumentsText }))));
 }
 
@@ -357,6 +366,23 @@ function checkRepetition(state: LoopState, signature: string): StepResult {
     role: 'user',
     content: 'You have repeated the same action several times without progress. Change your approach, ' +
       'or call terminate if the task is done or cannot be done.',
+  });
+  return { kind: 'continue' };
+}
+
+/** Failed calls in a row, whichever they were: a nudge, then a stop. */
+function checkErrorStreak(state: LoopState, outcomes: CallOutcome[]): StepResult | undefined {
+  const verdict = state.errors.observe(outcomes.filter((outcome) => !outcome.skipped).map((outcome) => outcome.result.isError === true));
+  if (verdict === 'ok') return undefined;
+  const failures = state.errors.failures;
+  if (verdict === 'stuck') {
+    return { kind: 'stuck', answer: `The last ${failures} tool calls all failed, after a warning at ${state.settings.agent.errorStreak}, so the run was stopped.` };
+  }
+  state.settings.trace.emit('error-streak-nudge', { step: state.step, failures });
+  state.append({
+    role: 'user',
+    content: `Your last ${failures} tool calls all failed. Stop and work out why before trying again: read the errors, ` +
+      'check your assumptions (paths, names, installed programs), try a different approach, or call terminate if the task cannot be done.',
   });
   return { kind: 'continue' };
 }

@@ -47,6 +47,7 @@ export class FinalAnswerSchema {
         properties: { response: { ...this.schema, description: 'The final answer, in the required format.' } },
         required: ['response'],
       },
+      finishesRun: true,
       execute: ({ response }) => ({
         content: 'The answer was recorded.',
         finish: { status: 'success', answer: JSON.stringify(response, null, 2), structured: response },

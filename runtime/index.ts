@@ -34,8 +34,8 @@ export { truncateMiddle } from './truncate.js';
 // Tool support modules (workspace confinement, output limits, sandboxes) export below.
 export { isInside, listWorkspaceFiles, resolveInWorkspace, WorkspacePathError } from './workspace-paths.js';
 export type { WorkspaceAccess, WorkspacePathErrorCode } from './workspace-paths.js';
-export { decodeBytes, limitOutput } from './saved-output.js';
-export type { LimitedOutput, LimitOutputOptions } from './saved-output.js';
+export { decodeBytes, defaultSavedOutputLimitMegabytes, limitOutput, OutputFile, savedOutputLimitBytes } from './saved-output.js';
+export type { LimitedOutput, LimitOutputOptions, OutputFileOptions } from './saved-output.js';
 export { createSandbox, defaultSandboxKind, probeBwrap } from './sandbox/create-sandbox.js';
 export type { BwrapAvailability, SandboxRequest } from './sandbox/create-sandbox.js';
 export type {

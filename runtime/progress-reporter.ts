@@ -73,6 +73,15 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
       case 'stuck-nudge':
         line(paint('33', `${stepLabel(data.step)} the agent is repeating itself; asking it to change approach`));
         break;
+      case 'error-streak-nudge':
+        line(paint('33', `${stepLabel(data.step)} the last ${String(data.failures)} tool calls failed; asking the agent to change approach`));
+        break;
+      case 'tool-call-skipped':
+        line(dim(`${stepLabel(data.step)} ${String(data.tool)} skipped: an earlier call in the turn finished the run`));
+        break;
+      case 'tool-error-uncaught':
+        line(paint('33', `warning: ${String(data.tool)} threw after its call ended: ${oneLine(String(data.message), 120)}`));
+        break;
       case 'run-end': {
         const usage = data.usage as { totalTokens: number };
         const seconds = (Number(data.durationMs) / 1000).toFixed(1);

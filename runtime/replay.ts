@@ -135,6 +135,7 @@ export function planFromRecording(run: RecordedRun, basePlan?: RunPlan): RunPlan
     parallelToolCalls: true,
     finishOnText: start.agentSettings?.finishOnText ?? true,
     stuckAfter: Number.MAX_SAFE_INTEGER,
+    errorStreak: 0,
     compaction: defaultCompactionSettings,
     llm: 'default',
     contextProviders: [],

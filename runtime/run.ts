@@ -23,6 +23,7 @@ import { TokenCounter } from './model/token-counter.js';
 import { RunResourceRegistry } from './run-resources.js';
 import { RunTrace, type RunEventListener } from './run-trace.js';
 import { SecretRedactor } from './secret-redaction.js';
+import { RunFaultGuard } from './tool-fault-guard.js';
 import type { AnyToolDefinition, SandboxSettings, ToolContext } from './tool.js';
 import { compareSnapshots, snapshotWorkspace, type WorkspaceSnapshot } from './sandbox/workspace-changes.js';
 
@@ -113,6 +114,9 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
   const trace = new RunTrace(join(runDirectory, 'events.jsonl'), redactor, options.recordFile);
   if (options.onEvent) trace.onEvent(options.onEvent);
   const resources = new RunResourceRegistry();
+  // A tool's stray asynchronous error becomes its call's error result instead of ending the process.
+  const faults = new RunFaultGuard(trace);
+  faults.start();
   // What the loop had done when an error cut it short: its last finished step.
   let progress = { step: options.resume?.state.step ?? 0, usage: options.resume?.state.usage };
   trace.onEvent((type, data) => {
@@ -199,6 +203,7 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
       resources,
       onTextDelta: options.onTextDelta,
       toolSettings: plan.toolSettings,
+      faults,
       toolContext: async (call) => ({
         runId,
         workspace: realWorkspace,
@@ -222,7 +227,7 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
     // Checks run after the agent succeeds; a failed check gives the agent another attempt, in the
     // same conversation, with the failures added, while `retry` allows.
     let previous: LoopOutcome | undefined;
-    const attempts = await attemptWithChecks({
+    const attempts = await Promise.race([faults.fatal, attemptWithChecks({
       checks: plan.recipe.checks,
       retry: plan.recipe.retry,
       trace,
@@ -239,20 +244,27 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
         const resume: ResumeState = { history: [...previous.history, retryMessage], step: previous.steps, usage: previous.usage, files: previous.files };
         return (previous = await runAgentLoop({ ...loopSettings, resume }));
       },
-    });
+    })]);
     outcome = attempts.outcome;
     checkResults = attempts.checks;
     attemptCount = attempts.attempts;
     if (attempts.interrupted) outcome = { ...outcome, status: 'interrupted', answer: 'The run was interrupted while its checks ran.' };
     else if (attempts.checksFailed) checksFailed = true;
   } catch (error) {
-    failure = error instanceof ManusError || hasExitCode(error) ? (error as ManusError) : undefined;
-    if (!failure) {
-      failure = new ManusError('internal_error', error instanceof Error ? error.stack ?? error.message : String(error), ExitCode.taskFailed);
-    }
+    failure = asManusError(error);
   }
-  const disposalProblems = await resources.disposeAll();
-  for (const problem of disposalProblems) trace.emit('resource-dispose-failed', { problem });
+  let disposalProblems: string[];
+  try {
+    disposalProblems = await resources.disposeAll();
+  } finally {
+    faults.stop();
+  }
+  // The runtime's own stray error, even one that came while resources were being released.
+  if (!failure && faults.fatalError !== undefined) failure = asManusError(faults.fatalError);
+  // An event that could not be written fails the run, even where the error itself was caught.
+  if (!failure && trace.failure) failure = trace.failure;
+  // A run whose events file cannot be written stops without adding more to it.
+  if (!trace.failure) for (const problem of disposalProblems) trace.emit('resource-dispose-failed', { problem });
 
   const files = await filesWritten(realWorkspace, await workspaceBefore, outcome?.files ?? []);
   const result: RunResult = {
@@ -277,7 +289,7 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
   };
   // Where the run lives is known from the file's own place; keep machine paths out of recordings.
   const { runId: _runId, runDirectory: _runDirectory, workspace: _workspace, ...ending } = result;
-  trace.emit('run-end', ending);
+  if (!trace.failure) trace.emit('run-end', ending);
   trace.close();
   if (plan.workspace === undefined) removeIfEmpty(realWorkspace);
   return result;
@@ -299,6 +311,11 @@ async function chooseSandbox(configured: SandboxSettings | undefined, trace: Run
 function relativeToCwd(cwd: string, path: string): string {
   const relativePath = relative(cwd, path);
   return relativePath.startsWith('..') || isAbsolute(relativePath) ? path : relativePath || '.';
+}
+
+function asManusError(error: unknown): ManusError {
+  if (error instanceof ManusError || hasExitCode(error)) return error as ManusError;
+  return new ManusError('internal_error', error instanceof Error ? error.stack ?? error.message : String(error), ExitCode.taskFailed);
 }
 
 function hasExitCode(error: unknown): boolean {

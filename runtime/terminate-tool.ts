@@ -18,6 +18,7 @@ export default defineTool<{ status: 'success' | 'failure'; message?: string }>({
     required: ['status'],
     additionalProperties: false,
   },
+  finishesRun: true,
   execute({ status, message }) {
     const answer = message ?? '';
     return { content: `The run finished with status ${status}.`, finish: { status, answer } };

@@ -2,7 +2,9 @@
  * Runs one turn's tool calls. Independent calls run concurrently; calls to a `sequential` tool (or
  * all calls, when the agent turns parallel calls off) run one after another. Results come back in
  * the order the model made the calls, whatever order they finish in. A failing tool becomes an
- * error result for the model; only interrupts and permission denials stop the run.
+ * error result for the model, with its stack trace kept in the events file only; only interrupts,
+ * permission denials and a broken events file stop the run. Calls listed after one that finishes
+ * the run are skipped.
  */
 import type { PermissionSettings } from './config/types.js';
 import { PermissionDeniedError } from './errors.js';
@@ -11,6 +13,7 @@ import type { AnyToolDefinition, ToolContext, ToolResult, TraceWriter } from './
 import { parseToolArguments, validateToolArguments } from './tool-arguments.js';
 import { truncateMiddle } from './truncate.js';
 import { didYouMean } from './config/did-you-mean.js';
+import type { RunFaultGuard } from './tool-fault-guard.js';
 
 export interface PreparedCall {
   id: string;
@@ -26,7 +29,11 @@ export interface CallOutcome {
   call: PreparedCall;
   result: ToolResult;
   durationMs: number;
+  /** Not run: an earlier call in the turn finishes the run. */
+  skipped?: boolean;
 }
+
+export const skippedCallResult = 'skipped: the run finished with an earlier call in this turn';
 
 export interface ToolRunnerSettings {
   tools: ReadonlyMap<string, AnyToolDefinition>;
@@ -36,6 +43,8 @@ export interface ToolRunnerSettings {
   trace: TraceWriter;
   step: number;
   contextFor(call: PreparedCall): Promise<ToolContext>;
+  /** Turns a tool's stray asynchronous error into its call's error result. */
+  faults?: RunFaultGuard;
 }
 
 export function prepareCall(raw: RawToolCall, tools: ReadonlyMap<string, AnyToolDefinition>): PreparedCall {
@@ -79,9 +88,12 @@ function safeArgumentsText(raw: string): string {
 
 export async function runToolCalls(calls: PreparedCall[], settings: ToolRunnerSettings): Promise<CallOutcome[]> {
   const chains = new Map<string, Promise<unknown>>();
-  const pending = calls.map((call) => {
+  // Known before anything runs, so that calls after a finishing call are never started.
+  const finishing = calls.findIndex((call) => !call.problem && settings.tools.get(call.name)?.finishesRun === true);
+  const pending = calls.map((call, index) => {
+    if (finishing !== -1 && index > finishing) return Promise.resolve(skipCall(call, calls[finishing], settings));
     const tool = settings.tools.get(call.name);
-    const chainKey = !settings.parallel ? '*' : tool?.sequential ? call.name : undefined;
+    const chainKey = !settings.parallel ? '*' : sequenceOf(tool, call.name);
     if (chainKey === undefined) return runOne(call, settings);
     const previous = chains.get(chainKey) ?? Promise.resolve();
     const next = previous.then(() => runOne(call, settings));
@@ -94,6 +106,17 @@ export async function runToolCalls(calls: PreparedCall[], settings: ToolRunnerSe
   return settled.map((outcome) => (outcome as PromiseFulfilledResult<CallOutcome>).value);
 }
 
+/** Which chain a call waits in: its tool's, its group's, or none (it runs at once). */
+function sequenceOf(tool: AnyToolDefinition | undefined, name: string): string | undefined {
+  if (typeof tool?.sequential === 'string') return `group:${tool.sequential}`;
+  return tool?.sequential ? `tool:${name}` : undefined;
+}
+
+function skipCall(call: PreparedCall, finishing: PreparedCall, settings: ToolRunnerSettings): CallOutcome {
+  settings.trace.emit('tool-call-skipped', { step: settings.step, callId: call.id, tool: call.name, after: finishing.id });
+  return { call, result: { content: skippedCallResult }, durationMs: 0, skipped: true };
+}
+
 async function runOne(call: PreparedCall, settings: ToolRunnerSettings): Promise<CallOutcome> {
   const started = performance.now();
   settings.trace.emit('tool-call-start', { step: settings.step, callId: call.id, tool: call.name, arguments: call.input ?? call.argumentsText });
@@ -104,7 +127,8 @@ async function runOne(call: PreparedCall, settings: ToolRunnerSettings): Promise
     const context = await settings.contextFor(call);
     result = await execute(call, settings, context);
   }
-  const observed = truncateMiddle(settings.trace.redact?.(result.content) ?? result.content, settings.maxObserve, 'the observation was shortened');
+  // The note goes in the marker, so where the full output was saved survives this second cut.
+  const observed = truncateMiddle(settings.trace.redact?.(result.content) ?? result.content, settings.maxObserve, result.savedOutputNotice ?? 'the observation was shortened');
   const outcome: CallOutcome = { call, result: { ...result, content: observed.text }, durationMs: performance.now() - started };
   settings.trace.emit('tool-call-end', {
     step: settings.step,
@@ -124,14 +148,19 @@ async function execute(call: PreparedCall, settings: ToolRunnerSettings, context
   const tool = settings.tools.get(call.name)!;
   const denial = await permissionProblem(call, settings.permissions, context);
   if (denial) return { content: denial, isError: true };
+  const run = async () => tool.execute(call.input ?? {}, context);
   try {
+    const running = settings.faults ? settings.faults.runCall({ id: call.id, step: settings.step, tool: call.name }, run) : run();
     // A tool that ignores its signal must not hold the run hostage after an interrupt.
-    const value = await Promise.race([tool.execute(call.input ?? {}, context), rejectOnAbort(context.signal)]);
+    const value = await Promise.race([running, rejectOnAbort(context.signal)]);
     return typeof value === 'string' ? { content: value } : normaliseResult(value);
   } catch (error) {
     if (context.signal.aborted) throw context.signal.reason ?? error;
-    if (hasCode(error, 'permission_denied')) throw error;
-    return { content: `Error: ${error instanceof Error ? error.message : String(error)}`, isError: true };
+    if (hasCode(error, 'permission_denied') || hasCode(error, 'run_trace_failed')) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    // The model gets the message; the stack trace is for whoever reads the events file.
+    settings.trace.emit('tool-error', { step: settings.step, callId: call.id, tool: call.name, message, stack: error instanceof Error ? error.stack : undefined });
+    return { content: `Error: ${message}`, isError: true };
   }
 }
 

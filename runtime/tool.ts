@@ -19,6 +19,11 @@ export interface ToolResult {
   files?: string[];
   /** Set by `terminate` and structured-answer tools: the run ends after this step. */
   finish?: { status: 'success' | 'failure'; answer: string; structured?: unknown };
+  /**
+   * Where the full output that `content` shortens was saved, in words for the model. The runner
+   * keeps it in view when it shortens `content` again to the agent's `max_observe`.
+   */
+  savedOutputNotice?: string;
 }
 
 export interface ToolLogger {
@@ -114,9 +119,16 @@ export interface ToolDefinition<Input = Record<string, unknown>> {
   parameters: JsonSchema;
   /**
    * Calls to tools that share state (one shell, one browser page) must not overlap. Such tools
-   * run one at a time; all others in a turn run concurrently.
+   * run one at a time; all others in a turn run concurrently. A name instead of `true` puts the
+   * tool in a group whose calls, to any of its tools, run one at a time (commands that change
+   * the workspace, so each can tell which files it changed).
    */
-  sequential?: boolean;
+  sequential?: boolean | string;
+  /**
+   * A successful call ends the run (`terminate`, a structured answer). Calls the model listed
+   * after such a call in the same turn are skipped, not run.
+   */
+  finishesRun?: boolean;
   execute(input: Input, context: ToolContext): Promise<string | ToolResult> | string | ToolResult;
 }
 

@@ -11,6 +11,7 @@ export const agentDefaults = {
   maxSteps: 20,
   maxObserve: 10_000,
   stuckAfter: 3,
+  errorStreak: 5,
   systemPrompt: 'You are a capable assistant. Work step by step, use the tools you have, and finish with the terminate tool when the task is done.',
 } as const;
 
@@ -40,6 +41,7 @@ export function readAgentDefinition(
     parallelToolCalls: (raw.parallel_tool_calls as boolean | undefined) ?? true,
     finishOnText: (raw.finish_on_text as boolean | undefined) ?? true,
     stuckAfter: (raw.stuck_after as number | undefined) ?? agentDefaults.stuckAfter,
+    errorStreak: (raw.error_streak as number | undefined) ?? agentDefaults.errorStreak,
     compaction: {
       threshold: (raw.compaction as { threshold?: number } | undefined)?.threshold ?? defaultCompactionSettings.threshold,
       keepRecentMessages: (raw.compaction as { keep_recent_messages?: number } | undefined)?.keep_recent_messages ?? defaultCompactionSettings.keepRecentMessages,

@@ -55,6 +55,8 @@ export interface AgentConfig {
   parallelToolCalls: boolean;
   finishOnText: boolean;
   stuckAfter: number;
+  /** Failed tool calls in a row before a nudge; twice as many stop the run. 0 turns the rule off. */
+  errorStreak: number;
   compaction: CompactionSettings;
   llm: string;
   contextProviders: string[];

@@ -74,6 +74,12 @@ class Transcript {
         return this.line(`  (the model request failed: ${textField(event.reason) ?? 'unknown reason'}; retried after ${formatDuration(numberField(event.delayMs))})`);
       case 'stuck-nudge':
         return this.line('  (the agent was repeating itself and was told to change course)');
+      case 'error-streak-nudge':
+        return this.line(`  (the last ${numberField(event.failures) ?? '?'} tool calls failed; the agent was told to change course)`);
+      case 'tool-call-skipped':
+        return this.line(`  > ${textField(event.tool) ?? '?'} skipped: an earlier call in the turn finished the run`);
+      case 'tool-error-uncaught':
+        return this.line(`  warning: ${textField(event.tool) ?? '?'} threw after its call ended: ${textField(event.message) ?? ''}`);
       case 'history-compacted':
         return this.line('  (older history was summarised to fit the context window)');
       case 'human-answer':

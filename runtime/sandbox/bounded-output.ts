@@ -6,6 +6,11 @@
 
 export const defaultOutputLimitBytes = 8 * 1024 * 1024;
 
+/** Receives every byte of a stream as it arrives, whatever the bounded copy drops (a saved-output file). */
+export interface OutputSink {
+  write(chunk: Buffer): void;
+}
+
 export class BoundedOutput {
   private readonly headLimit: number;
   private readonly tailLimit: number;
@@ -14,10 +19,18 @@ export class BoundedOutput {
   private tail: Buffer[] = [];
   private tailLength = 0;
   private total = 0;
+  private sink: OutputSink | undefined;
 
-  constructor(limitBytes: number = defaultOutputLimitBytes) {
+  constructor(limitBytes: number = defaultOutputLimitBytes, sink?: OutputSink) {
     this.headLimit = Math.ceil(limitBytes / 2);
     this.tailLimit = Math.floor(limitBytes / 2);
+    this.sink = sink;
+  }
+
+  /** Sends what is kept so far, then every later byte, to `sink` too; undefined stops that. */
+  attach(sink: OutputSink | undefined): void {
+    if (sink && this.total > 0) sink.write(this.toBuffer());
+    this.sink = sink;
   }
 
   get totalBytes(): number {
@@ -29,6 +42,7 @@ export class BoundedOutput {
   }
 
   write(chunk: Buffer): void {
+    this.sink?.write(chunk);
     this.total += chunk.length;
     let rest = chunk;
     if (this.headLength < this.headLimit) {

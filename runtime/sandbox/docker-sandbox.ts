@@ -125,8 +125,8 @@ export class DockerSandbox implements Sandbox {
     await this.refreshWorkspaceAccess();
     const started = performance.now();
     const limit = options.outputLimitBytes ?? defaultOutputLimitBytes;
-    const stdout = new BoundedOutput(limit);
-    const stderr = new BoundedOutput(limit);
+    const stdout = new BoundedOutput(limit, options.outputSinks?.stdout);
+    const stderr = new BoundedOutput(limit, options.outputSinks?.stderr);
     const hasInput = options.stdin !== undefined;
     const { exec, stream, token } = await this.startExec(argv, folder, options.env ?? {}, hasInput);
     this.docker.modem.demuxStream(stream, collectInto(stdout), collectInto(stderr));

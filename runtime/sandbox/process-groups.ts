@@ -4,7 +4,7 @@
  * children, and background jobs it left behind. Shared by the host and bwrap sandboxes.
  */
 import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { BoundedOutput, defaultOutputLimitBytes } from './bounded-output.js';
+import { BoundedOutput, defaultOutputLimitBytes, type OutputSink } from './bounded-output.js';
 import { decodeExitStatus } from './exit-status.js';
 import { SandboxError } from './sandbox-errors.js';
 import type { SandboxCommandResult, SandboxSession, SessionExit } from './sandbox-types.js';
@@ -16,6 +16,7 @@ export interface ProcessGroupCommandOptions {
   timeoutMs: number;
   signal?: AbortSignal;
   outputLimitBytes?: number;
+  outputSinks?: { stdout?: OutputSink; stderr?: OutputSink };
   /** True when the program reports a signalled child as status 128 + N (bwrap does). */
   statusEncodesSignal?: boolean;
 }
@@ -44,8 +45,8 @@ export class ProcessGroups {
   async run(argv: string[], options: ProcessGroupCommandOptions): Promise<SandboxCommandResult> {
     const started = performance.now();
     const limit = options.outputLimitBytes ?? defaultOutputLimitBytes;
-    const stdout = new BoundedOutput(limit);
-    const stderr = new BoundedOutput(limit);
+    const stdout = new BoundedOutput(limit, options.outputSinks?.stdout);
+    const stderr = new BoundedOutput(limit, options.outputSinks?.stderr);
     const child = startProcessGroup(argv, options);
     this.live.add(child);
     child.stdout.on('data', (chunk: Buffer) => stdout.write(chunk));

@@ -4,6 +4,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import type { SandboxSettings } from '../tool.js';
+import type { OutputSink } from './bounded-output.js';
 
 export type SandboxKind = SandboxSettings['kind'];
 
@@ -21,6 +22,8 @@ export interface SandboxCommandOptions {
   env?: Record<string, string>;
   /** Most bytes of each stream kept in memory; the middle of longer output is dropped. */
   outputLimitBytes?: number;
+  /** Receive every byte of each stream as it arrives, the middle included (a file holding the full output). */
+  outputSinks?: { stdout?: OutputSink; stderr?: OutputSink };
 }
 
 export interface SandboxCommandResult {

@@ -6,7 +6,7 @@
  * requests (from background jobs) is kept and reported with the next request.
  */
 import type { Readable } from 'node:stream';
-import { BoundedOutput, defaultOutputLimitBytes } from './bounded-output.js';
+import { BoundedOutput, defaultOutputLimitBytes, type OutputSink } from './bounded-output.js';
 import type { SandboxSession, SessionExit } from './sandbox-types.js';
 
 export type SessionStream = 'stdout' | 'stderr';
@@ -16,6 +16,8 @@ export interface SentinelExchangeOptions {
   signal?: AbortSignal;
   /** Streams on which the process prints the marker line; the request is done when all have. */
   markedStreams: SessionStream[];
+  /** Receive every byte of the request's output on each stream, the middle included. */
+  outputSinks?: Partial<Record<SessionStream, OutputSink>>;
 }
 
 export interface SentinelExchangeResult {
@@ -67,6 +69,7 @@ export class SentinelSession {
     const started = performance.now();
     const marked = options.markedStreams.map((name) => this.watchers[name]);
     for (const watcher of marked) watcher.expect(marker);
+    for (const name of ['stdout', 'stderr'] as const) this.watchers[name].attach(options.outputSinks?.[name]);
 
     let timedOut = false;
     let aborted = false;
@@ -107,6 +110,7 @@ export class SentinelSession {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
       for (const watcher of marked) watcher.forget();
+      for (const watcher of Object.values(this.watchers)) watcher.attach(undefined);
     }
   }
 
@@ -155,6 +159,11 @@ class MarkerWatcher {
 
   forget(): void {
     this.marker = undefined;
+  }
+
+  /** Output of the request in progress goes to `sink` too, until the request's output is taken. */
+  attach(sink: OutputSink | undefined): void {
+    this.current.attach(sink);
   }
 
   /** The request's output: up to its marker line, or everything so far when no marker came. */
