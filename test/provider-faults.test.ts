@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeFixture, readEvents, runCli } from './support/run-cli.js';
 import { runScripted, terminate } from './support/loop-fixture.js';
+import type { ScriptedTurn } from './support/scripted-model-server.js';
 
 describe('retry policy', () => {
   it('honours Retry-After on 429 and then succeeds', async () => {
@@ -73,6 +74,47 @@ describe('retry policy', () => {
     expect(run.json.answer).toBe('on time');
     const retry = readEvents(run.json.runDirectory).find((event) => event.type === 'model-retry');
     expect(retry!.reason).toMatch(/^timeout/);
+  });
+});
+
+describe('stalled streams', () => {
+  const streamed = 'stream: true\nstream_idle_timeout_seconds: 1\nretry: { base_delay_ms: 5 }';
+  const stalled = (text: string): ScriptedTurn => ({ toolCalls: [{ name: 'echo', arguments: { text } }], fault: { kind: 'stall' } });
+
+  it('abandons a stream that goes quiet mid tool call and retries; the half call is never recorded or run', async () => {
+    const run = await runScripted([stalled('from the stalled reply'), terminate('after the stall')], { profile: streamed });
+    expect(run.exitCode).toBe(0);
+    expect(run.json.answer).toBe('after the stall');
+    expect(run.requests).toHaveLength(2);
+    const events = readEvents(run.json.runDirectory);
+    const retry = events.find((event) => event.type === 'model-retry')!;
+    expect(retry.reason).toBe('timeout: the reply stream sent nothing for 1 s (stream_idle_timeout_seconds)');
+    const responses = events.filter((event) => event.type === 'model-response');
+    expect(responses).toHaveLength(1);
+    expect(JSON.stringify(responses)).not.toContain('stalled');
+    expect(events.filter((event) => event.type === 'tool-call-start').map((event) => event.tool)).toEqual(['terminate']);
+  });
+
+  it('bounds a whole streamed reply by timeout_seconds too', async () => {
+    const run = await runScripted([stalled('slow'), terminate('after the timeout')], {
+      profile: 'stream: true\ntimeout_seconds: 0.5\nretry: { base_delay_ms: 5 }',
+    });
+    expect(run.exitCode).toBe(0);
+    const retry = readEvents(run.json.runDirectory).find((event) => event.type === 'model-retry')!;
+    expect(retry.reason).toBe('timeout: the reply did not finish within 0.5 s (timeout_seconds)');
+  });
+
+  it('fails with exit 4 and says why when every attempt stalls', async () => {
+    const run = await runScripted([stalled('one'), stalled('two'), terminate()], {
+      profile: 'stream: true\nstream_idle_timeout_seconds: 0.5\nretry: { base_delay_ms: 5, max_attempts: 2 }',
+    });
+    expect(run.exitCode).toBe(4);
+    expect(run.requests).toHaveLength(2);
+    expect(run.json).toMatchObject({ status: 'provider-failed', error: { code: 'provider_timeout' } });
+    expect(run.json.answer).toContain('did not answer in time after 2 attempts');
+    expect(run.json.answer).toContain('the reply stream sent nothing for 0.5 s (stream_idle_timeout_seconds)');
+    const events = readEvents(run.json.runDirectory);
+    expect(events.filter((event) => event.type === 'model-response' || event.type === 'tool-call-start')).toEqual([]);
   });
 });
 

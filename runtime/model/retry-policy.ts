@@ -1,7 +1,7 @@
 /**
  * Which provider failures are worth another attempt, and how long to wait. Rate limits honour
- * Retry-After up to a cap; server errors and dropped connections back off with jitter; any other
- * 4xx fails at once, because repeating a rejected request only wastes time.
+ * Retry-After up to a cap; server errors, dropped connections and stalled replies back off with
+ * jitter; any other 4xx fails at once, because repeating a rejected request only wastes time.
  */
 import { ProviderError, type ProviderFailureKind } from '../errors.js';
 import type { RetrySettings } from '../config/types.js';
@@ -25,7 +25,7 @@ interface ErrorLike {
 
 export function classifyProviderFailure(error: unknown): FailureClassification {
   if (error instanceof ProviderError) {
-    return { kind: error.kind, retryable: error.kind === 'malformed_reply', status: error.status, detail: error.message };
+    return { kind: error.kind, retryable: error.kind === 'malformed_reply' || error.kind === 'timeout', status: error.status, detail: error.message };
   }
   const failure = (error ?? {}) as ErrorLike;
   const detail = providerDetail(failure);
