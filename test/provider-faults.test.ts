@@ -118,6 +118,29 @@ describe('stalled streams', () => {
   });
 });
 
+describe('exhausted quota', () => {
+  it('fails at once with exit 4 and the provider\'s message on an insufficient_quota 429', async () => {
+    const message = 'You exceeded your current quota, please check your plan and billing details.';
+    const run = await runScripted([
+      { fault: { kind: 'status', status: 429, type: 'insufficient_quota', code: 'insufficient_quota', message } },
+      terminate(),
+    ]);
+    expect(run.exitCode).toBe(4);
+    expect(run.requests).toHaveLength(1);
+    expect(run.json).toMatchObject({ status: 'provider-failed', error: { code: 'provider_quota_exceeded' } });
+    expect(run.json.answer).toContain(message);
+    expect(run.json.answer).toContain('out of quota or credit (429)');
+    expect(readEvents(run.json.runDirectory).filter((event) => event.type === 'model-retry')).toEqual([]);
+  });
+
+  it('still waits out an ordinary rate limit whose message links to the billing page', async () => {
+    const message = 'Rate limit reached for requests. Visit https://platform.openai.com/account/billing to add a payment method.';
+    const run = await runScripted([{ fault: { kind: 'status', status: 429, retryAfter: '0', message } }, terminate('waited')]);
+    expect(run.exitCode).toBe(0);
+    expect(run.requests).toHaveLength(2);
+  });
+});
+
 describe('model configuration', () => {
   it('exits 4 with one message saying what to set when no model is reachable', async () => {
     const fixture = makeFixture({ 'recipe.yaml': 'version: 1\nname: lonely\nprompt: hi\nagent: assistant\n' });

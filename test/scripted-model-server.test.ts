@@ -247,6 +247,13 @@ describe('faults', () => {
     expect(server.requests[0].repliedAt).toBeUndefined();
   });
 
+  it('sends a status fault with the error type and code it is given', async () => {
+    const { client } = await start({ turns: [{ fault: { kind: 'status', status: 429, type: 'insufficient_quota', code: 'insufficient_quota', message: 'You exceeded your current quota.' } }] });
+    const error = await client.chat.completions.create({ model: 'gpt-test', messages }).catch((caught) => caught);
+    expect(error).toMatchObject({ status: 429, type: 'insufficient_quota', code: 'insufficient_quota' });
+    expect(error.message).toContain('You exceeded your current quota.');
+  });
+
   it('replies with empty choices', async () => {
     const { client } = await start({ turns: [{ fault: { kind: 'empty-choices' } }, { fault: { kind: 'empty-choices' } }] });
     const completion = await client.chat.completions.create({ model: 'gpt-test', messages });

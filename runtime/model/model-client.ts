@@ -173,6 +173,7 @@ export class ModelClient implements ChatModel {
       bad_request: `${where} refused the request (${classification.status}): ${classification.detail}`,
       context_too_long: `the conversation is longer than model '${connection.model}' accepts: ${classification.detail}`,
       rate_limited: `${where} kept rate-limiting the requests${tries}: ${classification.detail}`,
+      quota_exceeded: `${where} refused the request because the account is out of quota or credit (${classification.status}): ${classification.detail}. Add credit or raise the account's spending limit, or use another key or profile.`,
       server_error: `${where} failed with a server error${tries}: ${classification.detail}`,
       unreachable: `cannot reach ${where}${tries}: ${classification.detail}. Is the server running, and is OPENAI_BASE_URL or the profile's base_url right?`,
       timeout: `${where} did not answer in time${tries}: ${classification.detail}`,
