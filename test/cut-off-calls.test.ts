@@ -71,6 +71,17 @@ describe('tool calls cut off by the output limit', () => {
     expectValidHistory(scripted.requests[1]);
     expect(toolEnds(scripted).slice(0, 2).map((end) => end.isError)).toEqual([true, true]);
   });
+
+  it('stops a model that keeps getting cut off instead of nudging it forever', async () => {
+    const fixture = fixtureWithKeep();
+    const cutOff: ScriptedTurn = { toolCalls: [bash('{"command": "rm -rf keep')], finishReason: 'length' };
+    const scripted = await run([...Array.from({ length: 8 }, () => cutOff), terminate('never reached')], fixture);
+    expect(scripted.exitCode).not.toBe(0);
+    expect(scripted.json.status).not.toBe('success');
+    expect(scripted.requests.length).toBeLessThan(8);
+    expect(existsSync(join(fixture, 'work', 'keep', 'precious.txt'))).toBe(true);
+    expect(toolEnds(scripted).every((end) => end.isError === true)).toBe(true);
+  });
 });
 
 describe('tool-call arguments that are not JSON', () => {
