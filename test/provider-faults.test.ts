@@ -95,6 +95,34 @@ describe('stalled streams', () => {
     expect(events.filter((event) => event.type === 'tool-call-start').map((event) => event.tool)).toEqual(['terminate']);
   });
 
+  it('closes the connection of a stream it abandons', async () => {
+    const { startScriptedModelServer } = await import('./support/scripted-model-server.js');
+    const { ModelClient } = await import('../runtime/model/model-client.js');
+    let closed!: () => void;
+    const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
+    // Called when the reply's connection closes; the server itself never ends a stalled reply.
+    const server = await startScriptedModelServer({ turns: [stalled('never finished')], onRecorded: () => closed() });
+    try {
+      const client = new ModelClient({
+        provider: 'openai-compatible',
+        baseUrl: server.baseUrl,
+        apiKey: 'test-key',
+        model: 'scripted-model',
+        reasoning: false,
+        profile: {
+          name: 'default', provider: 'openai-compatible', vision: false, stream: true, timeoutSeconds: 30,
+          streamIdleTimeoutSeconds: 0.3, headers: {}, retry: { maxAttempts: 1, baseDelayMs: 5, maxDelayMs: 5, maxRetryAfterSeconds: 1 },
+        },
+      });
+      const failure = await client.complete({ messages: [{ role: 'user', content: 'hi' }] }).catch((error: unknown) => error);
+      expect(failure).toMatchObject({ code: 'provider_timeout' });
+      await connectionClosed;
+      expect(server.requests[0].repliedAt).toBeUndefined();
+    } finally {
+      await server.close();
+    }
+  });
+
   it('bounds a whole streamed reply by timeout_seconds too', async () => {
     const run = await runScripted([stalled('slow'), terminate('after the timeout')], {
       profile: 'stream: true\ntimeout_seconds: 0.5\nretry: { base_delay_ms: 5 }',
