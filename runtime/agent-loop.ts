@@ -82,6 +82,8 @@ export interface ResumeState {
 }
 
 const recentToolWindow = 3;
+// 'length' is the OpenAI name; some gateways pass Anthropic's 'max_tokens' through unchanged.
+const cutOffFinishReasons = new Set(['length', 'max_tokens']);
 
 export async function runAgentLoop(settings: LoopSettings): Promise<LoopOutcome> {
   const state = new LoopState(settings);
@@ -242,7 +244,9 @@ async function runStep(state: LoopState, signal: AbortSignal): Promise<StepResul
     durationMs: round(reply.durationMs),
   });
 
-  const calls = reply.toolCalls.map((raw) => prepareCall(raw, settings.tools));
+  // A reply the output limit cut off may end mid-call: none of its calls run, each gets an error result.
+  const cutOff = cutOffFinishReasons.has(reply.finishReason ?? '');
+  const calls = reply.toolCalls.map((raw) => prepareCall(raw, settings.tools, cutOff));
   state.recentTools.push(calls.map((call) => call.name));
   if (calls.length === 0) return finishWithText(state, reply.content ?? '');
 

@@ -93,6 +93,7 @@ export type ProviderFailureKind =
   | 'not_found'
   | 'bad_request'
   | 'rate_limited'
+  | 'quota_exceeded'
   | 'server_error'
   | 'timeout'
   | 'malformed_reply'

@@ -47,7 +47,22 @@ export interface ToolRunnerSettings {
   faults?: RunFaultGuard;
 }
 
-export function prepareCall(raw: RawToolCall, tools: ReadonlyMap<string, AnyToolDefinition>): PreparedCall {
+/**
+ * Turns a raw call into one that can run, or into the problem that becomes its error result. A
+ * call from a reply the output limit cut off (`cutOff`) never runs, even when its arguments happen
+ * to parse: the model may have meant more than it managed to send.
+ */
+export function prepareCall(raw: RawToolCall, tools: ReadonlyMap<string, AnyToolDefinition>, cutOff = false): PreparedCall {
+  if (cutOff) {
+    return {
+      id: raw.id,
+      name: raw.name,
+      argumentsText: safeArgumentsText(raw.arguments),
+      problem: `The reply was cut off by the output token limit before it was complete, so no tool call in it was run, ` +
+        `this one to '${raw.name}' included. Send the call again with shorter arguments; to write large content, ` +
+        `write it to a file in several smaller calls first. Received (possibly incomplete): ${receivedText(raw.arguments)}`,
+    };
+  }
   const tool = tools.get(raw.name);
   if (!tool) {
     const available = [...tools.keys()].join(', ') || 'none';
@@ -64,8 +79,9 @@ export function prepareCall(raw: RawToolCall, tools: ReadonlyMap<string, AnyTool
       id: raw.id,
       name: raw.name,
       argumentsText: '{}',
-      problem: `The arguments for '${raw.name}' are not valid JSON (${parsed.error}), even after an attempt to repair them. ` +
-        `Call the tool again with a JSON object matching its schema. Received: ${truncateMiddle(raw.arguments, 500).text}`,
+      problem: `The arguments for '${raw.name}' are not valid JSON (${parsed.error}), so the call was not run. ` +
+        `Call the tool again with one complete JSON object matching its schema; if the arguments are long, make them ` +
+        `shorter, or write large content to a file in several smaller calls first. Received: ${receivedText(raw.arguments)}`,
     };
   }
   const problems = validateToolArguments(tool, parsed.value);
@@ -79,6 +95,10 @@ export function prepareCall(raw: RawToolCall, tools: ReadonlyMap<string, AnyTool
     };
   }
   return { id: raw.id, name: raw.name, argumentsText, input: parsed.value };
+}
+
+function receivedText(raw: string): string {
+  return truncateMiddle(raw, 500).text;
 }
 
 function safeArgumentsText(raw: string): string {

@@ -120,13 +120,32 @@ describe('tool-call arguments', () => {
     expect(parseToolArguments('')).toEqual({ ok: true, value: {}, repaired: false });
   });
 
-  it('repairs what models commonly get wrong', () => {
-    expect(JSON.parse(repairJson('```json\n{"a": [1, 2,],}\n```'))).toEqual({ a: [1, 2] });
-    expect(JSON.parse(repairJson("{'path': 'x.py'}"))).toEqual({ path: 'x.py' });
-    expect(JSON.parse(repairJson('{"flag": True, "none": None, "off": False}'))).toEqual({ flag: true, none: null, off: false });
-    expect(JSON.parse(repairJson('{"code": "print(1)", "nested": {"a": [1'))).toEqual({ code: 'print(1)', nested: { a: [1] } });
-    expect(JSON.parse(repairJson('Sure! {"x": 1}'))).toEqual({ x: 1 });
-    expect(parseToolArguments('{"text": "unterminated')).toMatchObject({ ok: true, repaired: true, value: { text: 'unterminated' } });
+  it('rewrites what models commonly get wrong, leaving every value as sent', () => {
+    const repaired = (raw: string) => JSON.parse(repairJson(raw)!);
+    expect(repaired('```json\n{"a": [1, 2,],}\n```')).toEqual({ a: [1, 2] });
+    expect(repaired("{'path': 'x.py'}")).toEqual({ path: 'x.py' });
+    expect(repaired("{'text': 'it\\'s \"quoted\"', \"b\": 'say \"hi\"'}")).toEqual({ text: 'it\'s "quoted"', b: 'say "hi"' });
+    expect(repaired('{"flag": True, "none": None, "off": False}')).toEqual({ flag: true, none: null, off: false });
+    expect(repaired('Sure! {"x": 1}')).toEqual({ x: 1 });
+  });
+
+  it('never changes a value inside a string', () => {
+    const value = { code: "print('a', True, None); x = [1, ]; y = {'k': False, }", note: 'don\'t: True' };
+    // A trailing comma outside the strings makes the text need the rewrite at all.
+    const raw = JSON.stringify(value).replace(/}$/, ',}');
+    expect(parseToolArguments(raw)).toEqual({ ok: true, repaired: true, value });
+  });
+
+  it('never closes what was cut off', () => {
+    for (const raw of ['{"command": "rm -rf keep', '{"code": "print(1)", "nested": {"a": [1', '{"a": 1', "{'text': 'unterminated", '```json\n{"a": "b']) {
+      expect(parseToolArguments(raw)).toMatchObject({ ok: false });
+    }
+    expect(repairJson('{"command": "rm -rf keep')).toBeUndefined();
+  });
+
+  it('refuses a single-quoted escape whose meaning differs from JSON', () => {
+    expect(parseToolArguments("{'path': 'a\\/b'}")).toMatchObject({ ok: false });
+    expect(parseToolArguments("{'text': '\\x41'}")).toMatchObject({ ok: false });
   });
 
   it('gives up on text that is not JSON-like', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeFixture, readEvents, runCli } from './support/run-cli.js';
 import { runScripted, terminate } from './support/loop-fixture.js';
+import type { ScriptedTurn } from './support/scripted-model-server.js';
 
 describe('retry policy', () => {
   it('honours Retry-After on 429 and then succeeds', async () => {
@@ -73,6 +74,98 @@ describe('retry policy', () => {
     expect(run.json.answer).toBe('on time');
     const retry = readEvents(run.json.runDirectory).find((event) => event.type === 'model-retry');
     expect(retry!.reason).toMatch(/^timeout/);
+  });
+});
+
+describe('stalled streams', () => {
+  const streamed = 'stream: true\nstream_idle_timeout_seconds: 1\nretry: { base_delay_ms: 5 }';
+  const stalled = (text: string): ScriptedTurn => ({ toolCalls: [{ name: 'echo', arguments: { text } }], fault: { kind: 'stall' } });
+
+  it('abandons a stream that goes quiet mid tool call and retries; the half call is never recorded or run', async () => {
+    const run = await runScripted([stalled('from the stalled reply'), terminate('after the stall')], { profile: streamed });
+    expect(run.exitCode).toBe(0);
+    expect(run.json.answer).toBe('after the stall');
+    expect(run.requests).toHaveLength(2);
+    const events = readEvents(run.json.runDirectory);
+    const retry = events.find((event) => event.type === 'model-retry')!;
+    expect(retry.reason).toBe('timeout: the reply stream sent nothing for 1 s (stream_idle_timeout_seconds)');
+    const responses = events.filter((event) => event.type === 'model-response');
+    expect(responses).toHaveLength(1);
+    expect(JSON.stringify(responses)).not.toContain('stalled');
+    expect(events.filter((event) => event.type === 'tool-call-start').map((event) => event.tool)).toEqual(['terminate']);
+  });
+
+  it('closes the connection of a stream it abandons', async () => {
+    const { startScriptedModelServer } = await import('./support/scripted-model-server.js');
+    const { ModelClient } = await import('../runtime/model/model-client.js');
+    let closed!: () => void;
+    const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
+    // Called when the reply's connection closes; the server itself never ends a stalled reply.
+    const server = await startScriptedModelServer({ turns: [stalled('never finished')], onRecorded: () => closed() });
+    try {
+      const client = new ModelClient({
+        provider: 'openai-compatible',
+        baseUrl: server.baseUrl,
+        apiKey: 'test-key',
+        model: 'scripted-model',
+        reasoning: false,
+        profile: {
+          name: 'default', provider: 'openai-compatible', vision: false, stream: true, timeoutSeconds: 30,
+          streamIdleTimeoutSeconds: 0.3, headers: {}, retry: { maxAttempts: 1, baseDelayMs: 5, maxDelayMs: 5, maxRetryAfterSeconds: 1 },
+        },
+      });
+      const failure = await client.complete({ messages: [{ role: 'user', content: 'hi' }] }).catch((error: unknown) => error);
+      expect(failure).toMatchObject({ code: 'provider_timeout' });
+      await connectionClosed;
+      expect(server.requests[0].repliedAt).toBeUndefined();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('bounds a whole streamed reply by timeout_seconds too', async () => {
+    const run = await runScripted([stalled('slow'), terminate('after the timeout')], {
+      profile: 'stream: true\ntimeout_seconds: 0.5\nretry: { base_delay_ms: 5 }',
+    });
+    expect(run.exitCode).toBe(0);
+    const retry = readEvents(run.json.runDirectory).find((event) => event.type === 'model-retry')!;
+    expect(retry.reason).toBe('timeout: the reply did not finish within 0.5 s (timeout_seconds)');
+  });
+
+  it('fails with exit 4 and says why when every attempt stalls', async () => {
+    const run = await runScripted([stalled('one'), stalled('two'), terminate()], {
+      profile: 'stream: true\nstream_idle_timeout_seconds: 0.5\nretry: { base_delay_ms: 5, max_attempts: 2 }',
+    });
+    expect(run.exitCode).toBe(4);
+    expect(run.requests).toHaveLength(2);
+    expect(run.json).toMatchObject({ status: 'provider-failed', error: { code: 'provider_timeout' } });
+    expect(run.json.answer).toContain('did not answer in time after 2 attempts');
+    expect(run.json.answer).toContain('the reply stream sent nothing for 0.5 s (stream_idle_timeout_seconds)');
+    const events = readEvents(run.json.runDirectory);
+    expect(events.filter((event) => event.type === 'model-response' || event.type === 'tool-call-start')).toEqual([]);
+  });
+});
+
+describe('exhausted quota', () => {
+  it('fails at once with exit 4 and the provider\'s message on an insufficient_quota 429', async () => {
+    const message = 'You exceeded your current quota, please check your plan and billing details.';
+    const run = await runScripted([
+      { fault: { kind: 'status', status: 429, type: 'insufficient_quota', code: 'insufficient_quota', message } },
+      terminate(),
+    ]);
+    expect(run.exitCode).toBe(4);
+    expect(run.requests).toHaveLength(1);
+    expect(run.json).toMatchObject({ status: 'provider-failed', error: { code: 'provider_quota_exceeded' } });
+    expect(run.json.answer).toContain(message);
+    expect(run.json.answer).toContain('out of quota or credit (429)');
+    expect(readEvents(run.json.runDirectory).filter((event) => event.type === 'model-retry')).toEqual([]);
+  });
+
+  it('still waits out an ordinary rate limit whose message links to the billing page', async () => {
+    const message = 'Rate limit reached for requests. Visit https://platform.openai.com/account/billing to add a payment method.';
+    const run = await runScripted([{ fault: { kind: 'status', status: 429, retryAfter: '0', message } }, terminate('waited')]);
+    expect(run.exitCode).toBe(0);
+    expect(run.requests).toHaveLength(2);
   });
 });
 

@@ -236,6 +236,24 @@ describe('faults', () => {
     expect(server.requests[0].repliedAt).toBeUndefined();
   });
 
+  it('stalls a stream after half a tool call, until the client gives up', async () => {
+    const { server, client } = await start({ turns: [{ toolCalls: [{ name: 'bash', arguments: { command: 'rm -rf keep' } }], fault: { kind: 'stall' } }] });
+    const stream = await client.chat.completions.create({ model: 'gpt-test', messages, stream: true });
+    const chunks = stream[Symbol.asyncIterator]();
+    const first = (await chunks.next()).value as OpenAI.Chat.ChatCompletionChunk;
+    expect(first.choices[0]).toMatchObject({ finish_reason: null, delta: { tool_calls: [{ function: { name: 'bash', arguments: '{"command":"r' } }] } });
+    stream.controller.abort();
+    expect(await chunks.next()).toMatchObject({ done: true });
+    expect(server.requests[0].repliedAt).toBeUndefined();
+  });
+
+  it('sends a status fault with the error type and code it is given', async () => {
+    const { client } = await start({ turns: [{ fault: { kind: 'status', status: 429, type: 'insufficient_quota', code: 'insufficient_quota', message: 'You exceeded your current quota.' } }] });
+    const error = await client.chat.completions.create({ model: 'gpt-test', messages }).catch((caught) => caught);
+    expect(error).toMatchObject({ status: 429, type: 'insufficient_quota', code: 'insufficient_quota' });
+    expect(error.message).toContain('You exceeded your current quota.');
+  });
+
   it('replies with empty choices', async () => {
     const { client } = await start({ turns: [{ fault: { kind: 'empty-choices' } }, { fault: { kind: 'empty-choices' } }] });
     const completion = await client.chat.completions.create({ model: 'gpt-test', messages });

@@ -67,6 +67,7 @@ function readProfile(name: string, raw: Record<string, unknown>, source: YamlSou
     reasoningEffort: raw.reasoning_effort as ModelProfileConfig['reasoningEffort'],
     stream: raw.stream as boolean | undefined,
     timeoutSeconds: (raw.timeout_seconds as number | undefined) ?? 120,
+    streamIdleTimeoutSeconds: raw.stream_idle_timeout_seconds as number | undefined,
     apiVersion: raw.api_version as string | undefined,
     deployment: raw.deployment as string | undefined,
     headers: (raw.headers as Record<string, string> | undefined) ?? {},

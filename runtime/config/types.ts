@@ -20,7 +20,10 @@ export interface ModelProfileConfig {
   reasoningEffort?: 'minimal' | 'low' | 'medium' | 'high';
   /** Stream replies; undefined streams only when someone watches the text arrive. */
   stream?: boolean;
+  /** The longest a whole reply may take, streamed or not. */
   timeoutSeconds: number;
+  /** The longest gap between chunks of a streamed reply; undefined means 60 s. */
+  streamIdleTimeoutSeconds?: number;
   apiVersion?: string;
   deployment?: string;
   headers: Record<string, string>;

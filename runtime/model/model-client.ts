@@ -9,6 +9,9 @@ import { httpFetch } from './http-fetch.js';
 import type { ModelConnection } from './model-connection.js';
 import type { ChatModel, ModelReply, ModelRequest, RawToolCall, RetryNotice, TokenUsage } from './model-types.js';
 import { classifyProviderFailure, retryDelay, type FailureClassification } from './retry-policy.js';
+import { StreamWatchdog } from './stream-watchdog.js';
+
+const defaultStreamIdleTimeoutSeconds = 60;
 
 export interface ModelClientOptions {
   onRetry?: (notice: RetryNotice) => void;
@@ -112,13 +115,7 @@ export class ModelClient implements ChatModel {
     const client = await this.client();
     const body = this.requestBody(request);
     const streaming: boolean = this.connection.profile.stream ?? request.onTextDelta !== undefined;
-    if (streaming) {
-      const stream = await client.chat.completions.create(
-        { ...body, stream: true, stream_options: { include_usage: true } },
-        { signal: request.signal },
-      );
-      return assembleStream(stream, request.onTextDelta, this.connection.model);
-    }
+    if (streaming) return this.streamedAttempt(client, body, request);
     const completion = await client.chat.completions.create({ ...body, stream: false }, { signal: request.signal });
     const choice = completion.choices?.[0];
     if (!choice) throw new ProviderError('malformed_reply', 'the provider replied with no choices');
@@ -137,6 +134,34 @@ export class ModelClient implements ChatModel {
     };
   }
 
+  /**
+   * A streamed reply must finish within the request timeout and never go quiet for longer than the
+   * idle timeout. A reply that stalls is abandoned whole: what it streamed so far, a half tool call
+   * included, is never returned, and the attempt fails as a retryable timeout.
+   */
+  private async streamedAttempt(client: OpenAI, body: ChatCompletionCreateParams, request: ModelRequest): Promise<Omit<ModelReply, 'attempts' | 'durationMs'>> {
+    const { profile } = this.connection;
+    const watchdog = new StreamWatchdog({
+      totalMs: profile.timeoutSeconds * 1000,
+      idleMs: (profile.streamIdleTimeoutSeconds ?? defaultStreamIdleTimeoutSeconds) * 1000,
+    }, request.signal);
+    try {
+      const stream = await client.chat.completions.create(
+        { ...body, stream: true, stream_options: { include_usage: true } },
+        { signal: watchdog.signal },
+      );
+      watchdog.touch();
+      const reply = await assembleStream(stream, request.onTextDelta, this.connection.model, () => watchdog.touch());
+      // The SDK ends an aborted stream quietly, as if it had finished: what it gave is partial.
+      if (watchdog.signal.aborted) throw watchdog.failure ?? request.signal?.reason;
+      return reply;
+    } catch (error) {
+      throw watchdog.failure ?? error;
+    } finally {
+      watchdog.stop();
+    }
+  }
+
   private finalError(classification: FailureClassification, attempts: number, cause: unknown): ProviderError {
     const { connection } = this;
     const where = connection.baseUrl;
@@ -148,6 +173,7 @@ export class ModelClient implements ChatModel {
       bad_request: `${where} refused the request (${classification.status}): ${classification.detail}`,
       context_too_long: `the conversation is longer than model '${connection.model}' accepts: ${classification.detail}`,
       rate_limited: `${where} kept rate-limiting the requests${tries}: ${classification.detail}`,
+      quota_exceeded: `${where} refused the request because the account is out of quota or credit (${classification.status}): ${classification.detail}. Add credit or raise the account's spending limit, or use another key or profile.`,
       server_error: `${where} failed with a server error${tries}: ${classification.detail}`,
       unreachable: `cannot reach ${where}${tries}: ${classification.detail}. Is the server running, and is OPENAI_BASE_URL or the profile's base_url right?`,
       timeout: `${where} did not answer in time${tries}: ${classification.detail}`,
@@ -164,6 +190,7 @@ async function assembleStream(
   stream: AsyncIterable<ChatCompletionChunk>,
   onTextDelta: ((text: string) => void) | undefined,
   requestedModel: string,
+  onChunk: () => void,
 ): Promise<Omit<ModelReply, 'attempts' | 'durationMs'>> {
   let content = '';
   let reasoning = '';
@@ -173,6 +200,7 @@ async function assembleStream(
   let sawChoice = false;
   const calls: Array<{ id: string; name: string; arguments: string }> = [];
   for await (const chunk of stream) {
+    onChunk();
     if (chunk.usage) usage = usageFrom(chunk.usage);
     if (chunk.model) model = chunk.model;
     const choice = chunk.choices?.[0];
@@ -195,6 +223,10 @@ async function assembleStream(
     if (choice.finish_reason) finishReason = choice.finish_reason;
   }
   if (!sawChoice) throw new ProviderError('malformed_reply', 'the provider streamed no choices');
+  // A stream that ends with no finish reason was cut short; its last tool call may be half sent.
+  if (finishReason === null && calls.length > 0) {
+    throw new ProviderError('malformed_reply', 'the reply stream ended before the reply was complete (no finish reason)');
+  }
   const toolCalls: RawToolCall[] = calls
     .filter((call) => call !== undefined)
     .map((call, index) => ({ ...call, id: call.id || `call_${index}` }));

@@ -1,7 +1,8 @@
 /**
  * Which provider failures are worth another attempt, and how long to wait. Rate limits honour
- * Retry-After up to a cap; server errors and dropped connections back off with jitter; any other
- * 4xx fails at once, because repeating a rejected request only wastes time.
+ * Retry-After up to a cap; server errors, dropped connections and stalled replies back off with
+ * jitter; an exhausted quota and any other 4xx fail at once, because repeating a rejected request
+ * only wastes time.
  */
 import { ProviderError, type ProviderFailureKind } from '../errors.js';
 import type { RetrySettings } from '../config/types.js';
@@ -19,13 +20,14 @@ interface ErrorLike {
   message?: string;
   status?: number;
   code?: string;
+  type?: string;
   headers?: { get(name: string): string | null | undefined };
   cause?: unknown;
 }
 
 export function classifyProviderFailure(error: unknown): FailureClassification {
   if (error instanceof ProviderError) {
-    return { kind: error.kind, retryable: error.kind === 'malformed_reply', status: error.status, detail: error.message };
+    return { kind: error.kind, retryable: error.kind === 'malformed_reply' || error.kind === 'timeout', status: error.status, detail: error.message };
   }
   const failure = (error ?? {}) as ErrorLike;
   const detail = providerDetail(failure);
@@ -37,6 +39,8 @@ export function classifyProviderFailure(error: unknown): FailureClassification {
     return { kind: 'malformed_reply', retryable: true, detail };
   }
   const status = failure.status;
+  // Checked before 429: an empty account answers 429 too, and no wait refills it.
+  if (quotaStatuses.has(status) && isQuotaExhausted(failure, detail)) return { kind: 'quota_exceeded', retryable: false, status, detail };
   if (status === 429) return { kind: 'rate_limited', retryable: true, status, retryAfterMs: retryAfter(failure.headers), detail };
   if (status >= 500) return { kind: 'server_error', retryable: true, status, retryAfterMs: retryAfter(failure.headers), detail };
   if (status === 408) return { kind: 'timeout', retryable: true, status, detail };
@@ -86,4 +90,18 @@ function isNetworkError(failure: ErrorLike): boolean {
 
 function isContextTooLong(failure: ErrorLike, detail: string): boolean {
   return failure.code === 'context_length_exceeded' || /maximum context length|context length|too many tokens|context window/i.test(detail);
+}
+
+// 402 is how OpenRouter and others say it; OpenAI uses 429, and 400 for a billing hard limit.
+const quotaStatuses = new Set([400, 402, 403, 429]);
+const quotaCodes = new Set(['insufficient_quota', 'billing_hard_limit_reached', 'billing_not_active']);
+
+/**
+ * Out of credit or over a spending cap. Links are left out of the message test: OpenAI's ordinary
+ * rate-limit message links to the billing page, and that one is worth waiting out.
+ */
+function isQuotaExhausted(failure: ErrorLike, detail: string): boolean {
+  if (failure.status === 402) return true;
+  if (quotaCodes.has(failure.code ?? '') || quotaCodes.has(failure.type ?? '')) return true;
+  return /exceeded your current quota|insufficient[_ ]quota|\bbilling\b/i.test(detail.replace(/\S+:\/\/\S+/g, ''));
 }

@@ -31,10 +31,15 @@ export interface ScriptedUsage {
 }
 
 export type ScriptedFault =
-  | { kind: 'status'; status: number; retryAfter?: string; message?: string }
+  | { kind: 'status'; status: number; retryAfter?: string; message?: string; type?: string; code?: string }
   | { kind: 'empty-choices' }
   | { kind: 'malformed-body' }
-  | { kind: 'drop-connection' };
+  | { kind: 'drop-connection' }
+  /**
+   * Sends the headers and the first half of the reply (streaming: the first chunk, with the turn's
+   * first tool call and half its arguments), then nothing more until the client gives up.
+   */
+  | { kind: 'stall' };
 
 export interface ScriptedTurn {
   content?: string;
@@ -189,6 +194,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
       if (!completed || connectionClosed(response)) return;
     }
     const streaming = recorded.body.stream === true;
+    if (turn.fault?.kind === 'stall') return sendStall(response, buildReply(turn, requestNumber - 1, recorded.body), streaming);
     if (turn.fault) return sendFault(response, turn.fault, streaming, recorded.body.model);
     const reply = buildReply(turn, requestNumber - 1, recorded.body);
     if (streaming) sendStream(response, reply, recorded.body.stream_options?.include_usage === true);
@@ -391,9 +397,9 @@ function fragments(text: string): string[] {
 function sendFault(response: ServerResponse, fault: ScriptedFault, streaming: boolean, model: string): void {
   switch (fault.kind) {
     case 'status': {
-      const { type, code, message } = describeStatus(fault.status);
+      const described = describeStatus(fault.status);
       const headers: Record<string, string> = fault.retryAfter === undefined ? {} : { 'retry-after': fault.retryAfter };
-      return sendError(response, fault.status, fault.message ?? message, type, code, headers);
+      return sendError(response, fault.status, fault.message ?? described.message, fault.type ?? described.type, fault.code ?? described.code, headers);
     }
     case 'empty-choices': {
       const empty: ChatCompletion = {
@@ -420,6 +426,20 @@ function sendFault(response: ServerResponse, fault: ScriptedFault, streaming: bo
     default:
       return sendError(response, 500, `scripted model: unknown fault ${JSON.stringify(fault)}`, 'server_error', 'script_invalid');
   }
+}
+
+function sendStall(response: ServerResponse, reply: Reply, streaming: boolean): void {
+  const [call] = reply.toolCalls;
+  const halfArguments = call ? call.function.arguments.slice(0, Math.ceil(call.function.arguments.length / 2)) : '';
+  if (!streaming) {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    return void response.write(JSON.stringify(completionObject(reply)).slice(0, 40));
+  }
+  const delta: ChunkDelta = call
+    ? { role: 'assistant', tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.function.name, arguments: halfArguments } }] }
+    : { role: 'assistant', content: (reply.content ?? '').slice(0, Math.ceil((reply.content ?? '').length / 2)) };
+  startEventStream(response);
+  response.write(chunkEvent(reply, [{ index: 0, delta, logprobs: null, finish_reason: null }], undefined));
 }
 
 /** Error types and codes as OpenAI sends them for each status. */
