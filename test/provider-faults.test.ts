@@ -109,6 +109,7 @@ describe('stalled streams', () => {
         apiKey: 'test-key',
         model: 'scripted-model',
         reasoning: false,
+        headers: {},
         profile: {
           name: 'default', provider: 'openai-compatible', vision: false, stream: true, timeoutSeconds: 30,
           streamIdleTimeoutSeconds: 0.3, headers: {}, retry: { maxAttempts: 1, baseDelayMs: 5, maxDelayMs: 5, maxRetryAfterSeconds: 1 },
