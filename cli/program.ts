@@ -34,6 +34,7 @@ function createProgram(): Command {
     .option('--record <file>', 'also write the run\'s events to this file: a self-contained recording')
     .option('--answer <text>', 'an answer for the agent\'s questions, used in order (repeatable)', collect, [])
     .option('--workspace <folder>', 'the folder the agent works in (default workspace/<run id>)')
+    .option('--workspace-from <folder>', 'start the workspace as a copy of this folder (it must be new or empty)')
     .option('--runs-dir <folder>', 'where run folders go (default .manus/runs)')
     .option('--json', 'print one JSON object with the outcome instead of the answer')
     .option('--quiet', 'no progress on stderr')
@@ -66,6 +67,7 @@ function createProgram(): Command {
     .description('re-run a recorded run with the model\'s recorded replies (no model needed)')
     .argument('<run>', 'a run id, or a recording (events.jsonl) file')
     .option('--tools <mode>', 'recorded: use the recorded tool results; real: run the tools and compare', 'recorded')
+    .option('--workspace <folder>', 'the folder the replay works in (default workspace/<run id>, prepared as the recording was)')
     .option('--runs-dir <folder>', 'where run folders are (default .manus/runs)')
     .option('--json', 'print one JSON object with the outcome instead of the answer')
     .option('--quiet', 'no progress on stderr')
@@ -140,6 +142,7 @@ export interface ReplayCommandOptions {
   ci?: boolean;
   report?: string;
   tools: string;
+  workspace?: string;
   runsDir?: string;
   json?: boolean;
   quiet?: boolean;
@@ -158,6 +161,7 @@ export interface RunCommandOptions {
   record?: string;
   answer: string[];
   workspace?: string;
+  workspaceFrom?: string;
   runsDir?: string;
   json?: boolean;
   quiet?: boolean;

@@ -27,7 +27,7 @@ export async function runCommand(recipeFile: string, options: RunCommandOptions)
     },
   });
   for (const warning of plan.warnings) process.stderr.write(`${formatDiagnostic(warning)}\n`);
-  const result = await runWithProgress(plan, options, { recordFile: options.record });
+  const result = await runWithProgress(plan, options, { recordFile: options.record, workspaceSource: options.workspaceFrom });
   return result.exitCode;
 }
 

@@ -22,6 +22,7 @@ import { RunResourceRegistry } from './run-resources.js';
 import { collectSecrets, RunTrace, type RunEventListener } from './run-trace.js';
 import type { AnyToolDefinition, SandboxSettings, ToolContext } from './tool.js';
 import { compareSnapshots, snapshotWorkspace, type WorkspaceSnapshot } from './sandbox/workspace-changes.js';
+import { copyWorkspaceSource } from './workspace-source.js';
 
 export type RunStatus = LoopOutcome['status'] | 'checks-failed' | 'provider-failed' | 'permission-denied' | 'error';
 
@@ -68,6 +69,8 @@ export interface RunOptions {
   startDetails?: Record<string, unknown>;
   /** Also write every event to this file: a self-contained recording. */
   recordFile?: string;
+  /** A folder the workspace starts as a copy of (relative to `cwd`); recorded so a replay can do the same. */
+  workspaceSource?: string;
 }
 
 export function newRunId(now = new Date()): string {
@@ -98,6 +101,8 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
   const runDirectory = options.resume?.runDirectory ?? join(runsDirectoryFor(options.cwd, options.environment, options.runsDirectory), runId);
   mkdirSync(runDirectory, { recursive: true });
   const workspace = options.resume?.workspace ?? resolve(options.cwd, plan.workspace ?? join('workspace', runId));
+  const workspaceSource = options.workspaceSource === undefined ? undefined : resolve(options.cwd, options.workspaceSource);
+  if (workspaceSource) copyWorkspaceSource(workspaceSource, workspace);
   mkdirSync(workspace, { recursive: true });
   const realWorkspace = realpathSync(workspace);
   // What was there before, so the result lists only what the run wrote; taken while the run starts.
@@ -143,7 +148,7 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
       pid: process.pid,
       host: hostname(),
       // Paths relative to the current folder keep recordings free of machine-specific paths.
-      recipe: { name: plan.recipe.name, file: relativeToCwd(options.cwd, plan.recipe.file), overrides: plan.overrides },
+      recipe: { name: plan.recipe.name, file: relativeToCwd(options.cwd, plan.recipe.file), overrides: plan.overrides, workspace: plan.recipe.workspace },
       agent: plan.agent.name,
       agentSettings: { finishOnText: plan.agent.finishOnText, toolChoice: plan.agent.toolChoice },
       model: connection
@@ -153,6 +158,7 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
       tools: [...tools.keys()],
       sandbox: plan.sandbox?.kind ?? 'default',
       workspace: relativeToCwd(options.cwd, realWorkspace),
+      workspaceSource: workspaceSource && relativeToCwd(options.cwd, workspaceSource),
       systemPrompt: plan.agent.systemPrompt,
       task: plan.task,
       response: plan.recipe.response,
