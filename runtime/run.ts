@@ -65,7 +65,7 @@ export interface RunOptions {
   resume?: { runId: string; runDirectory: string; workspace: string; state: ResumeState };
   /** Answers instead of the provider: recorded replies, when replaying a run. */
   model?: ChatModel;
-  /** Extra fields for the run-start event (a replay names what it replays). */
+  /** Extra fields for the run-start event (a replay names what it replays), or the run-resume event. */
   startDetails?: Record<string, unknown>;
   /** Also write every event to this file: a self-contained recording. */
   recordFile?: string;
@@ -141,7 +141,7 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
     const responseSchema = plan.recipe.response ? new FinalAnswerSchema(plan.recipe.response) : undefined;
     if (responseSchema) tools.set(responseSchema.tool().name, responseSchema.tool());
     if (options.resume) {
-      trace.emit('run-resume', { runId, step: options.resume.state.step, messages: options.resume.state.history.length, budgets: plan.budgets, pid: process.pid, host: hostname() });
+      trace.emit('run-resume', { runId, step: options.resume.state.step, messages: options.resume.state.history.length, budgets: plan.budgets, pid: process.pid, host: hostname(), ...options.startDetails });
     } else trace.emit('run-start', {
       runId,
       // Which process runs it, so a listing can tell a live run from one that was killed.
