@@ -99,10 +99,10 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
   const startedAt = Date.now();
   const runId = options.resume?.runId ?? newRunId();
   const runDirectory = options.resume?.runDirectory ?? join(runsDirectoryFor(options.cwd, options.environment, options.runsDirectory), runId);
-  mkdirSync(runDirectory, { recursive: true });
   const workspace = options.resume?.workspace ?? resolve(options.cwd, plan.workspace ?? join('workspace', runId));
   const workspaceSource = options.workspaceSource === undefined ? undefined : resolve(options.cwd, options.workspaceSource);
   if (workspaceSource) copyWorkspaceSource(workspaceSource, workspace);
+  mkdirSync(runDirectory, { recursive: true });
   mkdirSync(workspace, { recursive: true });
   const realWorkspace = realpathSync(workspace);
   // What was there before, so the result lists only what the run wrote; taken while the run starts.

@@ -1,11 +1,13 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runScripted, terminate, writeLoopFixture } from './support/loop-fixture.js';
 import { makeFixture, readEvents, repositoryRoot, runCli } from './support/run-cli.js';
 
 const recordingsFolder = join(repositoryRoot, 'recipes', 'recordings');
 const recordings = readdirSync(recordingsFolder).filter((name) => name.endsWith('.jsonl'));
-const runStartOf = (name: string) => JSON.parse(readFileSync(join(recordingsFolder, name), 'utf8').split('\n')[0]);
+const runStartOfFile = (file: string) => JSON.parse(readFileSync(file, 'utf8').split('\n')[0]);
+const runStartOf = (name: string) => runStartOfFile(join(recordingsFolder, name));
 
 describe('shipped recordings', () => {
   it('exist for the example recipes', () => {
@@ -57,5 +59,24 @@ describe('shipped recordings', () => {
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toMatch(/the workspace .*mine is not empty; a copy of .*recipes\/examples\/calculator goes only into a new or empty folder/);
     expect(readdirSync(join(folder, 'mine'))).toEqual(['notes.txt']);
+    expect(existsSync(join(folder, '.manus', 'runs'))).toBe(false);
+  });
+
+  it('a run started with --workspace-from records its source, and its own recording replays with the real tools', async () => {
+    const fixture = writeLoopFixture({ tools: ['str_replace_editor', 'terminate'] });
+    cpSync(join(repositoryRoot, 'recipes', 'examples', 'calculator'), join(fixture, 'project'), { recursive: true });
+    const edit = { command: 'str_replace', path: 'calculator.py', old_str: '(len(values) - 1)', new_str: 'len(values)' };
+    const recorded = await runScripted(
+      [{ toolCalls: [{ name: 'str_replace_editor', arguments: edit }] }, terminate('fixed')],
+      { fixture, args: ['--workspace-from', 'project', '--record', 'demo.jsonl'] },
+    );
+    expect(recorded.exitCode, recorded.stderr).toBe(0);
+    expect(readFileSync(join(fixture, 'project', 'calculator.py'), 'utf8')).toContain('(len(values) - 1)');
+    expect(readFileSync(join(recorded.json.workspace, 'calculator.py'), 'utf8')).toContain('/ len(values)');
+    expect(runStartOfFile(join(fixture, 'demo.jsonl')).workspaceSource).toBe('project');
+    const replay = await runCli(['replay', 'demo.jsonl', '--tools', 'real', '--json'], { cwd: fixture });
+    expect(replay.exitCode, replay.stderr).toBe(0);
+    expect(replay.stderr).toContain('replay matched the recording');
+    expect(replay.json.workspace).not.toBe(recorded.json.workspace);
   });
 });
