@@ -12,7 +12,9 @@
 #   MANUS_DOCKER_STATE_DIR  daemon data, exec root, socket, pid and log   (/var/lib/manus-docker)
 #   MANUS_SANDBOX_CACHE     where the root filesystem tarball is cached   (/var/cache/manus-sandbox)
 #   MANUS_SANDBOX_IMAGE     name of the image to build                    (manus-sandbox:bookworm)
-#   MANUS_DEBIAN_MIRROR     Debian mirror for debootstrap                 (http://deb.debian.org/debian)
+#   MANUS_DEBIAN_MIRROR     Debian mirror for debootstrap   (the first Debian mirror in this
+#                           machine's apt sources, else http://deb.debian.org/debian; see
+#                           .ci/debian-mirror.sh)
 #
 # Prints DOCKER_HOST=unix://... on its last line and writes the same line to
 # $MANUS_DOCKER_STATE_DIR/docker-host, so callers can `. "$MANUS_DOCKER_STATE_DIR/docker-host"`.
@@ -21,7 +23,7 @@ set -eu
 state_dir="${MANUS_DOCKER_STATE_DIR:-/var/lib/manus-docker}"
 cache_dir="${MANUS_SANDBOX_CACHE:-/var/cache/manus-sandbox}"
 image="${MANUS_SANDBOX_IMAGE:-manus-sandbox:bookworm}"
-mirror="${MANUS_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+mirror="$(sh "$(dirname "$0")/debian-mirror.sh")"
 suite=bookworm
 
 socket="$state_dir/docker.sock"

@@ -39,6 +39,7 @@ function createProgram(): Command {
     .option('--answer <text>', answerHelp, collect, [])
     .option('--trust <grants>', trustHelp, collect, [])
     .option('--workspace <folder>', 'the folder the agent works in (default workspace/<run id>)')
+    .option('--workspace-from <folder>', 'start the workspace as a copy of this folder (it must be new or empty)')
     .option('--runs-dir <folder>', 'where run folders go (default .manus/runs)')
     .option('--json', 'print one JSON object with the outcome instead of the answer')
     .option('--quiet', 'no progress on stderr')
@@ -73,6 +74,7 @@ function createProgram(): Command {
     .argument('<run>', 'a run id, or a recording (events.jsonl) file')
     .option('--tools <mode>', 'recorded: use the recorded tool results; real: run the tools and compare', 'recorded')
     .option('--trust <grants>', trustHelp, collect, [])
+    .option('--workspace <folder>', 'the folder the replay works in (default workspace/<run id>, prepared as the recording was)')
     .option('--runs-dir <folder>', 'where run folders are (default .manus/runs)')
     .option('--json', 'print one JSON object with the outcome instead of the answer')
     .option('--quiet', 'no progress on stderr')
@@ -151,6 +153,7 @@ export interface ReplayCommandOptions {
   trust: string[];
   report?: string;
   tools: string;
+  workspace?: string;
   runsDir?: string;
   json?: boolean;
   quiet?: boolean;
@@ -170,6 +173,7 @@ export interface RunCommandOptions {
   record?: string;
   answer: string[];
   workspace?: string;
+  workspaceFrom?: string;
   runsDir?: string;
   json?: boolean;
   quiet?: boolean;

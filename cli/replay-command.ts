@@ -1,6 +1,6 @@
 /** `manus replay`: re-run a recording with the model's recorded replies and report where it diverges. */
 import { existsSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { resolveRecipe, type RecipeOverrides, type RunPlan } from '../runtime/config/resolve-recipe.js';
 import { parseTrustGrants, type TrustGrant } from '../runtime/config/trust-grants.js';
 import { ExitCode, UsageError } from '../runtime/errors.js';
@@ -22,9 +22,11 @@ export async function replayCommand(target: string, options: ReplayCommandOption
   for (const warning of recorded.warnings) process.stderr.write(`warning: ${warning}\n`);
   const divergences = new DivergenceLog();
   const plan = mode === 'real' ? await realToolsPlan(recorded, divergences, trust) : await recordedToolsPlan(recorded, divergences);
+  plan.workspace = options.workspace;
   const result = await runWithProgress(plan, { ...options, answer: [] }, {
+    workspaceSource: mode === 'real' ? workspaceSourceOf(recorded) : undefined,
     model: new RecordedModel(recorded, divergences),
-    startDetails: { replayOf: recorded.start.runId, replayTools: mode },
+    startDetails: { replayOf: recorded.start.runId, replayTools: mode, model: recordedModel(recorded) },
   }, `replay of recorded model replies from run ${String(recorded.start.runId)} (tools: ${mode}); no model is called`);
   const recordedStatus = recorded.end?.status;
   if (recordedStatus && recordedStatus !== result.status) {
@@ -64,17 +66,53 @@ async function recordedToolsPlan(recorded: RecordedRun, divergences: DivergenceL
   return plan;
 }
 
-/** Real tools need the recipe: where it was recorded, or beside the recording when the recording travelled. */
+/**
+ * Real tools need the recipe: where it was recorded, beside the recording, or in a folder above the
+ * recording when the recording travelled with its project (as the shipped ones do).
+ */
 async function realToolsPlan(recorded: RecordedRun, divergences: DivergenceLog, trust: TrustGrant[]): Promise<RunPlan> {
   const recipe = recorded.start.recipe as { file: string; overrides?: RecipeOverrides };
-  const candidates = [recipe.file, join(dirname(recorded.file), recipe.file.split('/').pop() ?? '')];
-  const file = candidates.find((candidate) => existsSync(candidate));
+  const file = findRecordedPath(recipe.file, recorded, [join(dirname(recorded.file), basename(recipe.file))]);
   if (!file) throw new UsageError(`--tools real needs the recipe, and ${recipe.file} is not there; use --tools recorded`);
   // Real tools run with the recipe's sandbox: the grants it needs are given again, never read from the recording.
   const resolved = await resolveRecipe(file, { cwd: process.cwd(), overrides: { ...recipe.overrides, trust } });
   const plan = planFromRecording(recorded, resolved);
   plan.tools = comparedTools(recorded, resolved.tools, divergences);
   return plan;
+}
+
+/** The folder the recorded run's workspace was copied from, found again so the replay starts from the same files. */
+function workspaceSourceOf(recorded: RecordedRun): string | undefined {
+  const source = recorded.start.workspaceSource;
+  if (typeof source !== 'string') return undefined;
+  // A recording may come from anyone: it may name a folder of its own project, never one elsewhere on this machine.
+  if (isAbsolute(source) || source.split(/[\\/]/).includes('..')) {
+    throw new UsageError(`the recording starts its workspace as a copy of ${source}, which lies outside its project; prepare a folder yourself and pass --workspace`);
+  }
+  const found = findRecordedPath(source, recorded);
+  if (!found) throw new UsageError(`--tools real starts the workspace as a copy of ${source}, as the recording did, and ${source} is not there`);
+  return found;
+}
+
+/** A path recorded relative to the recording run's folder: from here, or from a folder above the recording. */
+function findRecordedPath(recordedPath: string, recorded: RecordedRun, extra: string[] = []): string | undefined {
+  if (isAbsolute(recordedPath)) return existsSync(recordedPath) ? recordedPath : undefined;
+  const candidates = [resolve(recordedPath), ...extra];
+  for (let folder = dirname(resolve(recorded.file)); ; folder = dirname(folder)) {
+    candidates.push(join(folder, recordedPath));
+    if (dirname(folder) === folder) break;
+  }
+  return candidates.find((candidate) => existsSync(candidate));
+}
+
+/** The model the recording was made with, as far as it says; no model is called. */
+function recordedModel(recorded: RecordedRun): Record<string, unknown> {
+  const model = (recorded.start.model ?? {}) as { profile?: unknown; model?: unknown };
+  return {
+    profile: typeof model.profile === 'string' ? model.profile : 'recorded',
+    provider: 'recorded',
+    model: typeof model.model === 'string' ? model.model : 'recorded',
+  };
 }
 
 function oneLine(text: string): string {

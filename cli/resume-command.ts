@@ -3,7 +3,7 @@ import { resolveRecipe, type RecipeOverrides } from '../runtime/config/resolve-r
 import { parseTrustGrants } from '../runtime/config/trust-grants.js';
 import { UsageError } from '../runtime/errors.js';
 import { readRecordedRun, resumeStateOf } from '../runtime/recorded-run.js';
-import { resolveRunId } from '../runtime/run-history.js';
+import { activeDurationMs, resolveRunId } from '../runtime/run-history.js';
 import { runsDirectoryFor } from '../runtime/run.js';
 import { join, resolve } from 'node:path';
 import type { ResumeCommandOptions } from './program.js';
@@ -32,6 +32,8 @@ export async function resumeCommand(runId: string, options: ResumeCommandOptions
   for (const call of interruptedCalls) process.stderr.write(`the ${call.name} call ${call.id} was interrupted; it is reported to the agent and not run again\n`);
   const result = await runWithProgress(plan, options, {
     resume: { runId: String(recorded.start.runId), runDirectory, workspace: resolve(String(recorded.start.workspace)), state },
+    // So that listings add up the whole run from the end of its file alone.
+    startDetails: { earlierDurationMs: activeDurationMs(recorded.events) ?? 0 },
   }, `resuming run ${String(recorded.start.runId)} after step ${state.step}`);
   return result.exitCode;
 }

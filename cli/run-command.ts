@@ -33,7 +33,7 @@ export async function runCommand(recipeFile: string, options: RunCommandOptions)
     },
   });
   printPlanWarnings(plan, options);
-  const result = await runWithProgress(plan, options, { recordFile: options.record });
+  const result = await runWithProgress(plan, options, { recordFile: options.record, workspaceSource: options.workspaceFrom });
   return result.exitCode;
 }
 

@@ -44,9 +44,8 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
     }
     switch (type) {
       case 'run-start': {
-        const model = data.model as { model: string; baseUrl: string };
         const recipe = data.recipe as { name: string };
-        line(dim(`run ${String(data.runId)}: recipe '${recipe.name}', agent '${String(data.agent)}', model ${model.model} at ${model.baseUrl}`));
+        line(dim(`run ${String(data.runId)}: recipe '${recipe.name}', agent '${String(data.agent)}'${modelPhrase(data.model)}`));
         break;
       }
       case 'tool-call-start':
@@ -91,6 +90,13 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
     }
   };
   return { onEvent, onTextDelta: options.liveText ? onTextDelta : undefined };
+}
+
+/** A replay has no endpoint: it names the model that was recorded, or nothing when that is unknown. */
+function modelPhrase(value: unknown): string {
+  const model = (value ?? {}) as { model?: string; baseUrl?: string; provider?: string };
+  if (model.provider === 'recorded') return model.model && model.model !== 'recorded' ? `, replaying model ${model.model}` : '';
+  return `, model ${model.model ?? 'unknown'}${model.baseUrl ? ` at ${model.baseUrl}` : ''}`;
 }
 
 function argumentsText(value: unknown): string {

@@ -162,6 +162,7 @@ export function planFromRecording(run: RecordedRun, basePlan?: RunPlan): RunPlan
     agent: { ...agent, maxSteps: budgets.steps },
     profile: basePlan?.profile ?? { name: 'recorded', provider: 'openai-compatible', vision: false, timeoutSeconds: 120, headers: {}, retry: defaultRetrySettings },
     task: String(start.task ?? ''),
+    // The replay's own workspace, never the recorded one, which the recorded run has changed.
     workspace: undefined,
     tools: new Map(),
     contextProviders: [],

@@ -31,6 +31,7 @@ export interface RunSummary {
   cost?: number;
   /** ISO 8601 time the run started. */
   started?: string;
+  /** The time the run was active: a resumed run's parts added up, the gaps between them left out. */
   durationMs?: number;
   model?: string;
   /** Lines that were skipped, and why. */
@@ -206,10 +207,35 @@ export function summarize(id: string, directory: string, events: RunEventRecord[
     totalTokens: numberField(usage?.totalTokens) ?? 0,
     cost: numberField(end?.cost),
     started,
-    durationMs: numberField(end?.durationMs) ?? elapsed(started, textField(events[events.length - 1]?.time)),
+    durationMs: activeDurationMs(events),
     model: textField(recordField(start?.model)?.model),
     warnings,
   };
+}
+
+/**
+ * The run's active time: each part (from run-start or run-resume to its run-end) counts its own
+ * recorded duration, or the time to its last event when it stopped without an end. A run-resume
+ * carries what the parts before it came to (`earlierDurationMs`), so a listing that reads only the
+ * end of a long file still adds up the whole run.
+ */
+export function activeDurationMs(events: readonly RunEventRecord[]): number | undefined {
+  let total: number | undefined;
+  let partEnd: RunEventRecord | undefined;
+  let lastTime: string | undefined;
+  for (let index = events.length - 1; index >= 0; index -= 1) {
+    const event = events[index];
+    lastTime ??= textField(event.time);
+    if (event.type === 'run-end' && partEnd === undefined) partEnd = event;
+    if (event.type !== 'run-start' && event.type !== 'run-resume') continue;
+    const part = numberField(partEnd?.durationMs) ?? elapsed(textField(event.time), lastTime);
+    if (part !== undefined) total = (total ?? 0) + part;
+    const earlier = numberField(event.earlierDurationMs);
+    if (earlier !== undefined) return (total ?? 0) + earlier;
+    partEnd = undefined;
+    lastTime = undefined;
+  }
+  return total ?? elapsed(textField(events[0]?.time), textField(events[events.length - 1]?.time));
 }
 
 /** The last run-end, unless the run was resumed after it. */

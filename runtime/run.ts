@@ -26,6 +26,7 @@ import { SecretRedactor } from './secret-redaction.js';
 import { RunFaultGuard } from './tool-fault-guard.js';
 import type { AnyToolDefinition, SandboxSettings, ToolContext } from './tool.js';
 import { compareSnapshots, snapshotWorkspace, type WorkspaceSnapshot } from './sandbox/workspace-changes.js';
+import { copyWorkspaceSource } from './workspace-source.js';
 
 export type RunStatus = LoopOutcome['status'] | 'checks-failed' | 'provider-failed' | 'permission-denied' | 'error';
 
@@ -68,12 +69,14 @@ export interface RunOptions {
   resume?: { runId: string; runDirectory: string; workspace: string; state: ResumeState };
   /** Answers instead of the provider: recorded replies, when replaying a run. */
   model?: ChatModel;
-  /** Extra fields for the run-start event (a replay names what it replays). */
+  /** Extra fields for the run-start event (a replay names what it replays), or the run-resume event. */
   startDetails?: Record<string, unknown>;
   /** Also write every event to this file: a self-contained recording. */
   recordFile?: string;
   /** Hides the run's secrets; built from the profile and environment when not given. */
   redactor?: SecretRedactor;
+  /** A folder the workspace starts as a copy of (relative to `cwd`); recorded so a replay can do the same. */
+  workspaceSource?: string;
 }
 
 export function newRunId(now = new Date()): string {
@@ -103,8 +106,10 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
   const startedAt = Date.now();
   const runId = options.resume?.runId ?? newRunId();
   const runDirectory = options.resume?.runDirectory ?? join(runsDirectoryFor(options.cwd, options.environment, options.runsDirectory), runId);
-  mkdirSync(runDirectory, { recursive: true });
   const workspace = options.resume?.workspace ?? resolve(options.cwd, plan.workspace ?? join('workspace', runId));
+  const workspaceSource = options.workspaceSource === undefined ? undefined : resolve(options.cwd, options.workspaceSource);
+  if (workspaceSource) copyWorkspaceSource(workspaceSource, workspace);
+  mkdirSync(runDirectory, { recursive: true });
   mkdirSync(workspace, { recursive: true });
   const realWorkspace = realpathSync(workspace);
   // What was there before, so the result lists only what the run wrote; taken while the run starts.
@@ -146,14 +151,14 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
     const responseSchema = plan.recipe.response ? new FinalAnswerSchema(plan.recipe.response) : undefined;
     if (responseSchema) tools.set(responseSchema.tool().name, responseSchema.tool());
     if (options.resume) {
-      trace.emit('run-resume', { runId, step: options.resume.state.step, messages: options.resume.state.history.length, budgets: plan.budgets, pid: process.pid, host: hostname() });
+      trace.emit('run-resume', { runId, step: options.resume.state.step, messages: options.resume.state.history.length, budgets: plan.budgets, pid: process.pid, host: hostname(), ...options.startDetails });
     } else trace.emit('run-start', {
       runId,
       // Which process runs it, so a listing can tell a live run from one that was killed.
       pid: process.pid,
       host: hostname(),
       // Paths relative to the current folder keep recordings free of machine-specific paths.
-      recipe: { name: plan.recipe.name, file: relativeToCwd(options.cwd, plan.recipe.file), overrides: plan.overrides },
+      recipe: { name: plan.recipe.name, file: relativeToCwd(options.cwd, plan.recipe.file), overrides: plan.overrides, workspace: plan.recipe.workspace },
       agent: plan.agent.name,
       agentSettings: { finishOnText: plan.agent.finishOnText, toolChoice: plan.agent.toolChoice },
       model: connection
@@ -165,6 +170,7 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
       // What the user granted, for the record; a resumed run needs the grants given again.
       trust: [...plan.trustGrants],
       workspace: relativeToCwd(options.cwd, realWorkspace),
+      workspaceSource: workspaceSource && relativeToCwd(options.cwd, workspaceSource),
       systemPrompt: plan.agent.systemPrompt,
       task: plan.task,
       response: plan.recipe.response,

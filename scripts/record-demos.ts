@@ -5,7 +5,7 @@
  * Run: npx tsx scripts/record-demos.ts
  */
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startScriptedModelServer, type ScriptedTurn } from '../test/support/scripted-model-server.js';
@@ -35,14 +35,16 @@ const demos: Array<{ name: string; args: string[]; turns: ScriptedTurn[]; prepar
   },
   {
     name: 'swe',
-    args: ['recipes/swe.yaml', '--param', 'repository=workspace/calculator-demo', '--param', 'issue=average() returns the wrong value'],
-    prepare: () => {
-      rmSync(join(root, 'workspace', 'calculator-demo'), { recursive: true, force: true });
-      mkdirSync(join(root, 'workspace'), { recursive: true });
-      cpSync(join(root, 'recipes', 'examples', 'calculator'), join(root, 'workspace', 'calculator-demo'), { recursive: true });
-    },
+    // The workspace starts as a copy of the example, and the recording says so, so that
+    // `replay --tools real` prepares the same files again.
+    args: [
+      'recipes/swe.yaml', '--workspace-from', 'recipes/examples/calculator',
+      '--param', 'repository=workspace/calculator-demo', '--param', 'issue=average() returns the wrong value',
+    ],
+    prepare: () => rmSync(join(root, 'workspace', 'calculator-demo'), { recursive: true, force: true }),
+    // Only the summary line of unittest: the rest names timings, which no replay repeats exactly.
     turns: [
-      { content: 'First I reproduce the failure.', toolCalls: [{ name: 'bash', arguments: { command: 'python3 -m unittest 2>&1 | tail -n 5' } }] },
+      { content: 'First I reproduce the failure.', toolCalls: [{ name: 'bash', arguments: { command: 'python3 -m unittest 2>&1 | tail -n 1' } }] },
       { content: 'Two tests fail in average(). Let me read it.', toolCalls: [{ name: 'str_replace_editor', arguments: { command: 'view', path: 'calculator.py' } }] },
       {
         content: 'average() divides by one less than the number of values. The mean divides by the count.',
@@ -51,7 +53,7 @@ const demos: Array<{ name: string; args: string[]; turns: ScriptedTurn[]; prepar
           arguments: { command: 'str_replace', path: 'calculator.py', old_str: 'return total(values) / (len(values) - 1)', new_str: 'return total(values) / len(values)' },
         }],
       },
-      { content: 'Now the tests again.', toolCalls: [{ name: 'bash', arguments: { command: 'python3 -m unittest 2>&1 | tail -n 3' } }] },
+      { content: 'Now the tests again.', toolCalls: [{ name: 'bash', arguments: { command: 'python3 -m unittest 2>&1 | tail -n 1' } }] },
       terminate('Fixed average() in calculator.py: it divided the total by len(values) - 1; it now divides by len(values). All 4 tests pass.'),
     ],
   },

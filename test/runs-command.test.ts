@@ -4,7 +4,11 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runsCommand, showRunCommand, type CommandOutput } from '../cli/runs-command.js';
+import { formatDuration } from '../runtime/reports/display-format.js';
 import { listRuns, readRun, RunLookupError } from '../runtime/run-history.js';
+import { terminate, writeLoopFixture } from './support/loop-fixture.js';
+import { readEvents, runCli } from './support/run-cli.js';
+import { startScriptedModelServer, type ScriptedTurn } from './support/scripted-model-server.js';
 
 let runsDirectory: string;
 
@@ -216,7 +220,57 @@ describe('listing runs', () => {
     writeRun('20250105-100000-resume', events);
     const [run] = await listRuns(runsDirectory);
     expect(run.status).toBe('incomplete');
-    expect(run.durationMs).toBe(3_600_000);
+    // The first part's recorded 4.2 s; the resumed part has no events after its start, and the hour between is a gap.
+    expect(run.durationMs).toBe(4200);
+  });
+
+  it('adds up the parts of a resumed run, even when only the end of its file is read', async () => {
+    const id = '20250105-120000-parts0';
+    const events = stamped('2025-01-05T12:00:00.000Z', [
+      runStart(id, 'parts'),
+      // Enough output that a listing reads only the start and the end of the file, not this part's end.
+      ...Array.from({ length: 40 }, (_, index) => ({ type: 'tool-call-end', step: 1, callId: `c${index}`, tool: 'bash', isError: false, content: 'x'.repeat(10_000) })),
+      { type: 'run-end', status: 'budget-exhausted', exitCode: 3, steps: 2, usage, durationMs: 1500 },
+      { type: 'run-resume', runId: id, step: 2, earlierDurationMs: 1500 },
+      { type: 'model-response', step: 3, content: 'Done.', toolCalls: [] },
+      { type: 'run-end', status: 'success', exitCode: 0, steps: 3, usage, durationMs: 2500 },
+    ]);
+    // The resume came an hour later; that hour is not part of the run.
+    events.slice(-3).forEach((event) => (event.time = new Date(Date.parse(event.time) + 3_600_000).toISOString()));
+    writeRun(id, events);
+    const [run] = await listRuns(runsDirectory);
+    expect(run).toMatchObject({ status: 'success', durationMs: 4000 });
+    // An events file small enough to be read whole adds up its parts without the carried total.
+    const small = [events[0], ...events.slice(-4)].map((event) => (event.type === 'run-resume' ? { ...event, earlierDurationMs: undefined } : event));
+    writeRun(id, small);
+    expect((await listRuns(runsDirectory))[0].durationMs).toBe(4000);
+  });
+
+  it('lists a run resumed with the CLI with the time of both parts', async () => {
+    const fixture = writeLoopFixture({ agentExtra: 'max_steps: 2' });
+    const echo = (text: string): ScriptedTurn => ({ toolCalls: [{ name: 'echo', arguments: { text } }] });
+    const withModel = async (turns: ScriptedTurn[], args: string[]) => {
+      const server = await startScriptedModelServer({ turns });
+      try {
+        return await runCli(args, { cwd: fixture, env: { OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'test-key', MANUS_MODEL: 'scripted-model' } });
+      } finally {
+        await server.close();
+      }
+    };
+    const first = await withModel([echo('1'), echo('2')], ['run', 'recipe.yaml', '--json']);
+    expect(first.exitCode).toBe(3);
+    const resumed = await withModel([echo('3'), terminate('done in four')], ['resume', first.json.runId, '--max-steps', '4', '--json']);
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    const ends = readEvents(resumed.json.runDirectory).filter((event) => event.type === 'run-end');
+    expect(ends).toHaveLength(2);
+    const whole = ends[0].durationMs + ends[1].durationMs;
+    expect(readEvents(resumed.json.runDirectory).find((event) => event.type === 'run-resume')?.earlierDurationMs).toBe(ends[0].durationMs);
+    const listing = await runCli(['runs', '--json'], { cwd: fixture });
+    expect(listing.exitCode).toBe(0);
+    expect(listing.json).toHaveLength(1);
+    expect(listing.json[0]).toMatchObject({ id: first.json.runId, status: 'success', steps: 4, durationMs: whole });
+    const table = await runCli(['runs'], { cwd: fixture });
+    expect(table.stdout).toContain(formatDuration(whole));
   });
 
   it('reads only the start and end of a long events file, even when its last line is longer than the window', async () => {

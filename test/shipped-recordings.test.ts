@@ -1,9 +1,13 @@
-import { readdirSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeFixture, repositoryRoot, runCli } from './support/run-cli.js';
+import { runScripted, terminate, writeLoopFixture } from './support/loop-fixture.js';
+import { makeFixture, readEvents, repositoryRoot, runCli } from './support/run-cli.js';
 
-const recordings = readdirSync(join(repositoryRoot, 'recipes', 'recordings')).filter((name) => name.endsWith('.jsonl'));
+const recordingsFolder = join(repositoryRoot, 'recipes', 'recordings');
+const recordings = readdirSync(recordingsFolder).filter((name) => name.endsWith('.jsonl'));
+const runStartOfFile = (file: string) => JSON.parse(readFileSync(file, 'utf8').split('\n')[0]);
+const runStartOf = (name: string) => runStartOfFile(join(recordingsFolder, name));
 
 describe('shipped recordings', () => {
   it('exist for the example recipes', () => {
@@ -11,10 +15,68 @@ describe('shipped recordings', () => {
   });
 
   it.each(recordings)('%s replays offline, with no model configured, and matches', async (name) => {
-    const run = await runCli(['replay', join(repositoryRoot, 'recipes', 'recordings', name), '--json'], { cwd: makeFixture({}) });
+    const run = await runCli(['replay', join(recordingsFolder, name), '--json'], { cwd: makeFixture({}) });
     expect(run.exitCode).toBe(0);
     expect(run.stderr).toContain('replay of recorded model replies');
     expect(run.stderr).toContain('replay matched the recording');
+    expect(run.stderr).not.toContain('undefined');
+    expect(run.stderr).toContain(`replaying model ${String(runStartOf(name).model.model)}`);
     expect(run.json.status).toBe('success');
+  });
+
+  it.each(recordings)('%s replays with the real tools, as the README offers, and matches', async (name) => {
+    const run = await runCli(['replay', join(recordingsFolder, name), '--tools', 'real', '--json'], { cwd: makeFixture({}), timeoutMs: 60_000 });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toContain('replay matched the recording');
+    expect(run.stderr).not.toContain('diverged');
+    expect(run.json.status).toBe('success');
+  });
+
+  it('hold no machine paths: the swe recording names its recipe, its workspace template and the copy source relative to the project', () => {
+    for (const name of recordings) expect(readFileSync(join(recordingsFolder, name), 'utf8')).not.toMatch(/\/(work|tmp|home|root|Users)\//);
+    const start = runStartOf('swe.jsonl');
+    expect(start.recipe).toMatchObject({ file: 'recipes/swe.yaml', workspace: '{{repository}}', overrides: { parameters: { repository: 'workspace/calculator-demo' } } });
+    expect(start.workspaceSource).toBe('recipes/examples/calculator');
+  });
+
+  it('replay --tools real copies the recorded workspace source into --workspace, and leaves the source as it was', async () => {
+    const folder = makeFixture({});
+    const run = await runCli(['replay', join(recordingsFolder, 'swe.jsonl'), '--tools', 'real', '--workspace', 'fixed', '--json'], { cwd: folder, timeoutMs: 60_000 });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.json.workspace).toBe(join(folder, 'fixed'));
+    expect(readFileSync(join(folder, 'fixed', 'calculator.py'), 'utf8')).toContain('return total(values) / len(values)');
+    expect(readFileSync(join(folder, 'fixed', 'test_calculator.py'), 'utf8')).toBe(
+      readFileSync(join(repositoryRoot, 'recipes', 'examples', 'calculator', 'test_calculator.py'), 'utf8'),
+    );
+    expect(readFileSync(join(repositoryRoot, 'recipes', 'examples', 'calculator', 'calculator.py'), 'utf8')).toContain('(len(values) - 1)');
+    const start = readEvents(run.json.runDirectory).find((event) => event.type === 'run-start')!;
+    expect(start).toMatchObject({ workspace: 'fixed', workspaceSource: expect.stringMatching(/recipes\/examples\/calculator$/), replayTools: 'real' });
+  });
+
+  it('refuses to copy the workspace source over a folder that has files, and changes none of them', async () => {
+    const folder = makeFixture({ 'mine/notes.txt': 'my notes\n' });
+    const run = await runCli(['replay', join(recordingsFolder, 'swe.jsonl'), '--tools', 'real', '--workspace', 'mine'], { cwd: folder });
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toMatch(/the workspace .*mine is not empty; a copy of .*recipes\/examples\/calculator goes only into a new or empty folder/);
+    expect(readdirSync(join(folder, 'mine'))).toEqual(['notes.txt']);
+    expect(existsSync(join(folder, '.manus', 'runs'))).toBe(false);
+  });
+
+  it('a run started with --workspace-from records its source, and its own recording replays with the real tools', async () => {
+    const fixture = writeLoopFixture({ tools: ['str_replace_editor', 'terminate'] });
+    cpSync(join(repositoryRoot, 'recipes', 'examples', 'calculator'), join(fixture, 'project'), { recursive: true });
+    const edit = { command: 'str_replace', path: 'calculator.py', old_str: '(len(values) - 1)', new_str: 'len(values)' };
+    const recorded = await runScripted(
+      [{ toolCalls: [{ name: 'str_replace_editor', arguments: edit }] }, terminate('fixed')],
+      { fixture, args: ['--workspace-from', 'project', '--record', 'demo.jsonl'] },
+    );
+    expect(recorded.exitCode, recorded.stderr).toBe(0);
+    expect(readFileSync(join(fixture, 'project', 'calculator.py'), 'utf8')).toContain('(len(values) - 1)');
+    expect(readFileSync(join(recorded.json.workspace, 'calculator.py'), 'utf8')).toContain('/ len(values)');
+    expect(runStartOfFile(join(fixture, 'demo.jsonl')).workspaceSource).toBe('project');
+    const replay = await runCli(['replay', 'demo.jsonl', '--tools', 'real', '--json'], { cwd: fixture });
+    expect(replay.exitCode, replay.stderr).toBe(0);
+    expect(replay.stderr).toContain('replay matched the recording');
+    expect(replay.json.workspace).not.toBe(recorded.json.workspace);
   });
 });

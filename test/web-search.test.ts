@@ -286,6 +286,65 @@ describe('falling back between engines', () => {
     expect(error.failures.map((failure) => failure.engine)).toEqual(['duckduckgo', 'bing']);
   });
 
+  it('gives up at once on hosts that do not resolve or refuse, naming each engine, through the CLI', async () => {
+    // A closed port on loopback refuses at once; `.invalid` names never resolve and are answered locally.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const recipe = [
+      'version: 1',
+      'name: offline-search',
+      'prompt: Search for something.',
+      'agent:',
+      '  system_prompt: You search the web.',
+      '  tools: [web_search, terminate]',
+      'tool_settings:',
+      '  web_search:',
+      '    engines: [duckduckgo, bing, google]',
+      `    endpoints: { duckduckgo: 'http://no-such-host.invalid/', bing: 'http://127.0.0.1:${closedPort}/', google: 'http://also-missing.invalid/search' }`,
+      '',
+    ].join('\n');
+    const model = await startScriptedModelServer({
+      turns: [
+        { toolCalls: [{ name: 'web_search', arguments: { query: 'offline' } }] },
+        { toolCalls: [{ name: 'terminate', arguments: { status: 'failure', message: 'No network.' } }] },
+      ],
+    });
+    try {
+      const run = await runCli(['run', 'recipe.yaml', '--json'], {
+        cwd: makeFixture({ 'recipe.yaml': recipe }),
+        env: { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', MANUS_MODEL: 'scripted-model' },
+        timeoutMs: 60_000,
+      });
+      expect(run.exitCode, run.stderr).toBe(1);
+      const chats = model.requests.filter((request) => request.path.endsWith('/chat/completions')) as RecordedChatRequest[];
+      const result = toolMessages(chats[1])[0].content;
+      expect(result).toContain('Every search engine failed for "offline"');
+      expect(result).toMatch(/duckduckgo: http:\/\/no-such-host\.invalid\/\S* could not be reached: ENOTFOUND/);
+      expect(result).toMatch(new RegExp(`bing: http://127\\.0\\.0\\.1:${closedPort}/\\S* could not be reached: ECONNREFUSED`));
+      expect(result).toMatch(/google: http:\/\/also-missing\.invalid\/search\S* could not be reached: ENOTFOUND/);
+      const searchEnd = readEvents(run.json.runDirectory).find((event) => event.type === 'tool-call-end' && event.tool === 'web_search');
+      expect(searchEnd?.isError).toBe(true);
+      // With the default retries, each engine used to be retried for about 3 s (13 s in all).
+      expect(searchEnd?.durationMs).toBeLessThan(3_000);
+    } finally {
+      await model.close();
+    }
+  });
+
+  it('stops at the deadline of the whole search and names the engines it did not reach', async () => {
+    routes.set('/duckduckgo', () => {
+      // Never answers.
+    });
+    const outcome = await searchFailure('q', { engines: ['duckduckgo', 'bing'], retries: 3, deadline_ms: 300 });
+    expect(outcome.failures).toEqual([
+      { engine: 'duckduckgo', reason: expect.stringMatching(/did not answer within 0\.3 s/), attempts: 1 },
+      { engine: 'bing', reason: "not tried: the search's time limit of 0.3 s ran out", attempts: 0 },
+    ]);
+    expect(requestsTo('/bing')).toHaveLength(0);
+  });
+
   it('refuses unknown engine names in the settings, listing the known ones', async () => {
     const test = createTestToolContext({ settings: { engines: ['duckduckgo', 'altavista'] } });
     await expect(searchWeb('q', {}, test.context)).rejects.toThrow(/unknown: altavista/);

@@ -2,7 +2,7 @@
  * One HTTP exchange for the web tools: redirects followed by hand (so each hop can be checked),
  * a time limit over the whole exchange including the body, and a cap on the bytes read.
  */
-import { WebError } from './web-errors.js';
+import { WebError, WebUnreachableError } from './web-errors.js';
 
 export const defaultUserAgent =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
@@ -47,7 +47,8 @@ export async function httpRequest(request: HttpRequest): Promise<HttpResponse> {
       throw new WebError('web_timeout', `${request.url.href} did not answer within ${request.timeoutMs / 1000} s.`);
     }
     if (error instanceof WebError) throw error;
-    throw new WebError('web_unreachable', `${request.url.href} could not be reached: ${networkReason(error)}.`);
+    const reason = networkReason(error);
+    throw new WebUnreachableError(`${request.url.href} could not be reached: ${reason.text}.`, reason.code);
   }
 }
 
@@ -109,9 +110,9 @@ async function readCapped(response: Response, maxBytes: number): Promise<{ bytes
 }
 
 /** undici reports "fetch failed" and hides the useful part (ECONNREFUSED, ENOTFOUND) in `cause`. */
-function networkReason(error: unknown): string {
+function networkReason(error: unknown): { text: string; code?: string } {
   const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
-  if (cause?.code) return cause.code;
-  if (cause?.message) return cause.message;
-  return error instanceof Error ? error.message : String(error);
+  if (cause?.code) return { text: cause.code, code: cause.code };
+  if (cause?.message) return { text: cause.message };
+  return { text: error instanceof Error ? error.message : String(error) };
 }

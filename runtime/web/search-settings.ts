@@ -1,5 +1,6 @@
 /**
- * `tool_settings.web_search`: which engines to try and in what order, retries, endpoints, and
+ * `tool_settings.web_search`: which engines to try and in what order, retries, the time limit of
+ * the whole search, endpoints, and
  * how much of each page `fetch_content` keeps. Requests read the web_fetch settings names
  * (timeout_ms, max_bytes, max_redirects, allowed_domains, blocked_domains, user_agent) from the
  * same block; the domain rules apply to the result pages fetched, not to the engines.
@@ -13,6 +14,8 @@ export interface SearchSettings {
   retries: number;
   /** The first retry waits this long; each later one twice as long as the one before. */
   retryDelayMs: number;
+  /** The whole search, every engine and retry, ends within this long; engines not reached are named. */
+  deadlineMs: number;
   endpoints: Record<string, string>;
   /** How much of each result page `fetch_content` adds. */
   contentCharacters: number;
@@ -25,6 +28,7 @@ export function readSearchSettings(settings: Record<string, unknown>, environmen
     engines: readEngines(settings.engines) ?? defaultEngineOrder(environment, endpoints),
     retries: wholeNumber(settings, 'retries', 2),
     retryDelayMs: positiveNumber(settings, 'retry_delay_ms', 1_000),
+    deadlineMs: positiveNumber(settings, 'deadline_ms', 30_000),
     endpoints,
     contentCharacters: positiveNumber(settings, 'content_characters', 1_200),
     fetch: readFetchSettings(settings),

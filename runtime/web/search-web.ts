@@ -2,8 +2,10 @@
  * Web search that keeps working when an engine does not: engines are tried in order, each one
  * retried with growing delays when it fails in a passing way (server error, timeout, dropped
  * connection); a blocked engine (captcha, consent wall, HTTP 429 or 403), one without results,
- * or one that runs out of retries hands over to the next. The outcome names the engine that
- * answered and why each earlier one did not.
+ * one whose host does not resolve or refuses the connection, or one that runs out of retries
+ * hands over to the next. The whole search has a deadline, so an offline machine gets its answer
+ * in moments rather than after every engine's retries. The outcome names the engine that answered
+ * and why each earlier one did not.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ToolContext } from '../tool.js';
@@ -16,7 +18,7 @@ import { readWebPage } from './read-page.js';
 import { resultKey } from './result-links.js';
 import { readSearchSettings, type SearchSettings } from './search-settings.js';
 import type { SearchEngine, SearchQuery, SearchResult } from './search-types.js';
-import { WebError, WebSearchError, type EngineFailure } from './web-errors.js';
+import { WebError, WebSearchError, WebUnreachableError, type EngineFailure } from './web-errors.js';
 
 export interface SearchOptions {
   /** Default 5, at most 20. */
@@ -57,9 +59,12 @@ export async function searchWeb(query: string, options: SearchOptions, context: 
     country: (options.country?.trim() || (region?.length === 2 ? region : '')).toLowerCase() || undefined,
   };
   const failures: EngineFailure[] = [];
+  const deadline = performance.now() + settings.deadlineMs;
   for (const name of settings.engines) {
     const engine = searchEngines.get(name)!;
-    const attempt = await tryEngine(engine, request, settings, environment, context);
+    const attempt = performance.now() >= deadline
+      ? { failure: { engine: name, reason: `not tried: the search's time limit of ${settings.deadlineMs / 1000} s ran out`, attempts: 0 } }
+      : await tryEngine(engine, request, settings, environment, deadline, context);
     if ('failure' in attempt) {
       failures.push(attempt.failure);
       context.logger.info(`web search: ${name} gave up after ${attempt.failure.attempts} attempt(s): ${attempt.failure.reason}`);
@@ -80,6 +85,7 @@ async function tryEngine(
   query: SearchQuery,
   settings: SearchSettings,
   environment: NodeJS.ProcessEnv,
+  deadline: number,
   context: SearchContext,
 ): Promise<EngineAttempt> {
   const variable = engine.environmentVariable;
@@ -92,15 +98,18 @@ async function tryEngine(
 
   for (let attempt = 1; ; attempt++) {
     try {
-      const results = await queryEngine(engine, query, endpoint, credential, settings, context.signal);
+      const timeoutMs = Math.max(1, Math.min(settings.fetch.timeoutMs, Math.ceil(deadline - performance.now())));
+      const results = await queryEngine(engine, query, endpoint, credential, settings, timeoutMs, context.signal);
       if (results.length === 0) return giveUp('no results', attempt);
       return { results };
     } catch (error) {
       if (context.signal.aborted) throw error;
       const { reason, retry } = classifyFailure(error);
       if (!retry || attempt > settings.retries) return giveUp(reason, attempt);
+      const delay = backoff(settings.retryDelayMs, attempt);
+      if (performance.now() + delay >= deadline) return giveUp(`${reason}; no time left to retry`, attempt);
       context.logger.debug(`web search: ${engine.name} attempt ${attempt} failed (${reason}); retrying`);
-      await sleep(backoff(settings.retryDelayMs, attempt), undefined, { signal: context.signal });
+      await sleep(delay, undefined, { signal: context.signal });
     }
   }
 }
@@ -111,13 +120,14 @@ async function queryEngine(
   endpoint: string,
   credential: string | undefined,
   settings: SearchSettings,
+  timeoutMs: number,
   signal: AbortSignal,
 ): Promise<SearchResult[]> {
   const request = engine.buildRequest(query, endpoint, credential);
   const response = await httpRequest({
     ...request,
     signal,
-    timeoutMs: settings.fetch.timeoutMs,
+    timeoutMs,
     maxBytes: engineResponseBytes,
     maxRedirects: 5,
     headers: { accept: 'text/html,application/xhtml+xml', ...(settings.fetch.userAgent ? { 'user-agent': settings.fetch.userAgent } : {}), ...request.headers },
@@ -146,11 +156,20 @@ function classifyFailure(error: unknown): { reason: string; retry: boolean } {
     if (error.status === 429 || error.status === 403) return { reason: `blocked: HTTP ${error.status}`, retry: false };
     return { reason: `HTTP ${error.status}`, retry: error.status >= 500 };
   }
+  if (error instanceof WebUnreachableError) {
+    return { reason: error.message, retry: !lastingNetworkFailures.has(error.networkCode ?? '') };
+  }
   if (error instanceof WebError) {
-    return { reason: error.message, retry: error.code === 'web_timeout' || error.code === 'web_unreachable' };
+    return { reason: error.message, retry: error.code === 'web_timeout' };
   }
   return { reason: error instanceof Error ? error.message : String(error), retry: false };
 }
+
+/**
+ * A name that does not resolve (no network, no DNS, a mistyped host) or a host that refuses
+ * connections gives the same answer a second later, so these are not retried.
+ */
+const lastingNetworkFailures = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'ECONNREFUSED', 'ENETUNREACH', 'EHOSTUNREACH']);
 
 /** Doubles with each attempt; a little random extra keeps parallel runs from retrying in step. */
 function backoff(baseMs: number, attempt: number): number {

@@ -22,6 +22,16 @@ export class WebError extends ToolError {
   }
 }
 
+/** A request that reached no server; `networkCode` says why (ENOTFOUND, ECONNREFUSED, ECONNRESET). */
+export class WebUnreachableError extends WebError {
+  readonly networkCode?: string;
+
+  constructor(message: string, networkCode?: string) {
+    super('web_unreachable', message);
+    this.networkCode = networkCode;
+  }
+}
+
 /** One engine's failure in a search, as reported to the model. */
 export interface EngineFailure {
   engine: string;
