@@ -274,7 +274,8 @@ function parameterValues(
     const raw = given[parameter.name];
     if (raw === undefined) {
       if (parameter.default !== undefined) values[parameter.name] = parameter.default;
-      else if (strict) diagnostics.push({ severity: 'error', message: `parameter '${parameter.name}' is required: pass --param ${parameter.name}=VALUE`, location: parameter.location });
+      // An optional parameter without a default is already a recipe error; do not call it required too.
+      else if (strict && parameter.required) diagnostics.push({ severity: 'error', message: `parameter '${parameter.name}' is required: pass --param ${parameter.name}=VALUE`, location: parameter.location });
       continue;
     }
     const converted = convertParameter(parameter, raw);
