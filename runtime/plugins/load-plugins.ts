@@ -61,11 +61,11 @@ export async function loadPluginFolders(folders: PluginFolder[], options: { chec
       diagnostics.push({ severity: 'error', message: `plugin folder not found: ${displayPath(folder.path)}`, location: folder.location ?? { file: folder.path } });
       continue;
     }
-    const realFolder = realpathSync(folder.path);
+    const realFolder = realPath(folder.path);
     if (seen.has(realFolder)) continue;
     seen.add(realFolder);
     for (const file of pluginFilesIn(folder.path)) {
-      const realFile = realpathSync(file);
+      const realFile = realPath(file);
       if (seen.has(realFile)) continue;
       seen.add(realFile);
       const builtIn = folder.neededBuiltIns ? unchangedBuiltIn(file) : undefined;
@@ -74,7 +74,10 @@ export async function loadPluginFolders(folders: PluginFolder[], options: { chec
     }
   }
   const loaded = await loadPluginFiles(files, diagnostics, options);
-  const defined = [...[...loaded.tools].map(([name, { file }]) => ({ kind: 'tool', name, file })), ...[...loaded.contextProviders].map(([name, { file }]) => ({ kind: 'context provider', name, file }))];
+  const defined = [
+    ...[...loaded.tools].map(([name, { file }]) => ({ kind: 'tool', name, file })),
+    ...[...loaded.contextProviders].map(([name, { file }]) => ({ kind: 'context provider', name, file })),
+  ];
   for (const { kind, name, file } of defined) {
     const owner = reserved.get(name);
     if (owner && owner !== file) diagnostics.push(conflict(kind, name, owner, file));
@@ -198,15 +201,11 @@ function describeLoadFailure(file: string, error: unknown): { error: string; loc
 }
 
 async function loadPluginModule(file: string): Promise<unknown> {
-  const builtIn = builtInCopy(file);
-  if (builtIn) return builtIn();
+  const builtIn = unchangedBuiltIn(file);
+  if (builtIn) return builtIn.load();
   if (file.endsWith('.js') || file.endsWith('.mjs')) return loadModuleFile(file);
   const jiti = await sharedJiti();
   return jiti.import(file);
-}
-
-function builtInCopy(file: string): (() => Promise<unknown>) | undefined {
-  return unchangedBuiltIn(file)?.load;
 }
 
 let runtimeBuiltAt: number | undefined;
@@ -218,11 +217,20 @@ let builtInFolder: string | undefined;
  */
 function unchangedBuiltIn(file: string): BuiltInPlugin | undefined {
   builtInFolder ??= realpathSync(join(packageRoot, 'plugins'));
-  if (realpathSync(dirname(file)) !== builtInFolder) return undefined;
+  if (realPath(dirname(file)) !== builtInFolder) return undefined;
   const entry = builtInPlugins.get(basename(file, extname(file)));
   if (!entry) return undefined;
   runtimeBuiltAt ??= statSync(fileURLToPath(import.meta.url)).mtimeMs;
   return statSync(file).mtimeMs <= runtimeBuiltAt ? entry : undefined;
+}
+
+/** A dangling link has no real path; loading it then reports the problem with the file. */
+function realPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 let jitiInstance: Promise<{ import(id: string): Promise<unknown> }> | undefined;
