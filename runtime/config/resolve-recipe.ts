@@ -120,7 +120,6 @@ export async function resolveRecipe(
   const plugins = await loadPluginFolders(pluginFoldersFor(options.cwd, recipe, needed), { checkSchemas: options.checkSchemas });
   diagnostics.push(...plugins.diagnostics);
 
-  const warnings: Diagnostic[] = [];
   const strict = options.strictParameters !== false;
   const values = parameterValues(recipe, overrides.parameters ?? {}, strict, diagnostics);
   const task = resolveTask(recipe, overrides, values, strict, diagnostics);
@@ -137,7 +136,7 @@ export async function resolveRecipe(
       location: profile.location ?? { file: recipe.file },
     });
   }
-  if (diagnostics.some((diagnostic) => diagnostic.severity === 'error')) throw new ConfigError([...diagnostics, ...warnings]);
+  if (diagnostics.some((diagnostic) => diagnostic.severity === 'error')) throw new ConfigError(diagnostics);
 
   return {
     recipe,
@@ -160,7 +159,7 @@ export async function resolveRecipe(
     },
     sandbox: recipe.sandbox ?? agent.sandbox,
     toolSettings: mergeToolSettings(agent.toolSettings, recipe.toolSettings),
-    warnings: [...diagnostics, ...warnings],
+    warnings: diagnostics,
     agentsConfig: agents.config,
     trustGrants: new Set(overrides.trust ?? []),
   };
