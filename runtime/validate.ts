@@ -7,7 +7,8 @@ import { extname, resolve } from 'node:path';
 import { didYouMean } from './config/did-you-mean.js';
 import { emptyAgentsConfig, loadAgentsSource } from './config/load-agents.js';
 import { reviewAgentsTrust, trustRequestNote } from './config/recipe-requests.js';
-import { agentsFilesFor, loadAgentsConfig, packageAgentsFile, pluginFoldersFor, resolveRecipe, toolNotAvailable } from './config/resolve-recipe.js';
+import { agentsFilesFor, loadAgentsConfig, packageAgentsFile, pluginFoldersFor, resolveRecipe } from './config/resolve-recipe.js';
+import type { AgentConfig } from './config/types.js';
 import { isUserConfigData, readUserConfigSource } from './config/user-config.js';
 import { readYamlFile } from './config/yaml-source.js';
 import { ConfigError, formatDiagnostic, type Diagnostic } from './errors.js';
@@ -17,10 +18,11 @@ const pluginExtensions = new Set(['.ts', '.mts', '.js', '.mjs']);
 
 export async function validateFiles(files: string[], cwd: string): Promise<Diagnostic[]> {
   const diagnostics: Diagnostic[] = [];
-  for (const file of files.map((path) => resolve(cwd, path))) {
-    if (pluginExtensions.has(extname(file))) diagnostics.push(...(await validatePlugin(file)));
-    else diagnostics.push(...(await validateYaml(file, cwd)));
-  }
+  const paths = files.map((path) => resolve(cwd, path));
+  const pluginFiles = paths.filter((file) => pluginExtensions.has(extname(file)));
+  // Plugin files are checked together: two of them defining one tool conflict in a run too.
+  if (pluginFiles.length > 0) diagnostics.push(...(await validatePlugins(pluginFiles)));
+  for (const file of paths.filter((path) => !pluginExtensions.has(extname(path)))) diagnostics.push(...(await validateYaml(file, cwd)));
   return unique(diagnostics);
 }
 
@@ -35,10 +37,24 @@ function unique(diagnostics: Diagnostic[]): Diagnostic[] {
   });
 }
 
-async function validatePlugin(file: string): Promise<Diagnostic[]> {
-  const { diagnostics, tools, contextProviders } = await loadPluginFiles([file], [], { checkSchemas: true });
-  if (diagnostics.length === 0 && tools.size === 0 && contextProviders.size === 0) {
-    return [{ severity: 'error', message: 'the file exports no tool and no context provider', location: { file } }];
+async function validatePlugins(files: string[]): Promise<Diagnostic[]> {
+  const diagnostics: Diagnostic[] = [];
+  const seen = new Set<string>();
+  const readable = files.filter((file) => {
+    if (!existsSync(file)) {
+      diagnostics.push({ severity: 'error', message: 'cannot read the plugin: file not found', location: { file } });
+      return false;
+    }
+    const real = realpathSync(file);
+    if (seen.has(real)) return false;
+    seen.add(real);
+    return true;
+  });
+  const { tools, contextProviders } = await loadPluginFiles(readable, diagnostics, { checkSchemas: true });
+  const defining = new Set([...tools.values(), ...contextProviders.values()].map((loaded) => loaded.file));
+  for (const file of readable) {
+    if (defining.has(file) || diagnostics.some((diagnostic) => diagnostic.location?.file === file)) continue;
+    diagnostics.push({ severity: 'error', message: 'the file exports no tool and no context provider', location: { file } });
   }
   return diagnostics;
 }
@@ -87,7 +103,7 @@ async function validateAgentsFile(file: string, cwd: string): Promise<Diagnostic
   for (const agent of config.agents.values()) {
     for (const tool of agent.tools) {
       if (plugins.tools.has(tool)) continue;
-      problems.push(toolNotAvailable(agent, tool, plugins.tools.keys()));
+      problems.push(toolNotInTheseFolders(agent, tool, plugins.tools.keys()));
     }
     for (const provider of agent.contextProviders) {
       if (plugins.contextProviders.has(provider)) continue;
@@ -106,4 +122,16 @@ async function validateAgentsFile(file: string, cwd: string): Promise<Diagnostic
     }
   }
   return problems;
+}
+
+/**
+ * On its own, an agents file cannot say which plugin folders its agents will have: a recipe using
+ * the agent may add the folder defining the tool. A run, or validating that recipe, makes it an error.
+ */
+function toolNotInTheseFolders(agent: AgentConfig, tool: string, available: Iterable<string>): Diagnostic {
+  return {
+    severity: 'warning',
+    message: `agent '${agent.name}' lists the tool '${tool}', which no plugin here defines${didYouMean(tool, available)}; a recipe using this agent must add a plugin folder that does`,
+    location: agent.toolLocations[tool] ?? agent.location,
+  };
 }

@@ -2,7 +2,7 @@
 // launcher that loads it through V8's code cache (cli/compile-cache.ts) and the public ESM entry.
 // Start-up is mostly reading and compiling modules: one file with a code cache skips both.
 import { createHash } from 'node:crypto';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { build } from 'esbuild';
 
@@ -36,6 +36,39 @@ const inlineConfigValidators = {
   },
 };
 
+/**
+ * The manifest of the built-in plugins, generated from what each file really exports, so a run that
+ * loads only the plugins its agent uses still knows every name the others define. The plugins are
+ * bundled once on their own and loaded here to read their names.
+ */
+async function builtInPluginManifest() {
+  const files = readdirSync('plugins').filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts')).sort();
+  const contents = [
+    ...files.map((file, index) => `import plugin${index} from './plugins/${file}';`),
+    `export const names = [${files.map((_, index) => `plugin${index}`).join(', ')}].map((exported) => [exported].flat().map((tool) => tool?.name));`,
+  ].join('\n');
+  const namesFile = `${outdir}/plugin-names.cjs`;
+  await build({ ...commonJs, stdin: { contents, resolveDir: process.cwd(), loader: 'ts' }, outdir: undefined, outfile: namesFile, bundle: true, alias: { 'manus-runtime': './runtime/index.ts' }, external });
+  const { names } = createRequire(import.meta.url)(`./../${namesFile}`);
+  rmSync(namesFile);
+  const entries = files.map((file, index) => {
+    if (names[index].length === 0 || names[index].some((name) => typeof name !== 'string')) throw new Error(`plugins/${file} exports no named tool or context provider`);
+    return `  [${JSON.stringify(file.slice(0, -'.ts'.length))}, { names: ${JSON.stringify(names[index])}, load: () => import(${JSON.stringify(`./plugins/${file}`)}) }],`;
+  });
+  return ['export const builtInPlugins = new Map([', ...entries, ']);', ''].join('\n');
+}
+
+const generatedPluginManifest = {
+  name: 'generated-plugin-manifest',
+  setup(context) {
+    context.onLoad({ filter: /runtime[\\/]plugins[\\/]built-in-plugins\.ts$/ }, () => ({
+      contents: pluginManifest,
+      resolveDir: process.cwd(),
+      loader: 'js',
+    }));
+  },
+};
+
 /** What the three CommonJS outputs share; `import.meta.url` becomes the output file's own URL. */
 const commonJs = {
   outdir,
@@ -49,6 +82,7 @@ const commonJs = {
   logLevel: 'warning',
 };
 
+const pluginManifest = await builtInPluginManifest();
 await build({
   ...commonJs,
   entryPoints: { manus: 'cli/bundle-entry.ts' },
@@ -58,7 +92,7 @@ await build({
   alias: { 'manus-runtime': './runtime/index.ts' },
   define: { ...commonJs.define, MANUS_VERSION: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version) },
   external,
-  plugins: [importOutsideBundle, inlineConfigValidators],
+  plugins: [importOutsideBundle, inlineConfigValidators, generatedPluginManifest],
   // Smaller source reads faster; names are kept so error classes are still recognised by name
   // and stack traces stay readable. ASCII output lets the launcher read it as latin1.
   minify: true,

@@ -298,7 +298,7 @@ describe('manus validate outcomes', () => {
     expect(result.exitCode).toBe(0);
   });
 
-  it('reports a tool no plugin provides as a warning and still exits 0', async () => {
+  it('warns of a tool no plugin here provides in an agents file alone, but fails a recipe whose agent lists one', async () => {
     const result = await validate(
       {
         'plugins/shout.mjs': "export default { name: 'shout', description: 'Shouts.', parameters: { type: 'object' }, execute: () => 'HI' };\n",
@@ -309,11 +309,11 @@ describe('manus validate outcomes', () => {
       'recipe.yaml',
     );
     expect(result.diagnostics).toEqual([
-      "agents.yaml:4:13: warning: agent 'helper' lists the tool 'shuot', which is not available yet (no loaded plugin defines it) (did you mean 'shout'?); the agent runs without it",
-      "recipe.yaml:5:22: warning: agent 'later (inline)' lists the tool 'browse_later', which is not available yet (no loaded plugin defines it); the agent runs without it",
+      "agents.yaml:4:13: warning: agent 'helper' lists the tool 'shuot', which no plugin here defines (did you mean 'shout'?); a recipe using this agent must add a plugin folder that does",
+      "recipe.yaml:5:22: error: agent 'later (inline)' lists the tool 'browse_later', which no plugin defines",
     ]);
-    expect(result.stderr).toContain('2 file(s) checked: 0 error(s), 2 warning(s)');
-    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toContain('2 file(s) checked: 1 error(s), 1 warning(s)');
+    expect(result.exitCode).toBe(2);
   });
 
   it('reports an agent using an undeclared model profile', async () => {

@@ -6,8 +6,9 @@ import { readAgentDefinition, readPermissions, readSandbox } from './agent-defin
 import { readChecks, readRetryPolicy } from '../checks/read-checks.js';
 import { validateConfig } from './config-schemas.js';
 import { loadPrompt, type LoadedPrompt } from './prompt-source.js';
+import { closestName } from './did-you-mean.js';
 import { readSettingLocations } from './setting-locations.js';
-import { templatePlaceholders } from './template.js';
+import { templatePlaceholders, unknownPlaceholderForms } from './template.js';
 import type { Recipe, RecipeParameter } from './types.js';
 import { locate, locateKey, readYamlFile, type YamlSource } from './yaml-source.js';
 
@@ -15,8 +16,51 @@ export function loadRecipeFile(file: string): { recipe?: Recipe; diagnostics: Di
   const { source, diagnostics } = readYamlFile(file);
   if (!source) return { diagnostics };
   const schemaDiagnostics = validateConfig('recipe', source);
-  if (schemaDiagnostics.length > 0) return { diagnostics: schemaDiagnostics };
+  if (schemaDiagnostics.length > 0) return { diagnostics: [...schemaDiagnostics, ...checkReadableParts(source)] };
   return loadRecipeSource(source);
+}
+
+/**
+ * A recipe the schema rejects still gets its parameters and templates checked, as far as they can
+ * be read, so one round of fixes covers every problem.
+ */
+function checkReadableParts(source: YamlSource): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  const data = (source.data && typeof source.data === 'object' ? source.data : {}) as Record<string, unknown>;
+  const rawParameters = isRecord(data.parameters) ? data.parameters : {};
+  const readable = Object.fromEntries(Object.entries(rawParameters).map(([name, definition]) => [name, readableParameter(definition)]));
+  const parameters = readParameters(source, readable, diagnostics);
+  const prompt = typeof data.prompt === 'string' || isRecord(data.prompt) ? loadPrompt(source, ['prompt'], data.prompt, diagnostics) : undefined;
+  const workspace = typeof data.workspace === 'string' ? data.workspace : undefined;
+  if (prompt) checkTemplate(source, prompt, workspace, parameters, diagnostics);
+  return diagnostics;
+}
+
+/** The parts of a parameter definition that have the right shape; a misspelt type is read as the type it is closest to. */
+function readableParameter(definition: unknown): Record<string, unknown> {
+  if (!isRecord(definition)) return {};
+  const type = typeof definition.type === 'string' ? knownTypeFor(definition.type) : undefined;
+  const values = Array.isArray(definition.values) && definition.values.every((value) => typeof value === 'string') ? definition.values : undefined;
+  const fits = ['string', 'number', 'boolean'].includes(typeof definition.default);
+  return {
+    type,
+    required: typeof definition.required === 'boolean' ? definition.required : undefined,
+    default: fits ? definition.default : undefined,
+    values,
+  };
+}
+
+const parameterTypes = ['string', 'number', 'boolean', 'enum'];
+
+/** The type a misspelt or shortened one (`bool`, `str`) most likely means. */
+function knownTypeFor(type: string): string | undefined {
+  if (parameterTypes.includes(type)) return type;
+  const lower = type.toLowerCase();
+  return parameterTypes.find((known) => lower.length >= 3 && known.startsWith(lower)) ?? closestName(type, parameterTypes);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return !!value && typeof value === 'object' && !Array.isArray(value);
 }
 
 function loadRecipeSource(source: YamlSource): { recipe?: Recipe; diagnostics: Diagnostic[] } {
@@ -80,13 +124,17 @@ function readParameters(source: YamlSource, raw: Record<string, Record<string, u
       values: definition.values as string[] | undefined,
       location,
     };
-    const problem = parameterProblem(parameter);
+    const problem = parameterProblem(parameter, definition.required);
     if (problem) diagnostics.push({ severity: 'error', message: `parameter '${name}' ${problem}`, location });
     return parameter;
   });
 }
 
-function parameterProblem(parameter: RecipeParameter): string | undefined {
+function parameterProblem(parameter: RecipeParameter, declaredRequired: unknown): string | undefined {
+  // Without a known type there is nothing to check the default and values against.
+  if (!parameterTypes.includes(parameter.type)) return undefined;
+  // Filling an absent value with an empty string would hide a missing input; a default says what the prompt gets.
+  if (declaredRequired === false && parameter.default === undefined) return 'is optional (required: false) but has no default: an optional parameter needs a default';
   if (parameter.type === 'enum' && !parameter.values) return "is an enum but lists no 'values'";
   if (parameter.type !== 'enum' && parameter.values) return `has 'values' but its type is ${parameter.type}, not enum`;
   if (parameter.default === undefined) return undefined;
@@ -131,18 +179,31 @@ function checkTemplate(
       location: parameter.location,
     });
   }
+  for (const form of unknownPlaceholderForms(workspace ?? '')) {
+    diagnostics.push({ severity: 'error', message: `the workspace uses ${form.text}, ${unknownFormHint}`, location: locate(source, ['workspace']) });
+  }
+  for (const form of unknownPlaceholderForms(prompt.text)) {
+    diagnostics.push({
+      severity: 'error',
+      message: `the prompt uses ${form.text}, ${unknownFormHint}`,
+      location: placeholderLocation(source, prompt, form.text.slice(2, -2), form.offset),
+    });
+  }
 }
+
+const unknownFormHint = 'which is not a placeholder: a placeholder is {{name}} with the name of a parameter, and nothing else goes between {{ and }}';
 
 /**
  * A placeholder's position: in a prompt file it is exact; in inline YAML the scalar's text may be
  * folded or quoted, so the placeholder is searched for in the scalar's source text.
  */
-function placeholderLocation(source: YamlSource, prompt: LoadedPrompt, name: string, offset: number): SourceLocation {
+function placeholderLocation(source: YamlSource, prompt: LoadedPrompt, inner: string, offset: number): SourceLocation {
   if (prompt.file) return positionInText(prompt.file, prompt.text, offset);
   const node = source.document.get('prompt', true) as { range?: [number, number, number] } | undefined;
   if (node?.range) {
     const raw = source.text.slice(node.range[0], node.range[1]);
-    const match = new RegExp(`\\{\\{\\s*${name}\\s*\\}\\}`).exec(raw);
+    const escaped = inner.trim().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const match = new RegExp(`\\{\\{\\s*${escaped}\\s*\\}\\}`).exec(raw);
     if (match) {
       const position = source.lineCounter.linePos(node.range[0] + match.index);
       return { file: source.file, line: position.line, column: position.col };

@@ -74,12 +74,13 @@ export function agentsFilesFor(recipeFile: string | undefined, cwd: string): str
 
 /**
  * The folders to load plugins from: the package's, the current folder's, and the recipe's. With
- * `needed` (the agent's tools and providers), only those built-in plugins load.
+ * `needed` (the agent's tools and providers), only those built-in plugins load; every other plugin
+ * file loads, so which tools exist never depends on what the agent lists.
  */
 export function pluginFoldersFor(cwd: string, recipe?: Recipe, needed?: Iterable<string>): PluginFolder[] {
   const builtIn = realpathSync(join(packageRoot, 'plugins'));
-  const only = needed ? new Set(needed) : undefined;
-  const folders = uniqueExisting([builtIn, join(cwd, 'plugins')]).map((path) => (path === builtIn ? { path, only } : { path }));
+  const neededBuiltIns = needed ? new Set(needed) : undefined;
+  const folders = uniqueExisting([builtIn, join(cwd, 'plugins')]).map((path) => (path === builtIn ? { path, neededBuiltIns } : { path }));
   return [...folders, ...(recipe?.pluginFolders ?? [])];
 }
 
@@ -139,7 +140,6 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
   const plugins = await loadPluginFolders(pluginFoldersFor(options.cwd, recipe, needed), { checkSchemas: options.checkSchemas });
   diagnostics.push(...plugins.diagnostics);
 
-  const warnings: Diagnostic[] = [];
   const strict = options.strictParameters !== false;
   const values = parameterValues(recipe, overrides.parameters ?? {}, strict, diagnostics);
   const task = resolveTask(recipe, overrides, values, strict, diagnostics);
@@ -157,12 +157,12 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
   });
   if (options.reportTrust) {
     diagnostics.push(...trust.removals);
-    warnings.push(...trust.requests.map(trustRequestNote));
+    diagnostics.push(...trust.requests.map(trustRequestNote));
   } else {
-    warnings.push(...trust.removals.map((removal): Diagnostic => ({ ...removal, severity: 'warning' })));
+    diagnostics.push(...trust.removals.map((removal): Diagnostic => ({ ...removal, severity: 'warning' })));
   }
 
-  const tools = selectTools(agent, plugins, warnings);
+  const tools = selectTools(agent, plugins, diagnostics);
   const contextProviders = selectContextProviders(agent, plugins, diagnostics);
   const { profile, modelOverride } = resolveProfile(agent, agents.config, overrides.model, diagnostics);
   if ((overrides.maxCost ?? recipe.budgets.cost) !== undefined && !profile.price) {
@@ -172,7 +172,7 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
       location: profile.location ?? { file: recipe.file },
     });
   }
-  if (diagnostics.some((diagnostic) => diagnostic.severity === 'error')) throw new ConfigError([...diagnostics, ...warnings]);
+  if (diagnostics.some((diagnostic) => diagnostic.severity === 'error')) throw new ConfigError(diagnostics);
 
   return {
     recipe,
@@ -195,7 +195,7 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
     },
     sandbox: recipe.sandbox ?? agent.sandbox,
     toolSettings: mergeToolSettings(agent.toolSettings, recipe.toolSettings),
-    warnings: [...diagnostics, ...warnings],
+    warnings: diagnostics,
     agentsConfig: agents.config,
     trustGrants: new Set([...(overrides.trust ?? []), ...userConfig.config.trust]),
     trustRequests: trust.requests,
@@ -216,24 +216,22 @@ function resolveAgent(recipe: Recipe, agents: AgentsConfig, diagnostics: Diagnos
   return agent;
 }
 
-function selectTools(agent: AgentConfig, plugins: LoadedPlugins, warnings: Diagnostic[]): Map<string, AnyToolDefinition> {
+/** A tool the agent lists that no plugin in the run's folders defines is an error, typo or not. */
+function selectTools(agent: AgentConfig, plugins: LoadedPlugins, diagnostics: Diagnostic[]): Map<string, AnyToolDefinition> {
   const tools = new Map<string, AnyToolDefinition>();
   for (const name of agent.tools) {
     const loaded = plugins.tools.get(name);
-    if (loaded) {
-      tools.set(name, loaded.tool);
-      continue;
-    }
-    warnings.push(toolNotAvailable(agent, name, [...plugins.tools.keys(), ...(plugins.unloadedNames ?? [])]));
+    if (loaded) tools.set(name, loaded.tool);
+    else diagnostics.push(toolNotAvailable(agent, name, [...plugins.tools.keys(), ...(plugins.unloadedNames ?? [])]));
   }
   return tools;
 }
 
-/** The warning for a tool an agent lists but no plugin defines: a typo, or a tool not installed yet. */
+/** The error for a tool an agent lists but no plugin of the run defines. */
 export function toolNotAvailable(agent: AgentConfig, tool: string, available: Iterable<string>): Diagnostic {
   return {
-    severity: 'warning',
-    message: `agent '${agent.name}' lists the tool '${tool}', which is not available yet (no loaded plugin defines it)${didYouMean(tool, available)}; the agent runs without it`,
+    severity: 'error',
+    message: `agent '${agent.name}' lists the tool '${tool}', which no plugin defines${didYouMean(tool, available)}`,
     location: agent.toolLocations[tool] ?? agent.location,
   };
 }
@@ -312,7 +310,8 @@ function parameterValues(
     const raw = given[parameter.name];
     if (raw === undefined) {
       if (parameter.default !== undefined) values[parameter.name] = parameter.default;
-      else if (strict) diagnostics.push({ severity: 'error', message: `parameter '${parameter.name}' is required: pass --param ${parameter.name}=VALUE`, location: parameter.location });
+      // An optional parameter without a default is already a recipe error; do not call it required too.
+      else if (strict && parameter.required) diagnostics.push({ severity: 'error', message: `parameter '${parameter.name}' is required: pass --param ${parameter.name}=VALUE`, location: parameter.location });
       continue;
     }
     const converted = convertParameter(parameter, raw);

@@ -1,9 +1,9 @@
 /**
  * Loads tool plugins from folders. Built-in plugins run from the copies compiled with the runtime
- * when those are current; any other `.ts` file is transpiled on the fly with jiti, so a plugin
- * dropped into a folder works without a build step.
+ * when those are current, and only when a run uses them; any other file always loads, a `.ts` one
+ * transpiled on the fly with jiti, so a plugin dropped into a folder works without a build step.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Diagnostic, SourceLocation } from '../errors.js';
@@ -12,7 +12,7 @@ import type { ContextProviderDefinition } from '../context-provider.js';
 import type { AnyToolDefinition } from '../tool.js';
 import { loadModuleFile } from '../load-module-file.js';
 import { checkToolSchema } from '../tool-arguments.js';
-import { builtInPlugins } from './built-in-plugins.js';
+import { builtInPlugins, type BuiltInPlugin } from './built-in-plugins.js';
 import { describeToolProblems } from './tool-shape.js';
 
 export interface LoadedTool {
@@ -37,36 +37,50 @@ export interface PluginFolder {
   path: string;
   location?: SourceLocation;
   /**
-   * Load only the files named after these tools and providers. For a folder whose files are each
-   * named after what they define (the built-in plugins), a run then loads only what its agent uses;
-   * the other names stay reserved, so a plugin elsewhere still cannot take them.
+   * For the package's own plugins folder: of the built-in plugins unchanged since the build, load
+   * only those the manifest says define one of these names. Their other names stay reserved, so a
+   * plugin elsewhere still cannot take them. Any other file in the folder always loads: which
+   * tools exist never depends on what a run needs.
    */
-  only?: ReadonlySet<string>;
+  neededBuiltIns?: ReadonlySet<string>;
 }
 
 const pluginExtensions = new Set(['.ts', '.mts', '.js', '.mjs']);
 
+/**
+ * Loads every plugin file of the folders. A folder or file reached twice (listed again, or through
+ * a symbolic link) loads once: the same file is not a conflict with itself.
+ */
 export async function loadPluginFolders(folders: PluginFolder[], options: { checkSchemas?: boolean } = {}): Promise<LoadedPlugins> {
   const diagnostics: Diagnostic[] = [];
   const files: string[] = [];
+  const seen = new Set<string>();
   const reserved = new Map<string, string>();
   for (const folder of folders) {
     if (!existsSync(folder.path) || !statSync(folder.path).isDirectory()) {
       diagnostics.push({ severity: 'error', message: `plugin folder not found: ${displayPath(folder.path)}`, location: folder.location ?? { file: folder.path } });
       continue;
     }
+    const realFolder = realPath(folder.path);
+    if (seen.has(realFolder)) continue;
+    seen.add(realFolder);
     for (const file of pluginFilesIn(folder.path)) {
-      const name = basename(file, extname(file));
-      if (!folder.only || folder.only.has(name)) files.push(file);
-      else reserved.set(name, file);
+      const realFile = realPath(file);
+      if (seen.has(realFile)) continue;
+      seen.add(realFile);
+      const builtIn = folder.neededBuiltIns ? unchangedBuiltIn(file) : undefined;
+      if (!builtIn || builtIn.names.some((name) => folder.neededBuiltIns!.has(name))) files.push(file);
+      else for (const name of builtIn.names) reserved.set(name, file);
     }
   }
   const loaded = await loadPluginFiles(files, diagnostics, options);
-  for (const [name, { file }] of [...loaded.tools, ...loaded.contextProviders]) {
+  const defined = [
+    ...[...loaded.tools].map(([name, { file }]) => ({ kind: 'tool', name, file })),
+    ...[...loaded.contextProviders].map(([name, { file }]) => ({ kind: 'context provider', name, file })),
+  ];
+  for (const { kind, name, file } of defined) {
     const owner = reserved.get(name);
-    if (owner && owner !== file) {
-      diagnostics.push({ severity: 'error', message: `two plugins define '${name}': ${displayPath(owner)} and ${displayPath(file)}`, location: { file } });
-    }
+    if (owner && owner !== file) diagnostics.push(conflict(kind, name, owner, file));
   }
   return { ...loaded, unloadedNames: [...reserved.keys()] };
 }
@@ -85,11 +99,7 @@ export async function loadPluginFiles(files: string[], diagnostics: Diagnostic[]
       if (isContextProvider(candidate)) {
         const existingProvider = contextProviders.get(candidate.name);
         if (existingProvider) {
-          diagnostics.push({
-            severity: 'error',
-            message: `two plugins define the context provider '${candidate.name}': ${displayPath(existingProvider.file)} and ${displayPath(file)}`,
-            location: { file },
-          });
+          diagnostics.push(conflict('context provider', candidate.name, existingProvider.file, file));
         } else {
           contextProviders.set(candidate.name, { provider: candidate, file });
         }
@@ -103,11 +113,7 @@ export async function loadPluginFiles(files: string[], diagnostics: Diagnostic[]
       const tool = candidate as AnyToolDefinition;
       const existing = tools.get(tool.name);
       if (existing) {
-        diagnostics.push({
-          severity: 'error',
-          message: `two plugins define the tool '${tool.name}': ${displayPath(existing.file)} and ${displayPath(file)}`,
-          location: { file },
-        });
+        diagnostics.push(conflict('tool', tool.name, existing.file, file));
         continue;
       }
       const schemaProblem = options.checkSchemas ? checkToolSchema(tool) : undefined;
@@ -119,6 +125,40 @@ export async function loadPluginFiles(files: string[], diagnostics: Diagnostic[]
     }
   }
   return { tools, contextProviders, diagnostics };
+}
+
+/** Two files defining one name: an error at the second definition, naming where both are. */
+function conflict(kind: string, name: string, firstFile: string, secondFile: string): Diagnostic {
+  const first = definitionLocation(firstFile, name);
+  const second = definitionLocation(secondFile, name);
+  return {
+    severity: 'error',
+    message: `two plugins define the ${kind} '${name}': ${describeLocation(first)} and ${describeLocation(second)}`,
+    location: second,
+  };
+}
+
+/**
+ * Where a file defines a name, found in its text as `name: 'the-name'`; a name built at run time
+ * has no such text, and the file alone is given.
+ */
+export function definitionLocation(file: string, name: string): SourceLocation {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return { file };
+  }
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const match = new RegExp(`\\bname\\s*:\\s*(['"\`])${escaped}\\1`).exec(text);
+  if (!match) return { file };
+  const before = text.slice(0, match.index);
+  return { file, line: before.split('\n').length, column: match.index - before.lastIndexOf('\n') };
+}
+
+function describeLocation(location: SourceLocation): string {
+  const position = location.line === undefined ? '' : `:${location.line}:${location.column}`;
+  return `${displayPath(location.file)}${position}`;
 }
 
 function isContextProvider(candidate: unknown): candidate is ContextProviderDefinition {
@@ -161,22 +201,36 @@ function describeLoadFailure(file: string, error: unknown): { error: string; loc
 }
 
 async function loadPluginModule(file: string): Promise<unknown> {
-  const builtIn = builtInCopy(file);
-  if (builtIn) return builtIn();
+  const builtIn = unchangedBuiltIn(file);
+  if (builtIn) return builtIn.load();
   if (file.endsWith('.js') || file.endsWith('.mjs')) return loadModuleFile(file);
   const jiti = await sharedJiti();
   return jiti.import(file);
 }
 
 let runtimeBuiltAt: number | undefined;
+let builtInFolder: string | undefined;
 
-/** The copy of a built-in plugin compiled with the runtime, unless its source changed since. */
-function builtInCopy(file: string): (() => Promise<unknown>) | undefined {
-  if (dirname(file) !== join(packageRoot, 'plugins')) return undefined;
-  const load = builtInPlugins.get(basename(file, extname(file)));
-  if (!load) return undefined;
+/**
+ * The manifest entry of a built-in plugin file, unless the file changed since the build (then what
+ * it defines is known only by loading its source) or is not one of the package's own.
+ */
+function unchangedBuiltIn(file: string): BuiltInPlugin | undefined {
+  builtInFolder ??= realpathSync(join(packageRoot, 'plugins'));
+  if (realPath(dirname(file)) !== builtInFolder) return undefined;
+  const entry = builtInPlugins.get(basename(file, extname(file)));
+  if (!entry) return undefined;
   runtimeBuiltAt ??= statSync(fileURLToPath(import.meta.url)).mtimeMs;
-  return statSync(file).mtimeMs <= runtimeBuiltAt ? load : undefined;
+  return statSync(file).mtimeMs <= runtimeBuiltAt ? entry : undefined;
+}
+
+/** A dangling link has no real path; loading it then reports the problem with the file. */
+function realPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 let jitiInstance: Promise<{ import(id: string): Promise<unknown> }> | undefined;

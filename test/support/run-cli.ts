@@ -21,6 +21,8 @@ export interface CliOptions {
   env?: Record<string, string | undefined>;
   timeoutMs?: number;
   stdin?: string;
+  /** Another copy of the built command, for tests that need a package folder of their own. */
+  entry?: string;
 }
 
 /**
@@ -28,7 +30,8 @@ export interface CliOptions {
  * leak in from the machine, so each test states exactly what the run sees.
  */
 export function runCli(args: string[], options: CliOptions): Promise<CliResult> {
-  if (!existsSync(cliEntry)) throw new Error(`${cliEntry} is missing: run "npm run build" first`);
+  const entry = options.entry ?? cliEntry;
+  if (!existsSync(entry)) throw new Error(`${entry} is missing: run "npm run build" first`);
   const environment: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: process.env.HOME ?? tmpdir(),
@@ -49,7 +52,7 @@ export function runCli(args: string[], options: CliOptions): Promise<CliResult> 
     else environment[key] = value;
   }
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliEntry, ...args], { cwd: options.cwd, env: environment, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [entry, ...args], { cwd: options.cwd, env: environment, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
