@@ -66,6 +66,8 @@ export default defineTool<BashInput>({
       markedStreams: ['stdout'],
     });
     if (result.exit) await context.resources.release(sessionResourceKey);
+    // Gives back ownership of what the command wrote and checks the protected paths; a change to one stops the run.
+    await sandbox.afterCommand();
     return report(result, timeoutMs, maximumOutput, context);
   },
 });

@@ -119,6 +119,8 @@ async function runPersistent(
     markedStreams: ['stdout', 'stderr'],
   });
   if (result.exit) await context.resources.release(sessionResourceKey);
+  // Gives back ownership of what the cell wrote and checks the protected paths; a change to one stops the run.
+  await sandbox.afterCommand();
   return {
     stdout: result.stdout,
     stderr: result.stderr,

@@ -49,6 +49,7 @@ export function readAgentDefinition(
     toolSettings: (raw.tool_settings as AgentConfig['toolSettings'] | undefined) ?? {},
     location: locate(source, path),
     toolLocations,
+    promptFiles: [systemPrompt?.file, nextStepPrompt?.file].filter((file): file is string => file !== undefined),
   };
 }
 

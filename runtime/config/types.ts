@@ -61,6 +61,8 @@ export interface AgentConfig {
   location?: SourceLocation;
   /** Where each tool name was written, for "not available" messages. */
   toolLocations: Record<string, SourceLocation>;
+  /** Files its `{file: ...}` prompts were read from: the next run reads them again. */
+  promptFiles?: string[];
 }
 
 export interface AgentsConfig {
@@ -94,6 +96,8 @@ export interface Recipe {
   description: string;
   parameters: RecipeParameter[];
   promptTemplate?: string;
+  /** The file a `{file: ...}` prompt was read from. */
+  promptFile?: string;
   /** An agent name to look up, or an agent declared inline. */
   agent: string | AgentConfig;
   agentLocation?: SourceLocation;
