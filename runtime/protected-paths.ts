@@ -2,7 +2,8 @@
  * The paths an agent must not write because the runtime, git or a shell later loads or runs them
  * on the host: plugin folders, agents.yaml files, the recipe and its prompt files, the runs
  * folder, `.git/hooks` and `.git/config`, `.mcp.json`, shell start-up files and the user's manus
- * configuration. The list is computed once per run, whether the paths exist yet or not; file
+ * configuration. The list is computed once per run, whether the paths exist yet or not (git's
+ * hooks and config are those of repositories that exist when the run starts); file
  * tools refuse them, sandboxes mount them read-only, and `verify` (run after each command)
  * undoes any change and stops the run, which is the only control when commands run on the host.
  */
@@ -62,8 +63,12 @@ export function protectedPathsFor(plan: RunPlan, places: ProtectedPathPlaces): P
   add(join(places.cwd, '.manus'), 'folder', 'it holds the runtime\'s runs', false);
   add(places.runsDirectory, 'folder', 'it holds the runtime\'s runs', false);
   for (const root of new Set([places.cwd, places.workspace])) {
-    add(join(root, '.git', 'hooks'), 'folder', 'git runs the hooks in it');
-    add(join(root, '.git', 'config'), 'file', 'git reads its settings and commands from it');
+    // The hooks and settings of a repository the user has; one the agent creates with `git init`
+    // is its own work product, like any file it writes, and protecting it would stop such runs.
+    if (existsSync(join(root, '.git'))) {
+      add(join(root, '.git', 'hooks'), 'folder', 'git runs the hooks in it');
+      add(join(root, '.git', 'config'), 'file', 'git reads its settings and commands from it');
+    }
     add(join(root, '.mcp.json'), 'file', 'it starts MCP servers');
     for (const name of shellStartupFileNames) add(join(root, name), 'file', 'it is a shell start-up file');
   }

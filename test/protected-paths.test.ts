@@ -7,9 +7,10 @@ import { resolveRecipe } from '../runtime/config/resolve-recipe.js';
 import { PermissionDeniedError } from '../runtime/errors.js';
 import { ProtectedPaths, protectedPathsFor, type ProtectedPathChange } from '../runtime/protected-paths.js';
 import { probeBwrap } from '../runtime/sandbox/create-sandbox.js';
+import { probeDocker } from '../runtime/sandbox/docker-connection.js';
 import { sandboxForRun } from '../runtime/sandbox/run-sandbox.js';
 import type { Sandbox } from '../runtime/sandbox/sandbox-types.js';
-import { fallbackSandboxUser } from '../runtime/sandbox/sandbox-options.js';
+import { defaultSandboxImage, fallbackSandboxUser } from '../runtime/sandbox/sandbox-options.js';
 import type { SandboxSettings, ToolResult } from '../runtime/tool.js';
 import { makeFixture, readEvents, runCli } from './support/run-cli.js';
 import { startScriptedModelServer, type ScriptedTurn } from './support/scripted-model-server.js';
@@ -197,6 +198,18 @@ describe.runIf(process.platform === 'linux')('commands in bubblewrap', () => {
     expect(existsSync(join(target.folder, '.mcp.json'))).toBe(false);
   });
 
+  it('cannot create git hooks in a repository that has none yet, and may create a repository of its own', async (context) => {
+    if (skipReason) context.skip();
+    const target = await project('bwrap');
+    rmSync(join(target.folder, '.git', 'hooks'), { recursive: true });
+    await target.protectedPaths.capture();
+    const hook = await target.run('mkdir -p .git/hooks && echo "#!/bin/sh" > .git/hooks/pre-commit');
+    expect(hook.output).toMatch(/Read-only file system/);
+    expect(existsSync(join(target.folder, '.git', 'hooks'))).toBe(false);
+    const own = await target.run('mkdir -p src/lib && cd src/lib && git init -q && git config user.name agent && echo ok');
+    expect(own).toEqual({ status: 0, output: 'ok\n' });
+  });
+
   it('cannot rename a protected file or folder away, nor hard-link it', async (context) => {
     if (skipReason) context.skip();
     const target = await project('bwrap');
@@ -249,6 +262,24 @@ describe.runIf(process.platform === 'linux')('commands in bubblewrap', () => {
     expect(lstatSync(target.folder)).toMatchObject(owner);
     expect(statSync(join(target.folder, 'agents.yaml')).uid).toBe(0);
   });
+});
+
+const dockerAvailability = await probeDocker(defaultSandboxImage);
+if (!dockerAvailability.available) console.warn(`docker protected-path test skipped: ${dockerAvailability.reason}`);
+
+describe.skipIf(!dockerAvailability.available)('commands in docker', () => {
+  it('see protected paths read-only and leave what they create to the workspace owner', async () => {
+    const target = await project('docker');
+    for (const path of ['agents.yaml', 'tools', '.git/hooks']) chmodSync(join(target.folder, path), 0o777);
+    await target.protectedPaths.capture();
+    for (const command of ['echo "llm: {}" >> agents.yaml', 'echo evil > tools/evil.ts', 'echo "#!/bin/sh" > .git/hooks/pre-commit']) {
+      expect((await target.run(command)).output, command).toMatch(/Read-only file system/);
+    }
+    expect(await target.run('echo made > src/made.txt && echo ref > .git/HEAD && echo ok')).toEqual({ status: 0, output: 'ok\n' });
+    expect(read(target.folder, 'agents.yaml')).toBe(agentsYaml);
+    expect(statSync(join(target.folder, 'src', 'made.txt')).uid).toBe(lstatSync(target.folder).uid);
+    expect(target.changes).toEqual([]);
+  }, 30_000);
 });
 
 describe('a run through the command line', () => {
