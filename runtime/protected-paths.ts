@@ -7,7 +7,7 @@
  * tools refuse them, sandboxes mount them read-only, and `verify` (run after each command)
  * undoes any change and stops the run, which is the only control when commands run on the host.
  */
-import { existsSync, lstatSync, readdirSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { agentsFileCandidates, pluginFolderCandidates, type RunPlan } from './config/resolve-recipe.js';
@@ -53,8 +53,13 @@ export interface ProtectedPathPlaces {
 /** Every protected path of a run of `plan`. */
 export function protectedPathsFor(plan: RunPlan, places: ProtectedPathPlaces): ProtectedPath[] {
   const entries: ProtectedPath[] = [];
-  const add = (path: string, kind: ProtectedPath['kind'], reason: string, watched = true) =>
-    entries.push({ path: canonicalPath(resolve(places.cwd, path)), kind, reason, watched });
+  const add = (path: string, kind: ProtectedPath['kind'], reason: string, watched = true) => {
+    const absolute = resolve(places.cwd, path);
+    entries.push({ path: canonicalPath(absolute), kind, reason, watched });
+    // A link in its place can be swapped for a real folder or file, so the link is protected too.
+    const link = linkItself(absolute);
+    if (link) entries.push({ path: link, kind: 'file', reason, watched });
+  };
 
   for (const folder of pluginFolderCandidates(places.cwd, plan.recipe)) add(folder, 'folder', 'plugins in it are loaded by the next run');
   for (const file of agentsFileCandidates(plan.recipe.file, places.cwd)) add(file, 'file', 'the runtime reads this agents.yaml');
@@ -97,11 +102,18 @@ function deduplicate(entries: ProtectedPath[]): ProtectedPath[] {
   return [...byPath.values()];
 }
 
-/** The real path of the longest existing prefix, with the missing rest appended. */
-export function canonicalPath(path: string): string {
+/**
+ * The real path of the longest existing prefix, with the missing rest appended. A dangling link
+ * is followed to where it points: creating that target is what would change the protected path.
+ */
+export function canonicalPath(path: string, hops = 0): string {
   const missing: string[] = [];
   let existing = path;
   while (!existsSync(existing)) {
+    const link = lstatSync(existing, { throwIfNoEntry: false });
+    if (link?.isSymbolicLink() && hops < maximumLinkHops) {
+      return canonicalPath(join(resolve(dirname(existing), readlinkSync(existing)), ...missing), hops + 1);
+    }
     const parent = dirname(existing);
     if (parent === existing) break;
     missing.unshift(basename(existing));
@@ -112,6 +124,15 @@ export function canonicalPath(path: string): string {
   } catch {
     return path;
   }
+}
+
+/** As the kernel's limit, so a cycle of links ends. */
+const maximumLinkHops = 40;
+
+/** The path itself when it is a link, named through its real folder; undefined otherwise. */
+function linkItself(path: string): string | undefined {
+  const named = join(canonicalPath(dirname(path)), basename(path));
+  return lstatSync(named, { throwIfNoEntry: false })?.isSymbolicLink() ? named : undefined;
 }
 
 export interface ProtectedPathsOptions {

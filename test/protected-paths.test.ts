@@ -313,6 +313,30 @@ describe('a run through the command line', () => {
 });
 
 describe('the after-command check', () => {
+  it('notices a plugins link swapped for a real folder', async () => {
+    const folder = makeFixture({
+      'shared/good.ts': 'export default [];\n',
+      'agents.yaml': agentsYaml,
+      'prompts/system.md': 'x',
+      'recipe.yaml': recipeYaml,
+      'tools/hello.ts': 'export default [];\n',
+    });
+    folders.push(folder);
+    symlinkSync('shared', join(folder, 'plugins'));
+    const plan = await resolveRecipe('recipe.yaml', { cwd: folder });
+    const entries = protectedPathsFor(plan, { cwd: folder, workspace: folder, runsDirectory: join(folder, '.manus', 'runs'), environment: { HOME: folder } });
+    expect(entries.map((entry) => entry.path)).toEqual(expect.arrayContaining([join(folder, 'shared'), join(folder, 'plugins')]));
+    const protectedPaths = new ProtectedPaths(entries);
+    await protectedPaths.capture();
+    const test = createTestToolContext({ workspace: folder, protectedPaths });
+    made.push(test);
+    const sandbox = await sandboxForRun(test.context);
+    await expect(sandbox.run('rm plugins && mkdir plugins && echo evil > plugins/x.ts', { timeoutMs: 10_000 })).rejects.toThrow(/plugins: modified, restored/);
+    expect(lstatSync(join(folder, 'plugins')).isSymbolicLink()).toBe(true);
+    expect(existsSync(join(folder, 'plugins', 'x.ts'))).toBe(false);
+  });
+
+
   it('restores a deleted protected folder with its files and modes', async () => {
     const target = await project('host');
     mkdirSync(join(target.folder, 'plugins'));
