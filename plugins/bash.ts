@@ -5,7 +5,7 @@
  * call gets a fresh shell.
  */
 import { randomBytes } from 'node:crypto';
-import { decodeExitStatus, defineTool, limitOutput, sandboxForRun, SentinelSession, ToolError } from 'manus-runtime';
+import { decodeExitStatus, defineTool, limitOutput, protectedPathNotice, sandboxForRun, SentinelSession, ToolError } from 'manus-runtime';
 import type { Sandbox, SentinelExchangeResult, ToolContext, ToolResult } from 'manus-runtime';
 
 interface BashInput {
@@ -109,7 +109,9 @@ async function report(result: SentinelExchangeResult, timeoutMs: number, maximum
   const limited = await limitOutput(output, { limit: maximumOutput, runDirectory: context.runDirectory, label: 'bash' });
   const text = limited.text.replace(/\n$/, '');
   const { line, isError } = statusLine(result, timeoutMs);
-  return { content: text ? `${text}\n${line}` : `(no output)\n${line}`, isError };
+  const notice = protectedPathNotice(context.protectedPaths, context.workspace, text);
+  const status = notice ? `${line}\n${notice}` : line;
+  return { content: text ? `${text}\n${status}` : `(no output)\n${status}`, isError };
 }
 
 function statusLine(result: SentinelExchangeResult, timeoutMs: number): { line: string; isError: boolean } {

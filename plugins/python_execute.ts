@@ -10,6 +10,7 @@ import {
   defineTool,
   encodePythonRequest,
   limitOutput,
+  protectedPathNotice,
   pythonDriverCommand,
   sandboxForRun,
   SentinelSession,
@@ -156,6 +157,8 @@ async function report(
   if (stderr) sections.push(`[stderr]\n${stderr.replace(/\n$/, '')}`);
   if (!stdout && !stderr) sections.push('(no output)');
   sections.push(statusLine(outcome, settings));
+  const notice = protectedPathNotice(context.protectedPaths, context.workspace, `${stdout}\n${stderr}`);
+  if (notice) sections.push(notice);
   if (changes.created.length > 0) sections.push(`Files created: ${changes.created.join(', ')}`);
   if (changes.modified.length > 0) sections.push(`Files modified: ${changes.modified.join(', ')}`);
   if (changes.deleted.length > 0) sections.push(`Files deleted: ${changes.deleted.join(', ')}`);

@@ -32,7 +32,7 @@ export { truncateMiddle } from './truncate.js';
 
 // Tool support modules (workspace confinement, output limits, sandboxes) export below.
 export { isInside, listWorkspaceFiles, resolveInWorkspace, resolveToolPath, WorkspacePathError } from './workspace-paths.js';
-export { ProtectedPaths, protectedPathsFor } from './protected-paths.js';
+export { ProtectedPaths, protectedPathNotice, protectedPathsFor } from './protected-paths.js';
 export type { ProtectedPath, ProtectedPathChange } from './protected-paths.js';
 export type { WorkspaceAccess, WorkspacePathErrorCode } from './workspace-paths.js';
 export { decodeBytes, limitOutput } from './saved-output.js';

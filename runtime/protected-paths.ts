@@ -228,6 +228,19 @@ export class ProtectedPaths {
   }
 }
 
+/**
+ * A line for command output that ran into a read-only mount or a refused write, naming the
+ * protected paths inside the workspace, so the model learns why rather than retrying.
+ */
+export function protectedPathNotice(protectedPaths: ProtectedPaths | undefined, workspace: string, output: string): string | undefined {
+  if (!protectedPaths || !/Read-only file system|Device or resource busy|cross-device link/i.test(output)) return undefined;
+  const inside = protectedPaths.entries
+    .filter((entry) => entry.path !== workspace && entry.path.startsWith(workspace + sep))
+    .map((entry) => entry.path.slice(workspace.length + 1) + (entry.kind === 'folder' ? '/' : ''));
+  if (inside.length === 0) return undefined;
+  return `[Protected paths are read-only for the agent (the runtime, git or a shell loads them later on the host): ${inside.join(', ')}]`;
+}
+
 /** A protected file, or every file in a protected folder. */
 function filesUnder(path: string): string[] {
   const files: string[] = [];

@@ -241,6 +241,7 @@ describe.runIf(process.platform === 'linux')('commands in bubblewrap', () => {
     const target = await project('bwrap');
     const result = await bashTool.execute({ command: 'mkdir -p plugins; echo evil > plugins/evil.ts; echo ok > src/ok.txt' }, target.context);
     expect((result as ToolResult).content).toMatch(/Read-only file system/);
+    expect((result as ToolResult).content).toMatch(/\[Protected paths are read-only .*plugins\/.*agents\.yaml/);
     expect(read(target.folder, 'src/ok.txt')).toBe('ok\n');
     await (await target.sandbox()).dispose();
     // The placeholder that kept plugins/ from being created is gone with the session.
