@@ -4,8 +4,8 @@
  * content of regular files kept so that a change can be undone. Protected folders are small
  * (plugins, hooks), so the walk is a few `lstat`s.
  */
-import { lstat, lchown, mkdir, readdir, readFile, readlink, rm, symlink, writeFile, chmod } from 'node:fs/promises';
-import { join } from 'node:path';
+import { chmod, lchown, lstat, mkdir, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 
 export type ProtectedNode =
   | { type: 'file'; signature: string; mode: number; uid: number; gid: number; content?: Buffer }
@@ -95,12 +95,12 @@ export async function undoChanges(
   const restored = new Map<string, boolean>();
   const created = changes.filter((change) => change.change === 'created').map((change) => change.path);
   for (const path of created.sort((left, right) => right.length - left.length)) {
-    await rm(path, { recursive: true, force: true });
-    restored.set(path, true);
+    restored.set(path, await rm(path, { recursive: true, force: true }).then(() => true, () => false));
   }
   const changed = changes.filter((change) => change.change !== 'created').map((change) => change.path);
   for (const path of changed.sort((left, right) => left.length - right.length)) {
-    restored.set(path, await restore(path, before.get(path) as ProtectedNode));
+    // A failure is reported as not restored; the run stops either way.
+    restored.set(path, await restore(path, before.get(path) as ProtectedNode).catch(() => false));
   }
   return changes.map((change) => ({ ...change, restored: restored.get(change.path) ?? false }));
 }
@@ -116,6 +116,7 @@ async function restore(path: string, node: ProtectedNode): Promise<boolean> {
   }
   if (node.type === 'other' || (node.type === 'file' && node.content === undefined)) return false;
   if (current) await rm(path, { recursive: true, force: true });
+  await mkdir(dirname(path), { recursive: true });
   if (node.type === 'symlink') {
     await symlink(node.target, path);
     return true;

@@ -314,6 +314,14 @@ describe('a run through the command line', () => {
 });
 
 describe('the after-command check', () => {
+  it('brings back git hooks and config when the whole .git folder is removed', async () => {
+    const target = await project('host');
+    await expect(target.run('rm -rf .git && mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit')).rejects.toThrow(/\.git\/hooks\/pre-commit: created, removed/);
+    expect(read(target.folder, '.git/config')).toBe('[core]\n\tbare = false\n');
+    expect(read(target.folder, '.git/hooks/pre-commit.sample')).toBe('#!/bin/sh\n');
+    expect(existsSync(join(target.folder, '.git', 'hooks', 'pre-commit'))).toBe(false);
+  });
+
   it('notices a plugins link swapped for a real folder', async () => {
     const folder = makeFixture({
       'shared/good.ts': 'export default [];\n',
