@@ -20,6 +20,7 @@ import {
   type ProtectedPathChange,
   type ProtectedSnapshot,
 } from './protected-path-snapshot.js';
+import { shellStartupFiles } from './workspace-paths.js';
 
 export type { ProtectedPathChange } from './protected-path-snapshot.js';
 
@@ -35,13 +36,6 @@ export interface ProtectedPath {
    */
   watched: boolean;
 }
-
-/** Start-up files of common shells, in the workspace, the current folder and the home folder. */
-export const shellStartupFileNames = [
-  '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile',
-  '.zshrc', '.zshenv', '.zprofile', '.zlogin', '.zlogout',
-  '.inputrc', '.cshrc', '.tcshrc', '.login', '.logout', '.kshrc', '.mkshrc',
-];
 
 export interface ProtectedPathPlaces {
   cwd: string;
@@ -75,11 +69,12 @@ export function protectedPathsFor(plan: RunPlan, places: ProtectedPathPlaces): P
       add(join(root, '.git', 'config'), 'file', 'git reads its settings and commands from it');
     }
     add(join(root, '.mcp.json'), 'file', 'it starts MCP servers');
-    for (const name of shellStartupFileNames) add(join(root, name), 'file', 'it is a shell start-up file');
+    for (const name of shellStartupFiles) add(join(root, name), 'file', 'it is a shell start-up file');
   }
   const home = places.environment.HOME ?? homedir();
-  for (const name of shellStartupFileNames) add(join(home, name), 'file', 'it is a shell start-up file');
+  for (const name of shellStartupFiles) add(join(home, name), 'file', 'it is a shell start-up file');
   const configHome = places.environment.XDG_CONFIG_HOME ?? join(home, '.config');
+  add(join(configHome, 'fish', 'config.fish'), 'file', 'it is a shell start-up file');
   add(join(configHome, 'manus'), 'folder', 'it holds the user\'s manus configuration');
   return deduplicate(entries);
 }

@@ -30,7 +30,7 @@ export class WorkspacePathError extends ToolError {
 }
 
 /** Start-up files of common shells: writing one would run code in the next shell a person opens. */
-const shellStartupFiles = new Set([
+export const shellStartupFiles: ReadonlySet<string> = new Set([
   '.bashrc',
   '.bash_profile',
   '.bash_login',
