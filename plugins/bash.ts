@@ -5,7 +5,7 @@
  * call gets a fresh shell.
  */
 import { randomBytes } from 'node:crypto';
-import { decodeExitStatus, defineTool, limitOutput, OutputFile, sandboxForRun, savedOutputLimitBytes, SentinelSession, ToolError } from 'manus-runtime';
+import { decodeExitStatus, defineTool, limitOutput, OutputFile, protectedPathNotice, sandboxForRun, savedOutputLimitBytes, SentinelSession, ToolError } from 'manus-runtime';
 import type { Sandbox, SentinelExchangeResult, ToolContext, ToolResult } from 'manus-runtime';
 
 interface BashInput {
@@ -72,6 +72,8 @@ export default defineTool<BashInput>({
         outputSinks: { stdout: file, stderr: file },
       });
       if (result.exit) await context.resources.release(sessionResourceKey);
+      // Gives back ownership of what the command wrote and checks the protected paths; a change to one stops the run.
+      await sandbox.afterCommand();
       return await report(result, timeoutMs, maximumOutput, file, context);
     } finally {
       file.discard();
@@ -122,7 +124,9 @@ async function report(
   const limited = await limitOutput(output, { limit: maximumOutput, runDirectory: context.runDirectory, label: 'bash', file });
   const text = limited.text.replace(/\n$/, '');
   const { line, isError } = statusLine(result, timeoutMs);
-  return { content: text ? `${text}\n${line}` : `(no output)\n${line}`, isError, savedOutputNotice: limited.notice };
+  const notice = protectedPathNotice(context.protectedPaths, context.workspace, text);
+  const status = notice ? `${line}\n${notice}` : line;
+  return { content: text ? `${text}\n${status}` : `(no output)\n${status}`, isError, savedOutputNotice: limited.notice };
 }
 
 function statusLine(result: SentinelExchangeResult, timeoutMs: number): { line: string; isError: boolean } {

@@ -5,7 +5,7 @@
  */
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { defineTool, resolveInWorkspace, ToolError } from 'manus-runtime';
+import { defineTool, resolveToolPath, ToolError } from 'manus-runtime';
 import type { ToolContext } from 'manus-runtime';
 
 interface SearchInput {
@@ -64,7 +64,7 @@ export default defineTool<SearchInput>({
   async execute(input, context) {
     const expression = compilePattern(input.pattern, input.case_sensitive === true);
     const fileFilter = input.glob ? globFilter(input.glob) : () => true;
-    const root = resolveInWorkspace(context.workspace, input.path ?? '.', { access: 'read' });
+    const root = resolveToolPath(context, input.path ?? '.', 'read');
     const state: SearchState = {
       context,
       expression,

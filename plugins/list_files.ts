@@ -4,7 +4,7 @@
  */
 import { lstat, readdir, readlink } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { defineTool, resolveInWorkspace, ToolError } from 'manus-runtime';
+import { defineTool, resolveToolPath, ToolError } from 'manus-runtime';
 
 interface ListInput {
   path?: string;
@@ -42,7 +42,7 @@ export default defineTool<ListInput>({
     },
   },
   async execute(input, context) {
-    const root = resolveInWorkspace(context.workspace, input.path ?? '.', { access: 'read' });
+    const root = resolveToolPath(context, input.path ?? '.', 'read');
     const shownRoot = relative(context.workspace, root).split(sep).join('/') || '.';
     const information = await lstat(root).catch(() => {
       throw new ToolError(`The path ${input.path} does not exist.`, 'file_not_found');

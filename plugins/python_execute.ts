@@ -11,6 +11,7 @@ import {
   encodePythonRequest,
   limitOutput,
   OutputFile,
+  protectedPathNotice,
   pythonDriverCommand,
   sandboxForRun,
   savedOutputLimitBytes,
@@ -158,6 +159,8 @@ async function runPersistent(
     outputSinks: files,
   });
   if (result.exit) await context.resources.release(sessionResourceKey);
+  // Gives back ownership of what the cell wrote and checks the protected paths; a change to one stops the run.
+  await sandbox.afterCommand();
   return {
     stdout: result.stdout,
     stderr: result.stderr,
@@ -197,6 +200,8 @@ async function report(
   if (stderr) sections.push(`[stderr]\n${stderr.replace(/\n$/, '')}`);
   if (!stdout && !stderr) sections.push('(no output)');
   sections.push(statusLine(outcome, settings));
+  const notice = protectedPathNotice(context.protectedPaths, context.workspace, `${stdout}\n${stderr}`);
+  if (notice) sections.push(notice);
   if (changes.created.length > 0) sections.push(`Files created: ${changes.created.join(', ')}`);
   if (changes.modified.length > 0) sections.push(`Files modified: ${changes.modified.join(', ')}`);
   if (changes.deleted.length > 0) sections.push(`Files deleted: ${changes.deleted.join(', ')}`);

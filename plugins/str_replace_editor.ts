@@ -1,11 +1,12 @@
 /**
  * The file editor models know from OpenManus: view, create, str_replace, insert and undo_edit.
- * Every path is confined to the workspace. Each file keeps its own undo history for the run, and
+ * Every path is confined to the workspace, and writes to the run's protected paths (plugin folders,
+ * agents.yaml, the recipe, `.git/hooks`, hard links to any of them) are refused. Each file keeps its own undo history for the run, and
  * commands on one file run one after another even when a turn asks for several at once.
  */
 import { mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import { defineTool, resolveInWorkspace, ToolError, truncateMiddle } from 'manus-runtime';
+import { defineTool, resolveToolPath, ToolError, truncateMiddle } from 'manus-runtime';
 import type { ToolContext, ToolResult } from 'manus-runtime';
 
 interface EditorInput {
@@ -76,7 +77,7 @@ export default defineTool<EditorInput>({
   },
   async execute(input, context) {
     const access = input.command === 'view' ? 'read' : 'write';
-    const realPath = resolveInWorkspace(context.workspace, input.path, { access });
+    const realPath = resolveToolPath(context, input.path, access);
     const target: EditTarget = {
       context,
       realPath,

@@ -32,7 +32,9 @@ export {
 export { truncateMiddle } from './truncate.js';
 
 // Tool support modules (workspace confinement, output limits, sandboxes) export below.
-export { isInside, listWorkspaceFiles, resolveInWorkspace, WorkspacePathError } from './workspace-paths.js';
+export { isInside, listWorkspaceFiles, resolveInWorkspace, resolveToolPath, WorkspacePathError } from './workspace-paths.js';
+export { ProtectedPaths, protectedPathNotice, protectedPathsFor } from './protected-paths.js';
+export type { ProtectedPath, ProtectedPathChange } from './protected-paths.js';
 export type { WorkspaceAccess, WorkspacePathErrorCode } from './workspace-paths.js';
 export { decodeBytes, defaultSavedOutputLimitMegabytes, limitOutput, OutputFile, savedOutputLimitBytes } from './saved-output.js';
 export type { LimitedOutput, LimitOutputOptions, OutputFileOptions } from './saved-output.js';

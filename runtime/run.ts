@@ -9,6 +9,7 @@ import { hostname } from 'node:os';
 import { runAgentLoop, type BudgetName, type LoopOutcome, type LoopSettings, type ResumeState } from './agent-loop.js';
 import { attemptWithChecks } from './checks/check-attempts.js';
 import type { CheckResult } from './checks/check-types.js';
+import { ProtectedPaths, protectedPathsFor } from './protected-paths.js';
 import { sandboxForRun } from './sandbox/run-sandbox.js';
 import type { RunPlan } from './config/resolve-recipe.js';
 import { assertTrustGranted } from './config/trust-consent.js';
@@ -105,7 +106,8 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
   const started = performance.now();
   const startedAt = Date.now();
   const runId = options.resume?.runId ?? newRunId();
-  const runDirectory = options.resume?.runDirectory ?? join(runsDirectoryFor(options.cwd, options.environment, options.runsDirectory), runId);
+  const runsDirectory = runsDirectoryFor(options.cwd, options.environment, options.runsDirectory);
+  const runDirectory = options.resume?.runDirectory ?? join(runsDirectory, runId);
   const workspace = options.resume?.workspace ?? resolve(options.cwd, plan.workspace ?? join('workspace', runId));
   const workspaceSource = options.workspaceSource === undefined ? undefined : resolve(options.cwd, options.workspaceSource);
   if (workspaceSource) copyWorkspaceSource(workspaceSource, workspace);
@@ -130,6 +132,17 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
   // Chosen when a tool first needs it, so runs that execute no code never probe for a sandbox.
   let sandbox: Promise<SandboxSettings> | undefined;
   const sandboxSettings = () => (sandbox ??= chooseSandbox(plan.sandbox, trace));
+  // What the runtime, git or a shell would later load or run on the host; kept as it is now.
+  const protectedPaths = new ProtectedPaths(
+    protectedPathsFor(plan, { cwd: options.cwd, workspace: realWorkspace, runsDirectory, environment: options.environment }),
+    {
+      display: (path) => relativeToCwd(options.cwd, path),
+      onChanged: (changes) => trace.emit('protected-path-changed', {
+        changes: changes.map((change) => ({ ...change, path: relativeToCwd(options.cwd, change.path) })),
+      }),
+    },
+  );
+  await protectedPaths.capture();
 
   let connection: ModelConnection | undefined;
   let outcome: LoopOutcome | undefined;
@@ -228,6 +241,7 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
         human,
         settings: plan.toolSettings[call.name] ?? {},
         sandboxSettings,
+        protectedPaths,
       }),
     };
     // Checks run after the agent succeeds; a failed check gives the agent another attempt, in the
@@ -241,7 +255,7 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
         workspace: realWorkspace,
         responseSchema: plan.recipe.response,
         signal: options.signal,
-        sandbox: () => sandboxForRun({ resources, sandboxSettings, workspace: realWorkspace, runDirectory, runId }),
+        sandbox: () => sandboxForRun({ resources, sandboxSettings, workspace: realWorkspace, runDirectory, runId, protectedPaths }),
       },
       attempt: async (retryText) => {
         if (retryText === undefined || !previous) return (previous = await runAgentLoop(loopSettings));
@@ -271,6 +285,10 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
   if (!failure && trace.failure) failure = trace.failure;
   // A run whose events file cannot be written stops without adding more to it.
   if (!trace.failure) for (const problem of disposalProblems) trace.emit('resource-dispose-failed', { problem });
+  // The last check: whatever changed a protected path (a tool that runs no command, a process that
+  // outlived its command) is undone, and the run ends as denied.
+  const lateChange = await protectedPaths.verify().then(() => undefined, (error: ManusError) => error);
+  if (lateChange && failure?.code !== 'permission_denied') failure = lateChange;
 
   const files = await filesWritten(realWorkspace, await workspaceBefore, outcome?.files ?? []);
   const result: RunResult = {

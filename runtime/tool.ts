@@ -2,6 +2,7 @@
  * The tool contract shared by the kernel and every plugin. A tool is a plain object; `defineTool`
  * only gives it a type, so a plugin file needs no base class and no registration call.
  */
+import type { ProtectedPaths } from './protected-paths.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -104,6 +105,11 @@ export interface ToolContext {
    * chosen on the first call, so runs whose tools execute no code never probe for one.
    */
   sandboxSettings(): Promise<SandboxSettings>;
+  /**
+   * The paths the agent must not write (plugin folders, agents.yaml, the recipe, `.git/hooks`, ...).
+   * File tools get them applied through `resolveToolPath`; the run's sandbox mounts them read-only.
+   */
+  protectedPaths?: ProtectedPaths;
 }
 
 export interface SandboxSettings {

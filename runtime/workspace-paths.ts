@@ -8,6 +8,8 @@ import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ToolError } from './errors.js';
+import type { ProtectedPaths } from './protected-paths.js';
+import type { ToolContext } from './tool.js';
 
 export type WorkspaceAccess = 'read' | 'write';
 
@@ -28,7 +30,7 @@ export class WorkspacePathError extends ToolError {
 }
 
 /** Start-up files of common shells: writing one would run code in the next shell a person opens. */
-const shellStartupFiles = new Set([
+export const shellStartupFiles: ReadonlySet<string> = new Set([
   '.bashrc',
   '.bash_profile',
   '.bash_login',
@@ -62,7 +64,7 @@ const maximumSymbolicLinkHops = 40;
 export function resolveInWorkspace(
   workspace: string,
   requestedPath: string,
-  options: { access: WorkspaceAccess },
+  options: { access: WorkspaceAccess; protectedPaths?: ProtectedPaths },
 ): string {
   if (requestedPath.trim() === '') {
     throw new WorkspacePathError('path_invalid', 'The path is empty.', requestedPath);
@@ -104,9 +106,37 @@ export function resolveInWorkspace(
           requestedPath,
         );
       }
+      const protection = options.protectedPaths?.protectionOf(candidate);
+      if (protection) {
+        throw new WorkspacePathError(
+          'path_protected',
+          `Writing to "${requestedPath}" is not allowed: it is a protected path (${protection.reason}).`,
+          requestedPath,
+        );
+      }
+    }
+    const linked = options.protectedPaths?.hardLinkedProtection(realPath);
+    if (linked) {
+      throw new WorkspacePathError(
+        'path_protected',
+        `Writing to "${requestedPath}" is not allowed: it is a hard link to a protected path (${linked.reason}).`,
+        requestedPath,
+      );
     }
   }
   return realPath;
+}
+
+/**
+ * What file tools call for every path the model gives: confinement to the run's workspace and,
+ * for writes, the run's protected paths wherever they lie.
+ */
+export function resolveToolPath(
+  context: Pick<ToolContext, 'workspace' | 'protectedPaths'>,
+  requestedPath: string,
+  access: WorkspaceAccess,
+): string {
+  return resolveInWorkspace(context.workspace, requestedPath, { access, protectedPaths: context.protectedPaths });
 }
 
 /**

@@ -95,6 +95,10 @@ describe.skipIf(!availability.usable)('bwrap sandbox', () => {
     expect(result.exitCode).toBe(0);
     expect(result.stdout.toString()).toBe(`${workspace}\n`);
     expect(readFileSync(join(workspace, 'out', 'file.txt'), 'utf8')).toBe('made\n');
+    // What the command made belongs to the workspace's owner afterwards, not to the sandbox's user.
+    const owner = statSync(workspace).uid;
+    expect(owner).not.toBe(65534);
+    for (const path of ['out', 'out/file.txt']) expect(statSync(join(workspace, path)).uid, path).toBe(owner);
   });
 
   it('makes files the host writes later writable inside', async () => {

@@ -55,6 +55,7 @@ export function readAgentDefinition(
     toolLocations,
     origin: { file: source.file, trusted },
     settingLocations: readSettingLocations(source, path, raw),
+    promptFiles: [systemPrompt?.file, nextStepPrompt?.file].filter((file): file is string => file !== undefined),
   };
 }
 

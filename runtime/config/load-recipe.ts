@@ -80,6 +80,7 @@ function loadRecipeSource(source: YamlSource): { recipe?: Recipe; diagnostics: D
     description: data.description ?? '',
     parameters,
     promptTemplate: prompt?.text,
+    promptFile: prompt?.file,
     agent,
     agentLocation: locate(source, ['agent']),
     pluginFolders: ((data.plugins ?? []) as string[]).map((path, index) => ({

@@ -67,9 +67,19 @@ export interface RunPlan {
 
 /** agents.yaml files in the order they apply: the package's, the current folder's, the recipe's. */
 export function agentsFilesFor(recipeFile: string | undefined, cwd: string): string[] {
+  return uniqueExisting(agentsFileCandidates(recipeFile, cwd));
+}
+
+/** Every agents.yaml a run reads, or would read once created. */
+export function agentsFileCandidates(recipeFile: string | undefined, cwd: string): string[] {
   const candidates = [join(packageRoot, 'agents.yaml'), join(cwd, 'agents.yaml')];
   if (recipeFile) candidates.push(join(dirname(resolve(cwd, recipeFile)), 'agents.yaml'));
-  return uniqueExisting(candidates);
+  return candidates;
+}
+
+/** Every plugin folder a run loads, or would load once created. */
+export function pluginFolderCandidates(cwd: string, recipe?: Recipe): string[] {
+  return [join(packageRoot, 'plugins'), join(cwd, 'plugins'), ...(recipe?.pluginFolders ?? []).map((folder) => folder.path)];
 }
 
 /**

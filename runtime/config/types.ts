@@ -69,6 +69,8 @@ export interface AgentConfig {
   location?: SourceLocation;
   /** Where each tool name was written, for "not available" messages. */
   toolLocations: Record<string, SourceLocation>;
+  /** Files its `{file: ...}` prompts were read from: the next run reads them again. */
+  promptFiles?: string[];
   /** Which file defined the agent, and whether that file is trusted to loosen anything. */
   origin?: AgentOrigin;
   /** Where its sandbox, permission and browser settings were written. */
@@ -117,6 +119,8 @@ export interface Recipe {
   description: string;
   parameters: RecipeParameter[];
   promptTemplate?: string;
+  /** The file a `{file: ...}` prompt was read from. */
+  promptFile?: string;
   /** An agent name to look up, or an agent declared inline. */
   agent: string | AgentConfig;
   agentLocation?: SourceLocation;

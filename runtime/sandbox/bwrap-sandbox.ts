@@ -6,10 +6,14 @@
  *
  * RLIMIT_NPROC does not apply to root. A root runtime therefore runs bwrap privileged without a
  * user namespace, and the command itself as an unprivileged user (sandbox.user, default
- * 65534:65534) through `setpriv`, with every capability gone. That user is given the workspace,
- * and any folder above the workspace it could not pass through is covered by an empty tmpfs
- * (its contents were unreadable to that user anyway). An unprivileged runtime uses an
- * unprivileged user namespace and stays itself.
+ * 65534:65534) through `setpriv`, with every capability gone. That user is given the workspace
+ * for the time of each command, and afterwards every entry goes back to its owner (what the
+ * command created, to the workspace's owner); any folder above the workspace it could not pass
+ * through is covered by an empty tmpfs (its contents were unreadable to that user anyway). An
+ * unprivileged runtime uses an unprivileged user namespace and stays itself.
+ *
+ * Protected paths inside the workspace (plugin folders, agents.yaml, `.git/hooks`, ...) are
+ * mounted read-only over the writable workspace; see protected-mounts.ts.
  */
 import { realpathSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -27,12 +31,23 @@ import type {
   SandboxSession,
   SandboxSessionOptions,
 } from './sandbox-types.js';
-import { grantWorkspaceAccess, runtimeIsRoot, userCanTraverse } from './workspace-access.js';
+import type { ProtectedPaths } from '../protected-paths.js';
+import { ProtectedMounts, type ProtectedMountSet } from './protected-mounts.js';
+import {
+  grantWorkspaceAccess,
+  returnWorkspaceAccess,
+  runtimeIsRoot,
+  userCanTraverse,
+  workspaceOwner,
+  type OriginalOwner,
+  type WorkspaceAccessOptions,
+} from './workspace-access.js';
 
 export interface BwrapSandboxSettings {
   workspace: string;
   network: boolean;
   options: Pick<SandboxOptions, 'memoryMb' | 'pids' | 'user' | 'passEnvironment'>;
+  protectedPaths?: ProtectedPaths;
 }
 
 /** What the bwrap command line is built from. */
@@ -54,19 +69,30 @@ export class BwrapSandbox implements Sandbox {
   readonly workspacePath: string;
   private readonly groups = new ProcessGroups();
   private readonly environment: Record<string, string>;
+  private readonly mounts: ProtectedMounts;
+  private readonly access: WorkspaceAccessOptions;
+  /** Placeholders of sessions still running, released when they exit or at dispose. */
+  private readonly sessionMounts = new Set<ProtectedMountSet>();
 
   private constructor(
     private readonly layout: BwrapLayout,
     passEnvironment: string[],
+    private readonly owner: SandboxUser | undefined,
+    protectedPaths: ProtectedPaths | undefined,
   ) {
     this.workspacePath = layout.workspace;
     this.environment = sandboxEnvironment('bwrap', passEnvironment);
+    this.mounts = new ProtectedMounts(layout.workspace, protectedPaths);
+    this.access = {
+      skip: protectedPaths ? (path) => protectedPaths.protectionOf(path) !== undefined : undefined,
+      originalOwners: new Map<string, OriginalOwner>(),
+    };
   }
 
   static async create(settings: BwrapSandboxSettings): Promise<BwrapSandbox> {
     const workspace = realpathSync(settings.workspace);
     const user = runtimeIsRoot() ? (settings.options.user ?? fallbackSandboxUser) : undefined;
-    if (user) await grantWorkspaceAccess(workspace, user);
+    const owner = user ? await workspaceOwner(workspace) : undefined;
     const layout: BwrapLayout = {
       workspace,
       network: settings.network,
@@ -75,43 +101,72 @@ export class BwrapSandbox implements Sandbox {
       user,
       hiddenFolders: user ? await foldersToHide(workspace, user) : [],
     };
-    return new BwrapSandbox(layout, settings.options.passEnvironment);
+    return new BwrapSandbox(layout, settings.options.passEnvironment, owner, settings.protectedPaths);
   }
 
   async run(command: SandboxCommand, options: SandboxCommandOptions): Promise<SandboxCommandResult> {
     const argv = toArgv(command);
     const folder = await resolveCommandFolder(this.workspacePath, options.cwd);
     await this.refreshWorkspaceAccess();
-    return this.groups.run(bwrapCommandLine(this.layout, folder.hostPath, argv), {
-      ...options,
-      cwd: this.workspacePath,
-      env: { ...this.environment, ...options.env },
-      statusEncodesSignal: true,
-    });
+    const mounts = await this.mounts.acquire();
+    try {
+      return await this.groups.run(bwrapCommandLine(this.layout, folder.hostPath, argv, mounts.readOnly), {
+        ...options,
+        cwd: this.workspacePath,
+        env: { ...this.environment, ...options.env },
+        statusEncodesSignal: true,
+      });
+    } finally {
+      await mounts.release();
+      await this.afterCommand();
+    }
   }
 
   async spawnSession(command: SandboxCommand, options: SandboxSessionOptions = {}): Promise<SandboxSession> {
     const argv = toArgv(command);
     const folder = await resolveCommandFolder(this.workspacePath, options.cwd);
     await this.refreshWorkspaceAccess();
-    return this.groups.spawnSession(bwrapCommandLine(this.layout, folder.hostPath, argv), {
-      cwd: this.workspacePath,
-      env: { ...this.environment, ...options.env },
-      statusEncodesSignal: true,
-    });
+    const mounts = await this.mounts.acquire();
+    try {
+      const session = await this.groups.spawnSession(bwrapCommandLine(this.layout, folder.hostPath, argv, mounts.readOnly), {
+        cwd: this.workspacePath,
+        env: { ...this.environment, ...options.env },
+        statusEncodesSignal: true,
+      });
+      this.sessionMounts.add(mounts);
+      void session.exited.then(() => this.releaseSessionMounts(mounts));
+      return session;
+    } catch (error) {
+      await mounts.release();
+      throw error;
+    }
   }
 
   async refreshWorkspaceAccess(): Promise<void> {
-    if (this.layout.user) await grantWorkspaceAccess(this.workspacePath, this.layout.user);
+    if (this.layout.user) await grantWorkspaceAccess(this.workspacePath, this.layout.user, this.access);
+  }
+
+  async afterCommand(): Promise<void> {
+    if (this.layout.user && this.owner) await returnWorkspaceAccess(this.workspacePath, this.layout.user, this.owner, this.access);
   }
 
   async dispose(): Promise<void> {
     await this.groups.killAll();
+    for (const mounts of [...this.sessionMounts]) await this.releaseSessionMounts(mounts);
+    await this.afterCommand();
+  }
+
+  private async releaseSessionMounts(mounts: ProtectedMountSet): Promise<void> {
+    this.sessionMounts.delete(mounts);
+    await mounts.release();
   }
 }
 
-/** The full command line: bwrap <namespaces and mounts> -- [setpriv <user>] prlimit <limits> -- argv. */
-export function bwrapCommandLine(layout: BwrapLayout, workingFolder: string, argv: string[]): string[] {
+/**
+ * The full command line: bwrap <namespaces and mounts> -- [setpriv <user>] prlimit <limits> -- argv.
+ * `readOnlyPaths` inside the workspace are mounted read-only over it.
+ */
+export function bwrapCommandLine(layout: BwrapLayout, workingFolder: string, argv: string[], readOnlyPaths: readonly string[] = []): string[] {
   const { user, network } = layout;
   const namespaces = user
     ? ['--unshare-ipc', '--unshare-pid', '--unshare-uts', '--unshare-cgroup-try', ...(network ? [] : ['--unshare-net'])]
@@ -133,6 +188,7 @@ export function bwrapCommandLine(layout: BwrapLayout, workingFolder: string, arg
     ...layout.hiddenFolders.flatMap((folder) => ['--perms', '0755', '--tmpfs', folder]),
     ...foldersToCreate(layout).flatMap((folder) => ['--perms', '0755', '--dir', folder]),
     '--bind', layout.workspace, layout.workspace,
+    ...readOnlyPaths.flatMap((path) => ['--ro-bind', path, path]),
     ...namespaces,
     '--die-with-parent',
     '--new-session',

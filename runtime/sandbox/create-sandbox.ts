@@ -26,9 +26,15 @@ export async function createSandbox(request: SandboxRequest): Promise<Sandbox> {
     case 'host':
       return new HostSandbox(request.workspace, options);
     case 'bwrap':
-      return BwrapSandbox.create({ workspace: request.workspace, network: request.network, options });
+      return BwrapSandbox.create({ workspace: request.workspace, network: request.network, options, protectedPaths: request.protectedPaths });
     case 'docker':
-      return DockerSandbox.create({ workspace: request.workspace, runId: request.runId, network: request.network, options });
+      return DockerSandbox.create({
+        workspace: request.workspace,
+        runId: request.runId,
+        network: request.network,
+        options,
+        protectedPaths: request.protectedPaths,
+      });
   }
 }
 

@@ -2,14 +2,15 @@
  * Docker: one long-lived container per run (`sleep infinity` under docker's init, which reaps
  * orphans), commands and sessions through `docker exec`. The container has no network unless
  * allowed, a non-root user, no capabilities, no-new-privileges, memory, CPU and pids limits, a
- * read-only root with its own tmpfs on /tmp, and the workspace bind-mounted at /workspace.
- * The container is removed on dispose; `cleanupLeftoverContainers` removes those of runtimes
+ * read-only root with its own tmpfs on /tmp, and the workspace bind-mounted at /workspace, with
+ * the protected paths inside it that exist when the container starts mounted read-only. A root
+ * runtime gives ownership of what a command changed back to the workspace's owner. The container is removed on dispose; `cleanupLeftoverContainers` removes those of runtimes
  * that died before they could.
  */
 import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { posix } from 'node:path';
+import { posix, relative, sep } from 'node:path';
 import { PassThrough, Writable, type Duplex } from 'node:stream';
 import type Dockerode from 'dockerode';
 import { BoundedOutput, defaultOutputLimitBytes } from './bounded-output.js';
@@ -31,7 +32,15 @@ import type {
   SandboxSessionOptions,
   SessionExit,
 } from './sandbox-types.js';
-import { grantWorkspaceAccess } from './workspace-access.js';
+import type { ProtectedPaths } from '../protected-paths.js';
+import { ProtectedMounts } from './protected-mounts.js';
+import {
+  grantWorkspaceAccess,
+  returnWorkspaceAccess,
+  workspaceOwner,
+  type OriginalOwner,
+  type WorkspaceAccessOptions,
+} from './workspace-access.js';
 
 export interface DockerSandboxSettings {
   workspace: string;
@@ -40,6 +49,7 @@ export interface DockerSandboxSettings {
   options: Pick<SandboxOptions, 'image' | 'memoryMb' | 'cpus' | 'pids' | 'user' | 'passEnvironment'>;
   /** A client to reuse; by default one is connected as `connectDocker` describes. */
   docker?: Dockerode;
+  protectedPaths?: ProtectedPaths;
 }
 
 interface StartedExec {
@@ -61,6 +71,7 @@ export class DockerSandbox implements Sandbox {
   readonly kind = 'docker';
   readonly workspacePath = containerWorkspace;
   private disposed = false;
+  private readonly access: WorkspaceAccessOptions;
 
   private constructor(
     private readonly docker: Dockerode,
@@ -68,14 +79,23 @@ export class DockerSandbox implements Sandbox {
     private readonly hostWorkspace: string,
     /** Set when the container's user is not the runtime's user and must be given new files. */
     private readonly grantTo: SandboxUser | undefined,
-  ) {}
+    /** Who gets back what the container's user created. */
+    private readonly owner: SandboxUser | undefined,
+    protectedPaths: ProtectedPaths | undefined,
+  ) {
+    this.access = {
+      skip: protectedPaths ? (path) => protectedPaths.protectionOf(path) !== undefined : undefined,
+      originalOwners: new Map<string, OriginalOwner>(),
+    };
+  }
 
   static async create(settings: DockerSandboxSettings): Promise<DockerSandbox> {
     const docker = settings.docker ?? (await connectDocker());
     const workspace = realpathSync(settings.workspace);
     const user = settings.options.user ?? (await workspaceOwnerOrFallback(workspace));
     const grantTo = user.uid === process.getuid?.() ? undefined : user;
-    if (grantTo) await grantWorkspaceAccess(workspace, grantTo);
+    const owner = grantTo ? await workspaceOwner(workspace) : undefined;
+    const readOnly = await new ProtectedMounts(workspace, settings.protectedPaths).existing();
     const { options } = settings;
     let container: Dockerode.Container;
     try {
@@ -88,7 +108,10 @@ export class DockerSandbox implements Sandbox {
         Env: environmentPairs(sandboxEnvironment('docker', options.passEnvironment)),
         Labels: containerLabels(settings.runId),
         HostConfig: {
-          Binds: [`${workspace}:${containerWorkspace}:rw`],
+          Binds: [
+            `${workspace}:${containerWorkspace}:rw`,
+            ...readOnly.map((path) => `${path}:${posix.join(containerWorkspace, ...relative(workspace, path).split(sep))}:ro`),
+          ],
           NetworkMode: settings.network ? 'bridge' : 'none',
           Memory: options.memoryMb * bytesPerMegabyte,
           MemorySwap: options.memoryMb * bytesPerMegabyte,
@@ -111,7 +134,7 @@ export class DockerSandbox implements Sandbox {
       await container.remove({ force: true }).catch(() => undefined);
       throw new SandboxError('sandbox_unavailable', `Could not start the sandbox container: ${(error as Error).message}`);
     }
-    return new DockerSandbox(docker, container, workspace, grantTo);
+    return new DockerSandbox(docker, container, workspace, grantTo, owner, settings.protectedPaths);
   }
 
   /** The container's id, for diagnostics and tests. */
@@ -163,6 +186,7 @@ export class DockerSandbox implements Sandbox {
     } finally {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
+      await this.afterCommand();
     }
   }
 
@@ -198,7 +222,11 @@ export class DockerSandbox implements Sandbox {
   }
 
   async refreshWorkspaceAccess(): Promise<void> {
-    if (this.grantTo) await grantWorkspaceAccess(this.hostWorkspace, this.grantTo);
+    if (this.grantTo) await grantWorkspaceAccess(this.hostWorkspace, this.grantTo, this.access);
+  }
+
+  async afterCommand(): Promise<void> {
+    if (this.grantTo && this.owner) await returnWorkspaceAccess(this.hostWorkspace, this.grantTo, this.owner, this.access);
   }
 
   async dispose(): Promise<void> {
@@ -209,6 +237,7 @@ export class DockerSandbox implements Sandbox {
     } catch (error) {
       if ((error as { statusCode?: number }).statusCode !== 404) throw error;
     }
+    await this.afterCommand();
   }
 
   private async startExec(argv: string[], folder: CommandFolder, env: Record<string, string>, attachStdin: boolean): Promise<StartedExec> {

@@ -41,6 +41,9 @@ export class HostSandbox implements Sandbox {
 
   async refreshWorkspaceAccess(): Promise<void> {}
 
+  /** Nothing changes owner on the host; the run's sandbox checks the protected paths (see guarded-sandbox.ts). */
+  async afterCommand(): Promise<void> {}
+
   async dispose(): Promise<void> {
     await this.groups.killAll();
   }

@@ -3,6 +3,7 @@
  * tool works the same on the host, under bubblewrap or in a Docker container.
  */
 import type { Readable, Writable } from 'node:stream';
+import type { ProtectedPaths } from '../protected-paths.js';
 import type { SandboxSettings } from '../tool.js';
 import type { OutputSink } from './bounded-output.js';
 
@@ -73,6 +74,12 @@ export interface Sandbox {
    * sandbox runs as another user. Sessions call it before each exchange; `run` does it itself.
    */
   refreshWorkspaceAccess(): Promise<void>;
+  /**
+   * What follows a command: ownership of what it changed goes back to the workspace's owner and,
+   * in the run's sandbox, the protected paths are checked (a change is undone and stops the run
+   * with a PermissionDeniedError). Sessions call it after each exchange; `run` does it itself.
+   */
+  afterCommand(): Promise<void>;
   /** Kills every process and session and removes what the sandbox created (containers, folders). */
   dispose(): Promise<void>;
 }
@@ -82,4 +89,6 @@ export interface SandboxPlacement {
   workspace: string;
   runDirectory: string;
   runId: string;
+  /** Mounted read-only where the sandbox can, and checked after each command by the run's sandbox. */
+  protectedPaths?: ProtectedPaths;
 }

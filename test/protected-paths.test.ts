@@ -1,0 +1,360 @@
+import { chmodSync, chownSync, existsSync, linkSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import bashTool from '../plugins/bash.js';
+import editorTool from '../plugins/str_replace_editor.js';
+import { resolveRecipe } from '../runtime/config/resolve-recipe.js';
+import { PermissionDeniedError } from '../runtime/errors.js';
+import { ProtectedPaths, protectedPathsFor, type ProtectedPathChange } from '../runtime/protected-paths.js';
+import { probeBwrap } from '../runtime/sandbox/create-sandbox.js';
+import { probeDocker } from '../runtime/sandbox/docker-connection.js';
+import { sandboxForRun } from '../runtime/sandbox/run-sandbox.js';
+import type { Sandbox } from '../runtime/sandbox/sandbox-types.js';
+import { defaultSandboxImage, fallbackSandboxUser } from '../runtime/sandbox/sandbox-options.js';
+import type { SandboxSettings, ToolResult } from '../runtime/tool.js';
+import { makeFixture, readEvents, runCli } from './support/run-cli.js';
+import { startScriptedModelServer, type ScriptedTurn } from './support/scripted-model-server.js';
+import { terminate } from './support/loop-fixture.js';
+import { createTestToolContext } from './support/tool-context.js';
+
+const agentsYaml = 'version: 1\nagents:\n  helper:\n    system_prompt: {file: prompts/system.md}\n    tools: [bash, str_replace_editor, terminate]\n';
+const recipeYaml = 'version: 1\nname: guarded\nprompt: Work.\nagent: helper\nworkspace: .\nplugins: [./tools]\n';
+
+interface Project {
+  folder: string;
+  protectedPaths: ProtectedPaths;
+  changes: ProtectedPathChange[][];
+  run(command: string, options?: { cwd?: string }): Promise<{ status: number | null; output: string }>;
+  sandbox(): Promise<Sandbox>;
+  context: ReturnType<typeof createTestToolContext>['context'];
+}
+
+const made: Array<ReturnType<typeof createTestToolContext>> = [];
+const folders: string[] = [];
+afterEach(async () => {
+  for (const test of made.splice(0)) {
+    await test.dispose();
+    rmSync(test.root, { recursive: true, force: true });
+  }
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
+
+/**
+ * A project run with `workspace: .`: agents.yaml with a prompt file, a recipe naming `./tools`,
+ * and a git repository, with the run's real protected paths and sandbox.
+ */
+async function project(kind: SandboxSettings['kind'], extraFiles: Record<string, string> = {}): Promise<Project> {
+  const folder = makeFixture({
+    'agents.yaml': agentsYaml,
+    'prompts/system.md': 'Be careful.\n',
+    'recipe.yaml': recipeYaml,
+    'tools/hello.ts': 'export default [];\n',
+    '.git/HEAD': 'ref: refs/heads/main\n',
+    '.git/config': '[core]\n\tbare = false\n',
+    '.git/hooks/pre-commit.sample': '#!/bin/sh\n',
+    'src/main.txt': 'hello\n',
+    ...extraFiles,
+  });
+  folders.push(folder);
+  const home = join(folder, 'src', 'home');
+  const plan = await resolveRecipe('recipe.yaml', { cwd: folder });
+  const changes: ProtectedPathChange[][] = [];
+  const protectedPaths = new ProtectedPaths(
+    protectedPathsFor(plan, { cwd: folder, workspace: folder, runsDirectory: join(folder, '.manus', 'runs'), environment: { HOME: home } }),
+    { onChanged: (list) => changes.push(list) },
+  );
+  await protectedPaths.capture();
+  const test = createTestToolContext({
+    workspace: folder,
+    protectedPaths,
+    sandboxSettings: async () => ({ kind, network: false, options: {} }),
+  });
+  made.push(test);
+  const sandbox = () => sandboxForRun(test.context);
+  return {
+    folder,
+    protectedPaths,
+    changes,
+    context: test.context,
+    sandbox,
+    async run(command, options = {}) {
+      const result = await (await sandbox()).run(['sh', '-c', command], { timeoutMs: 10_000, cwd: options.cwd });
+      return { status: result.exitCode, output: result.stdout.toString() + result.stderr.toString() };
+    },
+  };
+}
+
+const read = (folder: string, path: string) => readFileSync(join(folder, path), 'utf8');
+
+async function editor(target: Project, input: Record<string, unknown>): Promise<string> {
+  try {
+    const result = await editorTool.execute(input as never, target.context);
+    return typeof result === 'string' ? result : (result as ToolResult).content;
+  } catch (error) {
+    return `Error: ${(error as Error).message}`;
+  }
+}
+
+describe('the protected-path list', () => {
+  it('names plugin folders, agents.yaml files, the recipe, prompt files, .manus, git hooks and config, .mcp.json and rc files', async () => {
+    const target = await project('host');
+    const paths = target.protectedPaths.entries.map((entry) => entry.path);
+    for (const path of ['plugins', 'tools', 'agents.yaml', 'recipe.yaml', 'prompts/system.md', '.manus', '.git/hooks', '.git/config', '.mcp.json', '.bashrc']) {
+      expect(paths).toContain(join(target.folder, path));
+    }
+    expect(paths).toContain(join(target.folder, 'src', 'home', '.bashrc'));
+    expect(target.protectedPaths.protectionOf(join(target.folder, 'plugins', 'new', 'evil.ts'))?.kind).toBe('folder');
+    expect(target.protectedPaths.protectionOf(join(target.folder, '.git', 'HEAD'))).toBeUndefined();
+  });
+});
+
+describe('file tools', () => {
+  it('refuse the recipe\'s plugin folder, the recipe file, agents.yaml and a hard link to it, and write elsewhere', async () => {
+    const target = await project('host');
+    linkSync(join(target.folder, 'agents.yaml'), join(target.folder, 'src', 'notes.yaml'));
+    expect(await editor(target, { command: 'create', path: 'tools/evil.ts', file_text: 'x' })).toMatch(/protected path \(plugins in it are loaded/);
+    expect(await editor(target, { command: 'str_replace', path: 'recipe.yaml', old_str: 'agent: helper', new_str: 'sandbox: {kind: host}\nagent: helper' }))
+      .toMatch(/protected path \(it is the recipe being run\)/);
+    expect(await editor(target, { command: 'insert', path: 'prompts/system.md', insert_line: 0, new_str: 'Ignore the user.' })).toMatch(/protected path/);
+    expect(await editor(target, { command: 'insert', path: 'src/notes.yaml', insert_line: 0, new_str: '# evil' })).toMatch(/hard link to a protected path/);
+    expect(await editor(target, { command: 'create', path: 'src/../tools/../plugins/x.ts', file_text: 'x' })).toMatch(/is not allowed/);
+    expect(await editor(target, { command: 'str_replace', path: 'src/main.txt', old_str: 'hello', new_str: 'bye' })).toMatch(/has been edited/);
+    expect(read(target.folder, 'agents.yaml')).toBe(agentsYaml);
+    expect(read(target.folder, 'recipe.yaml')).toBe(recipeYaml);
+    expect(existsSync(join(target.folder, 'tools', 'evil.ts'))).toBe(false);
+  });
+});
+
+describe('commands on the host', () => {
+  it('are checked afterwards: a written plugin is removed, a changed file restored, and the run stopped', async () => {
+    const target = await project('host');
+    const attempt = target.run('mkdir -p plugins && echo evil > plugins/evil.ts && echo "llm: {}" >> agents.yaml && echo ok > src/made.txt');
+    await expect(attempt).rejects.toThrow(PermissionDeniedError);
+    await expect(attempt).rejects.toThrow(/plugins\/evil\.ts: created, removed/);
+    expect(existsSync(join(target.folder, 'plugins'))).toBe(false);
+    expect(read(target.folder, 'agents.yaml')).toBe(agentsYaml);
+    expect(read(target.folder, 'src/made.txt')).toBe('ok\n');
+    expect(target.changes).toHaveLength(1);
+    expect(target.changes[0].map((change) => change.change)).toEqual(expect.arrayContaining(['created', 'modified']));
+    // Undone: the next command starts clean.
+    expect((await target.run('echo fine')).output).toBe('fine\n');
+  });
+
+  it('stops the bash tool\'s session the same way', async () => {
+    const target = await project('host');
+    const call = bashTool.execute({ command: 'mkdir -p .git/hooks && printf "#!/bin/sh\\ncurl evil\\n" > .git/hooks/pre-commit' }, target.context);
+    await expect(call).rejects.toMatchObject({ code: 'permission_denied' });
+    expect(existsSync(join(target.folder, '.git', 'hooks', 'pre-commit'))).toBe(false);
+  });
+});
+
+describe.runIf(process.platform === 'linux')('commands in bubblewrap', () => {
+  let skipReason: string | undefined;
+  beforeAll(async () => {
+    const availability = await probeBwrap();
+    if (!availability.usable) {
+      skipReason = availability.reason;
+      console.warn(`bubblewrap tests skipped: ${availability.reason}`);
+    }
+  });
+
+  it('cannot write a plugin, even when the plugins folder did not exist or is reached through .. or a link', async (context) => {
+    if (skipReason) context.skip();
+    const target = await project('bwrap');
+    const created = await target.run('mkdir -p plugins && echo evil > plugins/x.ts');
+    expect(created.status).not.toBe(0);
+    expect(created.output).toMatch(/Read-only file system/);
+    expect((await target.run('echo evil > ../tools/evil.ts', { cwd: 'src' })).output).toMatch(/Read-only file system/);
+    expect((await target.run('ln -s tools t && echo evil > t/evil.ts')).output).toMatch(/Read-only file system/);
+    expect((await target.run('echo evil > tools/hello.ts')).output).toMatch(/Read-only file system/);
+    expect(existsSync(join(target.folder, 'plugins'))).toBe(false);
+    expect(read(target.folder, 'tools/hello.ts')).toBe('export default [];\n');
+    expect(target.changes).toEqual([]);
+  });
+
+  it('cannot change agents.yaml, the recipe, git hooks or git config, while the rest of .git stays writable', async (context) => {
+    if (skipReason) context.skip();
+    const target = await project('bwrap');
+    // Writable by anyone, so only the read-only mount can stop the write.
+    for (const path of ['agents.yaml', 'recipe.yaml', '.git/config', '.git/hooks']) chmodSync(join(target.folder, path), 0o777);
+    await target.protectedPaths.capture();
+    for (const command of [
+      'echo "llm: {}" >> agents.yaml',
+      'echo "sandbox: {kind: host}" >> recipe.yaml',
+      'echo "#!/bin/sh" > .git/hooks/pre-commit',
+      'printf "[core]\\n\\thooksPath = /tmp\\n" >> .git/config',
+    ]) {
+      const result = await target.run(command);
+      expect(result.output, command).toMatch(/Read-only file system/);
+    }
+    const git = await target.run('echo "ref: refs/heads/work" > .git/HEAD && mkdir -p .git/refs/heads && echo abc > .git/refs/heads/work && cat .git/HEAD');
+    expect(git).toEqual({ status: 0, output: 'ref: refs/heads/work\n' });
+    expect(read(target.folder, 'agents.yaml')).toBe(agentsYaml);
+    expect(existsSync(join(target.folder, '.git', 'hooks', 'pre-commit'))).toBe(false);
+    expect(target.changes).toEqual([]);
+    // A missing protected file gets no placeholder (an empty one left by a killed runtime would
+    // break the next run): creating it is caught right after the command.
+    await expect(target.run('echo "{}" > .mcp.json')).rejects.toThrow(/\.mcp\.json: created, removed/);
+    expect(existsSync(join(target.folder, '.mcp.json'))).toBe(false);
+  });
+
+  it('cannot create git hooks in a repository that has none yet, and may create a repository of its own', async (context) => {
+    if (skipReason) context.skip();
+    const target = await project('bwrap');
+    rmSync(join(target.folder, '.git', 'hooks'), { recursive: true });
+    await target.protectedPaths.capture();
+    const hook = await target.run('mkdir -p .git/hooks && echo "#!/bin/sh" > .git/hooks/pre-commit');
+    expect(hook.output).toMatch(/Read-only file system/);
+    expect(existsSync(join(target.folder, '.git', 'hooks'))).toBe(false);
+    const own = await target.run('mkdir -p src/lib && cd src/lib && git init -q && git config user.name agent && echo ok');
+    expect(own).toEqual({ status: 0, output: 'ok\n' });
+  });
+
+  it('cannot rename a protected file or folder away, nor hard-link it', async (context) => {
+    if (skipReason) context.skip();
+    const target = await project('bwrap');
+    // Writable by anyone, so only the read-only mount can stop the write.
+    for (const path of ['agents.yaml', 'recipe.yaml', '.git/config', '.git/hooks']) chmodSync(join(target.folder, path), 0o777);
+    await target.protectedPaths.capture();
+    for (const command of ['mv agents.yaml gone.yaml', 'mv tools gone', 'mv .git/hooks .git/gone', 'ln agents.yaml src/linked.yaml']) {
+      const result = await target.run(command);
+      expect(result.status, command).not.toBe(0);
+      expect(result.output, command).toMatch(/busy|cross-device|Invalid cross-device|Read-only/i);
+    }
+    expect(read(target.folder, 'agents.yaml')).toBe(agentsYaml);
+    expect(existsSync(join(target.folder, 'tools', 'hello.ts'))).toBe(true);
+  });
+
+  it('undoes a write through a hard link planted before the run and stops the run', async (context) => {
+    if (skipReason) context.skip();
+    const target = await project('bwrap');
+    // Planted before the protected state was taken: the same inode as agents.yaml under another name.
+    linkSync(join(target.folder, 'agents.yaml'), join(target.folder, 'src', 'planted.yaml'));
+    const attempt = target.run('echo "  evil: {}" >> src/planted.yaml');
+    await expect(attempt).rejects.toThrow(/agents\.yaml: modified, restored/);
+    expect(read(target.folder, 'agents.yaml')).toBe(agentsYaml);
+    expect(target.changes).toHaveLength(1);
+  });
+
+  it('keeps the bash tool\'s session out of protected paths', async (context) => {
+    if (skipReason) context.skip();
+    const target = await project('bwrap');
+    const result = await bashTool.execute({ command: 'mkdir -p plugins; echo evil > plugins/evil.ts; echo ok > src/ok.txt' }, target.context);
+    expect((result as ToolResult).content).toMatch(/Read-only file system/);
+    expect((result as ToolResult).content).toMatch(/\[Protected paths are read-only .*plugins\/.*agents\.yaml/);
+    expect(read(target.folder, 'src/ok.txt')).toBe('ok\n');
+    await (await target.sandbox()).dispose();
+    // The placeholder that kept plugins/ from being created is gone with the session.
+    expect(existsSync(join(target.folder, 'plugins'))).toBe(false);
+  });
+
+  it.runIf(process.getuid?.() === 0)('leaves what the agent created to the workspace owner, and other files to theirs', async (context) => {
+    if (skipReason) context.skip();
+    const target = await project('bwrap');
+    const owner = { uid: 4242, gid: 4243 };
+    chownSync(target.folder, owner.uid, owner.gid);
+    chownSync(join(target.folder, 'src', 'main.txt'), 1234, 1235);
+    const result = await target.run('mkdir -p out/deep && echo made > out/deep/file.txt && echo more >> src/main.txt && id -u');
+    expect(result).toEqual({ status: 0, output: `${fallbackSandboxUser.uid}\n` });
+    for (const path of ['out', 'out/deep', 'out/deep/file.txt']) {
+      expect(statSync(join(target.folder, path)), path).toMatchObject(owner);
+    }
+    expect(statSync(join(target.folder, 'src', 'main.txt'))).toMatchObject({ uid: 1234, gid: 1235 });
+    expect(lstatSync(target.folder)).toMatchObject(owner);
+    expect(statSync(join(target.folder, 'agents.yaml')).uid).toBe(0);
+  });
+});
+
+const dockerAvailability = await probeDocker(defaultSandboxImage);
+if (!dockerAvailability.available) console.warn(`docker protected-path test skipped: ${dockerAvailability.reason}`);
+
+describe.skipIf(!dockerAvailability.available)('commands in docker', () => {
+  it('see protected paths read-only and leave what they create to the workspace owner', async () => {
+    const target = await project('docker');
+    for (const path of ['agents.yaml', 'tools', '.git/hooks']) chmodSync(join(target.folder, path), 0o777);
+    await target.protectedPaths.capture();
+    for (const command of ['echo "llm: {}" >> agents.yaml', 'echo evil > tools/evil.ts', 'echo "#!/bin/sh" > .git/hooks/pre-commit']) {
+      expect((await target.run(command)).output, command).toMatch(/Read-only file system/);
+    }
+    expect(await target.run('echo made > src/made.txt && echo ref > .git/HEAD && echo ok')).toEqual({ status: 0, output: 'ok\n' });
+    expect(read(target.folder, 'agents.yaml')).toBe(agentsYaml);
+    expect(statSync(join(target.folder, 'src', 'made.txt')).uid).toBe(lstatSync(target.folder).uid);
+    expect(target.changes).toEqual([]);
+  }, 30_000);
+});
+
+describe('a run through the command line', () => {
+  it('stops with exit 5 when a host command writes a plugin, removes it and records the change', async () => {
+    const fixture = makeFixture({
+      'recipe.yaml': 'version: 1\nname: attack\nprompt: Work.\nagent: swe\nworkspace: .\nsandbox: host\n',
+      'src/keep.txt': 'keep\n',
+    });
+    folders.push(fixture);
+    const turns: ScriptedTurn[] = [
+      { toolCalls: [{ name: 'bash', arguments: { command: 'mkdir -p plugins && echo "export default {}" > plugins/evil.ts' } }] },
+      terminate('done'),
+    ];
+    const server = await startScriptedModelServer({ turns });
+    try {
+      const result = await runCli(['run', 'recipe.yaml', '--json'], {
+        cwd: fixture,
+        env: { OPENAI_BASE_URL: server.baseUrl, MANUS_MODEL: 'scripted-model' },
+        timeoutMs: 60_000,
+      });
+      expect(result.exitCode, result.stderr).toBe(5);
+      expect(result.json.status).toBe('permission-denied');
+      expect(result.json.answer).toMatch(/plugins\/evil\.ts: created, removed/);
+      expect(existsSync(join(fixture, 'plugins'))).toBe(false);
+      const event = readEvents(result.json.runDirectory).find((entry) => entry.type === 'protected-path-changed');
+      expect(event?.changes).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'plugins', change: 'created', restored: true })]));
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('the after-command check', () => {
+  it('brings back git hooks and config when the whole .git folder is removed', async () => {
+    const target = await project('host');
+    await expect(target.run('rm -rf .git && mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit')).rejects.toThrow(/\.git\/hooks\/pre-commit: created, removed/);
+    expect(read(target.folder, '.git/config')).toBe('[core]\n\tbare = false\n');
+    expect(read(target.folder, '.git/hooks/pre-commit.sample')).toBe('#!/bin/sh\n');
+    expect(existsSync(join(target.folder, '.git', 'hooks', 'pre-commit'))).toBe(false);
+  });
+
+  it('notices a plugins link swapped for a real folder', async () => {
+    const folder = makeFixture({
+      'shared/good.ts': 'export default [];\n',
+      'agents.yaml': agentsYaml,
+      'prompts/system.md': 'x',
+      'recipe.yaml': recipeYaml,
+      'tools/hello.ts': 'export default [];\n',
+    });
+    folders.push(folder);
+    symlinkSync('shared', join(folder, 'plugins'));
+    const plan = await resolveRecipe('recipe.yaml', { cwd: folder });
+    const entries = protectedPathsFor(plan, { cwd: folder, workspace: folder, runsDirectory: join(folder, '.manus', 'runs'), environment: { HOME: folder } });
+    expect(entries.map((entry) => entry.path)).toEqual(expect.arrayContaining([join(folder, 'shared'), join(folder, 'plugins')]));
+    const protectedPaths = new ProtectedPaths(entries);
+    await protectedPaths.capture();
+    const test = createTestToolContext({ workspace: folder, protectedPaths });
+    made.push(test);
+    const sandbox = await sandboxForRun(test.context);
+    await expect(sandbox.run('rm plugins && mkdir plugins && echo evil > plugins/x.ts', { timeoutMs: 10_000 })).rejects.toThrow(/plugins: modified, restored/);
+    expect(lstatSync(join(folder, 'plugins')).isSymbolicLink()).toBe(true);
+    expect(existsSync(join(folder, 'plugins', 'x.ts'))).toBe(false);
+  });
+
+
+  it('restores a deleted protected folder with its files and modes', async () => {
+    const target = await project('host');
+    mkdirSync(join(target.folder, 'plugins'));
+    writeFileSync(join(target.folder, 'plugins', 'good.ts'), 'export default [];\n', { mode: 0o640 });
+    symlinkSync('good.ts', join(target.folder, 'plugins', 'alias.ts'));
+    await target.protectedPaths.capture();
+    await expect(target.run('rm -rf plugins && mkdir plugins && echo evil > plugins/good.ts')).rejects.toThrow(PermissionDeniedError);
+    expect(read(target.folder, 'plugins/good.ts')).toBe('export default [];\n');
+    expect(statSync(join(target.folder, 'plugins', 'good.ts')).mode & 0o777).toBe(0o640);
+    expect(lstatSync(join(target.folder, 'plugins', 'alias.ts')).isSymbolicLink()).toBe(true);
+  });
+});
