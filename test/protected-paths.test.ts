@@ -296,7 +296,7 @@ describe('a run through the command line', () => {
     ];
     const server = await startScriptedModelServer({ turns });
     try {
-      const result = await runCli(['run', 'recipe.yaml', '--json'], {
+      const result = await runCli(['run', 'recipe.yaml', '--json', '--trust', 'host'], {
         cwd: fixture,
         env: { OPENAI_BASE_URL: server.baseUrl, MANUS_MODEL: 'scripted-model' },
         timeoutMs: 60_000,
