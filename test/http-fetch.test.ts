@@ -133,19 +133,21 @@ describe('the model client\'s fetch', () => {
     }
   });
 
-  it('drops credentials when a redirect leaves the origin, and keeps them within it', async () => {
+  it('drops credentials and custom headers when a redirect leaves the origin, and keeps them within it', async () => {
     const other = await serve((_request, response) => response.end('elsewhere'));
     const { base, seen } = await serve((request, response) => {
       if (request.url === '/same') response.writeHead(307, { location: '/moved' }).end();
       else if (request.url === '/moved') response.writeHead(307, { location: `${other.base}/away` }).end();
       else response.end('no');
     });
-    const response = await httpFetch(`${base}/same`, { method: 'POST', headers: { authorization: 'Bearer key', 'api-key': 'key', 'x-trace': 'kept' }, body: '{}' });
+    const response = await httpFetch(`${base}/same`, { method: 'POST', headers: { authorization: 'Bearer key', 'api-key': 'key', 'x-gateway-key': 'key', 'x-stainless-os': 'Linux' }, body: '{}' });
     expect(await response.text()).toBe('elsewhere');
-    expect(seen[1].headers).toMatchObject({ authorization: 'Bearer key', 'api-key': 'key' });
+    expect(seen[1].headers).toMatchObject({ authorization: 'Bearer key', 'api-key': 'key', 'x-gateway-key': 'key' });
     expect(other.seen[0].headers.authorization).toBeUndefined();
     expect(other.seen[0].headers['api-key']).toBeUndefined();
-    expect(other.seen[0].headers['x-trace']).toBe('kept');
+    // A profile's headers_env may name any header; none of them follows the redirect away.
+    expect(other.seen[0].headers['x-gateway-key']).toBeUndefined();
+    expect(other.seen[0].headers['x-stainless-os']).toBe('Linux');
   });
 
   it('fails on a redirect loop instead of returning the redirect', async () => {

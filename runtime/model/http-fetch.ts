@@ -35,9 +35,12 @@ function transportFor(url: URL): Transport | Promise<Transport> {
 const redirectStatuses = new Set([301, 302, 303, 307, 308]);
 const nullBodyStatuses = new Set([101, 204, 205, 304]);
 const maxRedirects = 20;
-// Dropped when a redirect leaves the origin, as fetch drops them: a key must not follow a redirect
-// to another host, or from https to http.
-const credentialHeaders = ['authorization', 'proxy-authorization', 'cookie', 'api-key'];
+// The only headers kept when a redirect leaves the origin. fetch drops the credential headers it
+// knows; a profile's own headers (`headers_env`) may carry keys under any name, so every other
+// header stays with the origin it was meant for, and none follows a redirect to another host or
+// from https to http.
+const crossOriginHeaders = new Set(['accept', 'accept-encoding', 'accept-language', 'content-type', 'content-length', 'user-agent']);
+const crossOriginHeaderPrefix = 'x-stainless-';
 const decoders: Record<string, (zlib: typeof Zlib) => Transform> = {
   gzip: (zlib) => zlib.createGunzip(),
   'x-gzip': (zlib) => zlib.createGunzip(),
@@ -58,7 +61,7 @@ export async function httpFetch(input: string | URL | Request, init: RequestInit
     message.resume();
     if (redirects === maxRedirects) throw new TypeError(`too many redirects (more than ${maxRedirects})`);
     const next = new URL(location, url);
-    if (next.origin !== url.origin) for (const name of credentialHeaders) delete headers[name];
+    if (next.origin !== url.origin) dropOriginHeaders(headers);
     url = next;
     // As fetch does: 303, and 301 or 302 after a POST, continue as a GET without the body.
     if (message.statusCode === 303 || (method === 'POST' && (message.statusCode === 301 || message.statusCode === 302))) {
@@ -67,6 +70,12 @@ export async function httpFetch(input: string | URL | Request, init: RequestInit
       delete headers['content-type'];
       delete headers['content-length'];
     }
+  }
+}
+
+function dropOriginHeaders(headers: OutgoingHttpHeaders): void {
+  for (const name of Object.keys(headers)) {
+    if (!crossOriginHeaders.has(name) && !name.startsWith(crossOriginHeaderPrefix)) delete headers[name];
   }
 }
 
