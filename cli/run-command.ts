@@ -24,6 +24,7 @@ export async function runCommand(recipeFile: string, options: RunCommandOptions)
       maxCost: options.maxCost,
       maxTimeSeconds: options.maxTime,
       workspace: options.workspace,
+      sandbox: options.sandbox,
     },
   });
   for (const warning of plan.warnings) process.stderr.write(`${formatDiagnostic(warning)}\n`);

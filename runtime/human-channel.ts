@@ -46,7 +46,12 @@ export function createHumanChannel(options: HumanChannelOptions): HumanChannel {
   };
 }
 
-async function askOnTerminal(question: string, options: HumanChannelOptions, signal?: AbortSignal): Promise<string> {
+/** Asks one question on the terminal (stdin and stderr unless told otherwise) and returns the trimmed answer. */
+export async function askOnTerminal(
+  question: string,
+  options: Pick<HumanChannelOptions, 'input' | 'output'>,
+  signal?: AbortSignal,
+): Promise<string> {
   const terminal = createInterface({ input: options.input ?? process.stdin, output: options.output ?? process.stderr, terminal: true });
   try {
     return (await terminal.question(`\n${question}\n> `, { signal })).trim();

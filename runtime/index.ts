@@ -35,7 +35,9 @@ export { isInside, listWorkspaceFiles, resolveInWorkspace, WorkspacePathError } 
 export type { WorkspaceAccess, WorkspacePathErrorCode } from './workspace-paths.js';
 export { decodeBytes, limitOutput } from './saved-output.js';
 export type { LimitedOutput, LimitOutputOptions } from './saved-output.js';
-export { createSandbox, defaultSandboxKind, probeBwrap } from './sandbox/create-sandbox.js';
+export { createSandbox, probeBwrap } from './sandbox/create-sandbox.js';
+export { chooseAutoSandbox } from './sandbox/auto-sandbox.js';
+export type { HostConsent, SandboxChoice } from './sandbox/auto-sandbox.js';
 export type { BwrapAvailability, SandboxRequest } from './sandbox/create-sandbox.js';
 export type {
   Sandbox,
