@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -290,6 +290,35 @@ describe.skipIf(!containment.namespace || !containment.parentDeathSignal)('a hos
       await expect.poll(() => processesWithArgument(marker), { timeout: 3000 }).toEqual([]);
     } finally {
       runtime.kill('SIGKILL');
+    }
+  });
+});
+
+const cgroupSkipReason = containment.cgroupParent ? '' : `host cgroup limit tests skipped: ${containment.gaps.find((gap) => gap.includes('no memory or process limits'))}`;
+if (cgroupSkipReason) console.warn(cgroupSkipReason);
+
+describe.skipIf(!containment.cgroupParent || !hasPython)('host commands of a root runtime', () => {
+  it('are held to memory_mb and pids by a cgroup of their own, which is removed after them', async () => {
+    const limited = await HostSandbox.create({ workspace, runDirectory: root, options: readSandboxOptions({ memory_mb: 64, pids: 16 }) });
+    try {
+      const memory = await limited.run(['python3', '-c', 'b = bytearray(256 * 1024 * 1024); print("allocated")'], { timeoutMs: 30_000 });
+      expect(memory.stdout.toString()).not.toContain('allocated');
+      expect(memory.exitCode).not.toBe(0);
+      const forks = await limited.run(
+        ['python3', '-c', [
+          'import subprocess',
+          'children = []',
+          'try:',
+          '    for _ in range(40): children.append(subprocess.Popen(["sleep", "30"]))',
+          'except OSError as error: print("refused", error.errno)',
+        ].join('\n')],
+        { timeoutMs: 30_000 },
+      );
+      expect(forks.stdout.toString()).toMatch(/^refused /);
+      const own = readdirSync(containment.cgroupParent!).filter((name) => name.startsWith(`manus-${process.pid}-`));
+      expect(own).toEqual([]);
+    } finally {
+      await limited.dispose();
     }
   });
 });

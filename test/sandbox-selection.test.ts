@@ -7,9 +7,10 @@ import { executeRun } from '../runtime/run.js';
 import { chooseAutoSandbox } from '../runtime/sandbox/auto-sandbox.js';
 import { probeBwrap } from '../runtime/sandbox/create-sandbox.js';
 import { probeDocker } from '../runtime/sandbox/docker-connection.js';
+import { probeHostContainment } from '../runtime/sandbox/host-containment.js';
 import { defaultSandboxImage } from '../runtime/sandbox/sandbox-options.js';
 import { runScripted, terminate, toolMessages, writeLoopFixture } from './support/loop-fixture.js';
-import { readEvents, runCli } from './support/run-cli.js';
+import { makeFixture, readEvents, repositoryRoot, runCli } from './support/run-cli.js';
 import { startScriptedModelServer } from './support/scripted-model-server.js';
 
 // Whether this machine's Docker daemon could serve as the fallback; asked before it is hidden below.
@@ -26,6 +27,12 @@ writeFileSync(join(standIn, 'bwrap'), '#!/bin/sh\necho "bwrap: No permissions to
 chmodSync(join(standIn, 'bwrap'), 0o755);
 const noSandbox = { PATH: `${standIn}:${process.env.PATH}`, MANUS_DOCKER_HOST: `unix://${join(standIn, 'docker.sock')}` };
 Object.assign(process.env, noSandbox);
+
+/** Also no PID namespaces: an `unshare` that fails the way it does where namespaces are not allowed. */
+const noNamespaces = join(standIn, 'no-namespaces');
+mkdirSync(noNamespaces);
+writeFileSync(join(noNamespaces, 'unshare'), '#!/bin/sh\necho "unshare: unshare failed: Operation not permitted" >&2\nexit 1\n');
+chmodSync(join(noNamespaces, 'unshare'), 0o755);
 
 afterAll(() => rmSync(standIn, { recursive: true, force: true }));
 
@@ -56,18 +63,28 @@ describe('auto sandbox with no bubblewrap and no Docker', () => {
     expect(events.some((event) => event.type === 'sandbox-selected')).toBe(false);
   });
 
-  it('runs on the host when the user chose it with --sandbox host, and says so', async () => {
+  it('runs on the host when the user chose it with --sandbox host, and says what is not covered where namespaces are not allowed', async () => {
     const run = await runScripted([bashCall('echo "pid $$"'), terminate()], {
       tools: ['bash', 'terminate'],
       args: ['--ci', '--sandbox', 'host'],
-      env: noSandbox,
+      env: { ...noSandbox, PATH: `${noNamespaces}:${noSandbox.PATH}` },
     });
     expect(run.exitCode).toBe(0);
     expect(toolMessages(run.requests[1])[0].content).toContain('pid ');
     const events = readEvents(run.json.runDirectory);
     expect(events.find((event) => event.type === 'run-start')).toMatchObject({ sandbox: 'host' });
-    expect(events.find((event) => event.type === 'sandbox-selected')).toMatchObject({ requested: 'host', kind: 'host', reason: 'chosen with --sandbox host' });
-    expect(events.some((event) => event.type === 'run-warning' && event.message.startsWith('code runs on the host without isolation'))).toBe(true);
+    expect(events.find((event) => event.type === 'sandbox-selected')).toMatchObject({
+      requested: 'host',
+      kind: 'host',
+      reason: 'chosen with --sandbox host',
+      containment: { pidNamespace: false },
+    });
+    const warnings = events.filter((event) => event.type === 'run-warning').map((event) => event.message as string);
+    expect(warnings[0]).toBe('code runs on the host without isolation (chosen with --sandbox host).');
+    expect(warnings).toContain(
+      'host commands are contained by process groups only, because a PID namespace cannot be made here (unshare: unshare failed: Operation not permitted): a process that leaves its group with setsid survives its command.',
+    );
+    expect(run.stderr).toContain('code runs on the host without isolation');
   });
 
   it('runs on the host when the run plan carries the user\'s host grant', async () => {
@@ -84,7 +101,8 @@ describe('auto sandbox with no bubblewrap and no Docker', () => {
       });
       expect(result.exitCode).toBe(0);
       const selected = readEvents(result.runDirectory).find((event) => event.type === 'sandbox-selected');
-      expect(selected).toMatchObject({ requested: 'auto', kind: 'host' });
+      const containment = await probeHostContainment();
+      expect(selected).toMatchObject({ requested: 'auto', kind: 'host', containment: { pidNamespace: containment.namespace !== undefined } });
       expect(selected!.reason).toContain('the user allowed code on the host (--trust host)');
       const [reply] = (server.requests.at(-1)!.body as { messages: Array<{ role: string; content: string }> }).messages.filter((message) => message.role === 'tool');
       expect(reply.content).toContain('on-the-host');
@@ -94,12 +112,11 @@ describe('auto sandbox with no bubblewrap and no Docker', () => {
     }
   });
 
-  it('still runs the assistant, which runs no code, without choosing a sandbox', async () => {
-    const fixture = writeLoopFixture();
-    writeFileSync(join(fixture, 'ask.yaml'), 'version: 1\nname: ask\nprompt: What is a ReAct agent?\nagent: assistant\n');
+  it('still runs the README\'s first recipe (the assistant, which runs no code) without choosing a sandbox', async () => {
+    const fixture = makeFixture({});
     const server = await startScriptedModelServer({ turns: [{ content: 'An agent that reasons and acts in turns.' }] });
     try {
-      const run = await runCli(['run', 'ask.yaml', '--ci', '--json'], {
+      const run = await runCli(['run', join(repositoryRoot, 'recipes', 'ask.yaml'), '--ci', '--json'], {
         cwd: fixture,
         env: { ...noSandbox, OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'test-key', MANUS_MODEL: 'scripted-model' },
       });

@@ -27,7 +27,7 @@ export async function probeCgroups(): Promise<CgroupAvailability> {
   const mountPoint = await cgroup2MountPoint();
   if (!mountPoint) return { usable: false, reason: 'no cgroup v2 hierarchy is mounted at /sys/fs/cgroup' };
   const own = await ownCgroup();
-  const candidates = [...new Set([join(mountPoint, own), mountPoint])];
+  const candidates = [...new Set([join(mountPoint, own).replace(/\/$/, ''), mountPoint])];
   const problems: string[] = [];
   for (const parent of candidates) {
     const problem = await delegateControllers(parent);
@@ -97,7 +97,7 @@ async function ownCgroup(): Promise<string> {
 async function delegateControllers(parent: string): Promise<string | undefined> {
   const available = (await readFile(join(parent, 'cgroup.controllers'), 'utf8').catch(() => '')).split(/\s+/);
   const missing = neededControllers.filter((name) => !available.includes(name));
-  if (missing.length > 0) return `${parent} does not offer the ${missing.join(' and ')} controller`;
+  if (missing.length > 0) return `${parent} does not offer the ${missing.join(' and ')} controller${missing.length > 1 ? 's' : ''}`;
   const enabled = (await readFile(join(parent, 'cgroup.subtree_control'), 'utf8').catch(() => '')).split(/\s+/);
   const toEnable = neededControllers.filter((name) => !enabled.includes(name));
   if (toEnable.length === 0) return undefined;

@@ -86,15 +86,20 @@ export class ProcessRecords {
   }
 
   private write(): void {
-    if (this.commands.size === 0) {
-      rmSync(this.file, { force: true });
-      return;
+    try {
+      if (this.commands.size === 0) {
+        rmSync(this.file, { force: true });
+        return;
+      }
+      const content: RecordsFile = { version: 1, runtime: this.runtime, commands: [...this.commands.values()] };
+      // Written aside and renamed, so a runtime killed while writing never leaves half a file.
+      const temporary = `${this.file}.${process.pid}.tmp`;
+      writeFileSync(temporary, `${JSON.stringify(content, null, 2)}\n`);
+      renameSync(temporary, this.file);
+    } catch {
+      // The record only serves the clean-up after a crash; a command must not fail, or be left
+      // unwatched after it started, because its run folder could not be written.
     }
-    const content: RecordsFile = { version: 1, runtime: this.runtime, commands: [...this.commands.values()] };
-    // Written aside and renamed, so a runtime killed while writing never leaves half a file.
-    const temporary = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(temporary, `${JSON.stringify(content, null, 2)}\n`);
-    renameSync(temporary, this.file);
   }
 }
 
