@@ -18,7 +18,8 @@ import { WorkspacePathError } from '../runtime/workspace-paths.js';
 import type { ToolResult } from '../runtime/tool.js';
 import { runScripted, terminate, writeLoopFixture } from './support/loop-fixture.js';
 import { processesWithArgument, processIsGone } from './support/processes.js';
-import { readEvents, repositoryRoot } from './support/run-cli.js';
+import { readEvents, repositoryRoot, runCli } from './support/run-cli.js';
+import { startScriptedModelServer } from './support/scripted-model-server.js';
 import { createTestToolContext } from './support/tool-context.js';
 
 let root: string;
@@ -416,6 +417,26 @@ describe('leftover host commands', () => {
       expect(existsSync(join(fixture, '.manus', 'runs', 'killed-run', 'processes.json'))).toBe(false);
     } finally {
       killGroup(leftover);
+      rmSync(fixture, { recursive: true, force: true });
+    }
+  });
+
+  it('in the run folder itself are killed by manus resume', async () => {
+    const fixture = writeLoopFixture({ tools: ['terminate'] });
+    const leftover = startGroup(uniqueSleepArgument());
+    const server = await startScriptedModelServer({ turns: [terminate('not yet', 'failure'), terminate('done after resume')] });
+    try {
+      const environment = { OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'test-key', MANUS_MODEL: 'scripted-model' };
+      const first = await runCli(['run', 'recipe.yaml', '--json', '--ci'], { cwd: fixture, env: environment });
+      expect(first.exitCode).toBe(1);
+      writeRecords(first.json.runDirectory, deadRuntime, [{ pid: leftover, startTime: processStartTime(leftover)! }]);
+      const resumed = await runCli(['resume', first.json.runId, '--json', '--ci'], { cwd: fixture, env: environment });
+      expect(resumed.exitCode).toBe(0);
+      expect(processIsGone(leftover)).toBe(true);
+      expect(readEvents(first.json.runDirectory).find((event) => event.type === 'sandbox-cleanup')).toMatchObject({ killedProcesses: [leftover] });
+    } finally {
+      killGroup(leftover);
+      await server.close();
       rmSync(fixture, { recursive: true, force: true });
     }
   });

@@ -55,7 +55,7 @@ async function runContainmentProbe(): Promise<HostContainment> {
   const gaps: string[] = [];
   if (process.platform !== 'linux') {
     gaps.push('host commands are contained by process groups only (no PID namespaces off Linux): a process that leaves its group with setsid survives its command');
-    gaps.push('host commands die with the runtime only when it exits normally: if it is killed, their processes are killed at the next start');
+    gaps.push('host commands die with the runtime only when it exits normally: if it is killed, they keep running');
     gaps.push('host commands have no memory or process limits');
     return { namespace: undefined, parentDeathSignal: false, cgroupParent: undefined, gaps };
   }
@@ -71,7 +71,7 @@ async function runContainmentProbe(): Promise<HostContainment> {
   }
   if (!parentDeathSignal) {
     gaps.push(
-      'setpriv --pdeathsig is not available (util-linux 2.33 or later has it): host commands outlive a runtime that is killed until the next start kills them',
+      'setpriv --pdeathsig is not available here (a newer util-linux has it): host commands outlive a runtime that is killed, until the next start kills them',
     );
   }
   if (!cgroups.usable) gaps.push(`host commands have no memory or process limits: ${cgroups.reason}`);
@@ -89,7 +89,7 @@ async function findNamespaceOptions(): Promise<{ options: string[] | undefined; 
   ];
   let reason = '';
   for (const options of candidates) {
-    const result = await run(['unshare', ...options, '--', ...namespaceInit, 'true']);
+    const result = await tryCommand(['unshare', ...options, '--', ...namespaceInit, 'true']);
     if (result.ok) return { options, reason: '' };
     reason ||= result.reason;
   }
@@ -97,10 +97,10 @@ async function findNamespaceOptions(): Promise<{ options: string[] | undefined; 
 }
 
 async function succeeds(argv: string[]): Promise<boolean> {
-  return (await run(argv)).ok;
+  return (await tryCommand(argv)).ok;
 }
 
-function run(argv: string[]): Promise<{ ok: true } | { ok: false; reason: string }> {
+function tryCommand(argv: string[]): Promise<{ ok: true } | { ok: false; reason: string }> {
   return new Promise((resolve) => {
     const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'], timeout: probeTimeoutMs });
     let stderr = '';

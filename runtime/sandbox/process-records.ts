@@ -170,7 +170,13 @@ function killRecordedCommand(command: RecordedCommand): number[] {
 
 function groupMembersStartedSince(leader: RecordedProcess): number[] {
   const members: number[] = [];
-  for (const entry of readdirSync('/proc')) {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return members;
+  }
+  for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
