@@ -1,3 +1,4 @@
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,8 +11,8 @@ import { probeDocker } from '../runtime/sandbox/docker-connection.js';
 import { probeHostContainment } from '../runtime/sandbox/host-containment.js';
 import { defaultSandboxImage } from '../runtime/sandbox/sandbox-options.js';
 import { runScripted, terminate, toolMessages, writeLoopFixture } from './support/loop-fixture.js';
-import { makeFixture, readEvents, repositoryRoot, runCli } from './support/run-cli.js';
-import { startScriptedModelServer } from './support/scripted-model-server.js';
+import { cliEntry, makeFixture, readEvents, repositoryRoot, runCli } from './support/run-cli.js';
+import { startScriptedModelServer, type ScriptedTurn } from './support/scripted-model-server.js';
 
 // Whether this machine's Docker daemon could serve as the fallback; asked before it is hidden below.
 const docker = await probeDocker(defaultSandboxImage);
@@ -35,6 +36,28 @@ writeFileSync(join(noNamespaces, 'unshare'), '#!/bin/sh\necho "unshare: unshare 
 chmodSync(join(noNamespaces, 'unshare'), 0o755);
 
 afterAll(() => rmSync(standIn, { recursive: true, force: true }));
+
+const hasScript = spawnSync('script', ['--version']).status === 0;
+if (!hasScript) console.warn('the terminal question test is skipped: util-linux script, which gives the CLI a terminal, is missing');
+
+/** Runs the CLI on a pseudo-terminal (util-linux `script`), typing `answer` as its input. */
+async function runOnTerminal(fixture: string, answer: string, turns: ScriptedTurn[]): Promise<{ exitCode: number | null; output: string; json: any }> {
+  const server = await startScriptedModelServer({ turns });
+  try {
+    const command = [process.execPath, cliEntry, 'run', 'recipe.yaml', '--json'].map((word) => `'${word}'`).join(' ');
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      cwd: fixture,
+      env: { ...noSandbox, HOME: tmpdir(), NO_COLOR: '1', OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'test-key', MANUS_MODEL: 'scripted-model' },
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.stdin.end(`${answer}\n`);
+    const exitCode = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    return { exitCode, output, json: JSON.parse(/\{"runId".*\}/.exec(output)![0]) };
+  } finally {
+    await server.close();
+  }
+}
 
 const bashCall = (command: string) => ({ toolCalls: [{ name: 'bash', arguments: { command } }] });
 const fix = 'install bubblewrap (apt-get install bubblewrap), start Docker';
@@ -148,6 +171,22 @@ describe('auto sandbox with no bubblewrap and no Docker', () => {
     await expect(declined).rejects.toMatchObject({ code: 'permission_denied', exitCode: 5 });
     await expect(declined).rejects.toThrow(fix);
     expect(questions).toHaveLength(2);
+  });
+
+  it.skipIf(!hasScript)('asks at a real terminal, runs on the host on yes and stops with exit 5 on no', async () => {
+    const fixture = writeLoopFixture({ tools: ['bash', 'terminate'] });
+    try {
+      const agreed = await runOnTerminal(fixture, 'y', [bashCall('echo "on the host: $((6 * 7))"'), terminate()]);
+      expect(agreed.output).toContain('run code on the host without isolation? [y/N]');
+      expect(agreed.exitCode).toBe(0);
+      expect(readEvents(agreed.json.runDirectory).find((event) => event.type === 'tool-call-end')!.content).toContain('on the host: 42');
+      const declined = await runOnTerminal(fixture, 'n', [bashCall('touch ran-on-host'), terminate()]);
+      expect(declined.exitCode).toBe(5);
+      expect(declined.json.error.message).toContain('you declined to run it on the host without isolation');
+      expect(existsSync(join(declined.json.workspace, 'ran-on-host'))).toBe(false);
+    } finally {
+      rmSync(fixture, { recursive: true, force: true });
+    }
   });
 
   it('accepts auto in recipes and agents files', async () => {
