@@ -15,6 +15,7 @@ import { createCommandCgroup, removeCommandCgroup } from './host-cgroups.js';
 import { containedCommandLine, probeHostContainment, type HostContainment } from './host-containment.js';
 import { ProcessGroups } from './process-groups.js';
 import { processStartTime, ProcessRecords } from './process-records.js';
+import { SandboxError } from './sandbox-errors.js';
 import { sandboxEnvironment } from './sandbox-environment.js';
 import type { SandboxOptions } from './sandbox-options.js';
 import type {
@@ -115,7 +116,11 @@ export class HostSandbox implements Sandbox {
 
   private async begin(argv: string[]): Promise<CommandScope> {
     const parent = this.containment.cgroupParent;
-    const cgroup = parent ? await createCommandCgroup(parent, this.limits) : undefined;
+    const cgroup = parent
+      ? await createCommandCgroup(parent, this.limits).catch((error: Error) => {
+          throw new SandboxError('sandbox_failed', `Could not give the command a cgroup with its limits under ${parent}: ${error.message}`);
+        })
+      : undefined;
     const line = containedCommandLine(this.containment, argv, cgroup);
     let processGroup: number | undefined;
     let ended = false;
