@@ -4,6 +4,7 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { ExitCode, formatDiagnostic, ManusError, UsageError, type Diagnostic } from '../runtime/errors.js';
+import type { SandboxSettings } from '../runtime/tool.js';
 
 /** The package's version, filled in by the build. */
 declare const MANUS_VERSION: string;
@@ -40,6 +41,7 @@ function createProgram(): Command {
     .option('--trust <grants>', trustHelp, collect, [])
     .option('--workspace <folder>', 'the folder the agent works in (default workspace/<run id>)')
     .option('--workspace-from <folder>', 'start the workspace as a copy of this folder (it must be new or empty)')
+    .option('--sandbox <kind>', 'where code runs: auto (bubblewrap, else Docker, else the host if you agree), bwrap, docker, or host (no isolation)', sandboxKind)
     .option('--runs-dir <folder>', 'where run folders go (default .manus/runs)')
     .option('--json', 'print one JSON object with the outcome instead of the answer')
     .option('--quiet', 'no progress on stderr')
@@ -174,6 +176,7 @@ export interface RunCommandOptions {
   answer: string[];
   workspace?: string;
   workspaceFrom?: string;
+  sandbox?: SandboxSettings['kind'];
   runsDir?: string;
   json?: boolean;
   quiet?: boolean;
@@ -187,6 +190,13 @@ function positiveNumber(value: string): number {
   const number = Number(value);
   if (!Number.isFinite(number) || number <= 0) throw new InvalidArgumentError('expected a number above 0');
   return number;
+}
+
+function sandboxKind(value: string): SandboxSettings['kind'] {
+  const kinds = ['auto', 'bwrap', 'docker', 'host'] as const;
+  const kind = kinds.find((name) => name === value);
+  if (!kind) throw new InvalidArgumentError(`expected one of ${kinds.join(', ')}`);
+  return kind;
 }
 
 function positiveInteger(value: string): number {

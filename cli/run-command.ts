@@ -30,6 +30,7 @@ export async function runCommand(recipeFile: string, options: RunCommandOptions)
       maxTimeSeconds: options.maxTime,
       workspace: options.workspace,
       trust,
+      sandbox: options.sandbox,
     },
   });
   printPlanWarnings(plan, options);

@@ -38,7 +38,9 @@ export type { ProtectedPath, ProtectedPathChange } from './protected-paths.js';
 export type { WorkspaceAccess, WorkspacePathErrorCode } from './workspace-paths.js';
 export { decodeBytes, defaultSavedOutputLimitMegabytes, limitOutput, OutputFile, savedOutputLimitBytes } from './saved-output.js';
 export type { LimitedOutput, LimitOutputOptions, OutputFileOptions } from './saved-output.js';
-export { createSandbox, defaultSandboxKind, probeBwrap } from './sandbox/create-sandbox.js';
+export { createSandbox, probeBwrap } from './sandbox/create-sandbox.js';
+export { chooseAutoSandbox } from './sandbox/auto-sandbox.js';
+export type { HostConsent, SandboxChoice } from './sandbox/auto-sandbox.js';
 export type { BwrapAvailability, SandboxRequest } from './sandbox/create-sandbox.js';
 export type {
   Sandbox,

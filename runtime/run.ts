@@ -4,18 +4,20 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, realpathSync, rmdirSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { hostname } from 'node:os';
 import { runAgentLoop, type BudgetName, type LoopOutcome, type LoopSettings, type ResumeState } from './agent-loop.js';
 import { attemptWithChecks } from './checks/check-attempts.js';
 import type { CheckResult } from './checks/check-types.js';
 import { ProtectedPaths, protectedPathsFor } from './protected-paths.js';
 import { sandboxForRun } from './sandbox/run-sandbox.js';
+import type { SandboxChoice } from './sandbox/auto-sandbox.js';
+import { killLeftoverProcesses } from './sandbox/process-records.js';
 import type { RunPlan } from './config/resolve-recipe.js';
 import { assertTrustGranted } from './config/trust-consent.js';
 import { ConfigError, ExitCode, ManusError, type ExitCodeValue } from './errors.js';
 import { FinalAnswerSchema } from './final-answer.js';
-import { createHumanChannel } from './human-channel.js';
+import { askOnTerminal, createHumanChannel } from './human-channel.js';
 import { ModelClient } from './model/model-client.js';
 import { missingEnvironment, resolveModelConnection, type ModelConnection } from './model/model-connection.js';
 import type { ChatModel, TokenUsage } from './model/model-types.js';
@@ -129,9 +131,12 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
   trace.onEvent((type, data) => {
     if (type === 'step-end') progress = { step: data.step as number, usage: data.usage as TokenUsage };
   });
+  // Commands a killed runtime left running on the host, recorded in their run folders.
+  const leftovers = killLeftoverProcesses(dirname(runDirectory));
+  if (leftovers.killed.length > 0) trace.emit('sandbox-cleanup', { killedProcesses: leftovers.killed });
   // Chosen when a tool first needs it, so runs that execute no code never probe for a sandbox.
   let sandbox: Promise<SandboxSettings> | undefined;
-  const sandboxSettings = () => (sandbox ??= chooseSandbox(plan.sandbox, trace));
+  const sandboxSettings = () => (sandbox ??= chooseSandbox(plan, trace, options));
   // What the runtime, git or a shell would later load or run on the host; kept as it is now.
   const protectedPaths = new ProtectedPaths(
     protectedPathsFor(plan, { cwd: options.cwd, workspace: realWorkspace, runsDirectory, environment: options.environment }),
@@ -179,7 +184,7 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
         : { profile: plan.profile.name, provider: 'recorded', model: 'recorded' },
       budgets: plan.budgets,
       tools: [...tools.keys()],
-      sandbox: plan.sandbox?.kind ?? 'default',
+      sandbox: requestedSandbox(plan).kind,
       // What the user granted, for the record; a resumed run needs the grants given again.
       trust: [...plan.trustGrants],
       workspace: relativeToCwd(options.cwd, realWorkspace),
@@ -319,17 +324,41 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
   return result;
 }
 
-async function chooseSandbox(configured: SandboxSettings | undefined, trace: RunTrace): Promise<SandboxSettings> {
-  if (configured?.kind === 'docker') {
+/** The sandbox the run asks for: the user's `--sandbox` over the recipe's and the agent's, `auto` by default. */
+function requestedSandbox(plan: RunPlan): SandboxSettings {
+  const configured = plan.sandbox ?? { kind: 'auto', network: false, options: {} };
+  return plan.overrides.sandbox ? { ...configured, kind: plan.overrides.sandbox } : configured;
+}
+
+/** Resolves `auto`, records the choice and why, and warns about what a host sandbox does not cover. */
+async function chooseSandbox(plan: RunPlan, trace: RunTrace, options: RunOptions): Promise<SandboxSettings> {
+  const requested = requestedSandbox(plan);
+  let choice: SandboxChoice;
+  if (requested.kind === 'auto') {
+    const { chooseAutoSandbox } = await import('./sandbox/auto-sandbox.js');
+    choice = await chooseAutoSandbox(requested, {
+      trustGrants: plan.trustGrants,
+      ask: options.interactive ? (question) => askOnTerminal(question, {}, options.signal) : undefined,
+    });
+  } else {
+    choice = { settings: requested, reason: plan.overrides.sandbox ? `chosen with --sandbox ${plan.overrides.sandbox}` : 'configured' };
+  }
+  const { settings } = choice;
+  if (settings.kind === 'docker') {
     const { cleanupLeftoverContainers } = await import('./sandbox/docker-ownership.js');
     const removed = await cleanupLeftoverContainers().catch(() => []);
     if (removed.length > 0) trace.emit('sandbox-cleanup', { removedContainers: removed });
   }
-  if (configured) return configured;
-  const { defaultSandboxKind } = await import('./sandbox/create-sandbox.js');
-  const kind = await defaultSandboxKind({ warn: (message) => trace.emit('run-warning', { message }) });
-  trace.emit('sandbox-selected', { kind });
-  return { kind, network: false, options: {} };
+  let containment: Record<string, unknown> = {};
+  if (settings.kind === 'host') {
+    const { probeHostContainment } = await import('./sandbox/host-containment.js');
+    const found = await probeHostContainment();
+    trace.emit('run-warning', { message: `code runs on the host without isolation (${choice.reason}).` });
+    for (const gap of found.gaps) trace.emit('run-warning', { message: `${gap}.` });
+    containment = { containment: { pidNamespace: found.namespace !== undefined, dieWithRuntime: found.parentDeathSignal, cgroup: found.cgroupParent !== undefined } };
+  }
+  trace.emit('sandbox-selected', { requested: requested.kind, kind: settings.kind, reason: choice.reason, ...containment });
+  return settings;
 }
 
 function relativeToCwd(cwd: string, path: string): string {

@@ -101,8 +101,9 @@ export interface ToolContext {
   /** Settings for the tool from the agent or recipe (`tool_settings.<name>`), already merged. */
   settings: Record<string, unknown>;
   /**
-   * The sandbox chosen for the run (`host`, `bwrap`, `docker`), for tools that execute code. It is
-   * chosen on the first call, so runs whose tools execute no code never probe for one.
+   * The sandbox chosen for the run (`host`, `bwrap`, `docker`; never `auto`), for tools that
+   * execute code. It is chosen on the first call, so runs whose tools execute no code never probe
+   * for one.
    */
   sandboxSettings(): Promise<SandboxSettings>;
   /**
@@ -113,7 +114,8 @@ export interface ToolContext {
 }
 
 export interface SandboxSettings {
-  kind: 'host' | 'bwrap' | 'docker';
+  /** `auto` (the default) becomes bwrap, docker or host when a tool first needs a sandbox. */
+  kind: 'auto' | 'host' | 'bwrap' | 'docker';
   network: boolean;
   options: Record<string, unknown>;
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import bash from '../plugins/bash.js';
 import type { ToolContext, ToolResult } from '../runtime/tool.js';
 import { useToolContexts } from './support/tool-context.js';
-import { processIsGone } from './support/processes.js';
+import { processesWithArgument } from './support/processes.js';
 
 const createContext = useToolContexts();
 const newContext = (settings: Record<string, unknown> = {}) => createContext({ settings });
@@ -103,13 +103,13 @@ describe('bash timeouts', () => {
     const { context } = newContext();
     await runBash(context, 'export MARK=old');
     const started = Date.now();
-    const result = await runBash(context, 'sleep 300 & echo $! > background.pid; echo started; sleep 300', { timeout: 1 });
+    const marker = `300.${process.pid}${Date.now() % 100000}`;
+    const result = await runBash(context, `sleep ${marker} & echo started; sleep 300`, { timeout: 1 });
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(result.isError).toBe(true);
     expect(result.content).toContain('started');
     expect(result.content).toContain('[Timed out after 1 s: the shell and every process it started were killed;');
-    const backgroundPid = Number(readFileSync(join(context.workspace, 'background.pid'), 'utf8'));
-    await expect.poll(() => processIsGone(backgroundPid), { timeout: 3000 }).toBe(true);
+    await expect.poll(() => processesWithArgument(marker), { timeout: 3000 }).toEqual([]);
     const next = await runBash(context, 'echo "mark=[$MARK]"');
     expect(next.content).toBe('mark=[]\n[Exit status 0]');
   });

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -9,7 +9,9 @@ import { retryPrompt } from '../runtime/checks/retry-prompt.js';
 import { runChecks } from '../runtime/checks/run-checks.js';
 import { createSandbox, probeBwrap } from '../runtime/sandbox/create-sandbox.js';
 import { HostSandbox } from '../runtime/sandbox/host-sandbox.js';
+import { readSandboxOptions } from '../runtime/sandbox/sandbox-options.js';
 import type { Sandbox } from '../runtime/sandbox/sandbox-types.js';
+import { processesWithArgument } from './support/processes.js';
 
 const bwrap = await probeBwrap();
 if (!bwrap.usable) console.warn(`the bubblewrap check test is skipped: ${bwrap.reason}`);
@@ -41,16 +43,6 @@ function checks(raw: unknown[], options: Parameters<typeof readChecks>[1] = {}):
 async function runOne(raw: Record<string, unknown>, overrides: Partial<CheckInput> = {}): Promise<CheckResult> {
   const [result] = await runChecks(checks([raw], { responseSchema: overrides.responseSchema }), input(overrides));
   return result;
-}
-
-/** A killed process whose parent is gone may linger as a zombie until reaped; it runs no more. */
-function processRunning(pid: number): boolean {
-  try {
-    const state = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !state.slice(state.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return false;
-  }
 }
 
 describe('reading checks from a recipe', () => {
@@ -149,12 +141,13 @@ describe('command checks', () => {
 
   it('kills a command that runs past its timeout, with everything it started', async () => {
     const started = performance.now();
-    const result = await runOne({ command: 'sleep 60 & echo $! > sleeper.pid; wait', timeout_seconds: 0.5 });
+    const marker = `60.${process.pid}${Date.now() % 100000}`;
+    const result = await runOne({ command: `sleep ${marker} & touch started; wait`, timeout_seconds: 0.5 });
     expect(performance.now() - started).toBeLessThan(10_000);
     expect(result.passed).toBe(false);
     expect(result.detail).toContain('timed out after 0.5 s and was killed');
-    const sleeper = Number(readFileSync(join(workspace, 'sleeper.pid'), 'utf8'));
-    expect(processRunning(sleeper)).toBe(false);
+    expect(existsSync(join(workspace, 'started'))).toBe(true);
+    await expect.poll(() => processesWithArgument(marker), { timeout: 3000 }).toEqual([]);
   });
 
   it('stops at an interrupt and skips the checks not yet started', async () => {
@@ -169,7 +162,7 @@ describe('command checks', () => {
   it('runs in the sandbox it is given, creating it once and only when a command needs it', async () => {
     const created: Sandbox[] = [];
     const sandbox = async () => {
-      const host = new HostSandbox(workspace, { passEnvironment: [] });
+      const host = await HostSandbox.create({ workspace, options: readSandboxOptions({}) });
       created.push(host);
       return host;
     };

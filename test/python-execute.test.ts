@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import pythonExecute from '../plugins/python_execute.js';
 import type { ToolContext, ToolResult } from '../runtime/tool.js';
 import { useToolContexts } from './support/tool-context.js';
-import { processIsGone } from './support/processes.js';
+import { processesWithArgument } from './support/processes.js';
 
 const createContext = useToolContexts();
 const newContext = (settings: Record<string, unknown> = {}) => createContext({ settings });
@@ -95,9 +95,12 @@ describe('python_execute in fresh mode', () => {
 
   it('on timeout kills the code, its child and a background grandchild, keeping the partial output', async () => {
     const { context } = newContext();
+    // Process ids inside a sandbox need not be the host's, so the processes are found by their arguments.
+    const marker = `300.${process.pid}${Date.now() % 100000}`;
+    const childScript = `sleep ${marker} & echo $! > grandchild.pid; wait`;
     const code = [
       'import subprocess, time',
-      'child = subprocess.Popen("sleep 300 & echo $! > grandchild.pid; wait", shell=True)',
+      `child = subprocess.Popen("${childScript}", shell=True)`,
       'open("child.pid", "w").write(str(child.pid))',
       'print("started", flush=True)',
       'time.sleep(300)',
@@ -108,10 +111,9 @@ describe('python_execute in fresh mode', () => {
     expect(result.isError).toBe(true);
     expect(result.content).toContain('started');
     expect(result.content).toContain('[Timed out after 1.5 s');
-    const childPid = Number(readFileSync(join(context.workspace, 'child.pid'), 'utf8'));
-    const grandchildPid = Number(readFileSync(join(context.workspace, 'grandchild.pid'), 'utf8'));
-    expect(grandchildPid).toBeGreaterThan(0);
-    await expect.poll(() => processIsGone(childPid) && processIsGone(grandchildPid), { timeout: 3000 }).toBe(true);
+    expect(Number(readFileSync(join(context.workspace, 'child.pid'), 'utf8'))).toBeGreaterThan(0);
+    expect(Number(readFileSync(join(context.workspace, 'grandchild.pid'), 'utf8'))).toBeGreaterThan(0);
+    await expect.poll(() => [...processesWithArgument(childScript), ...processesWithArgument(marker)], { timeout: 3000 }).toEqual([]);
   });
 
   it('keeps the model-facing output within max_output and saves the full output', async () => {

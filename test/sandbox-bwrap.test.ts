@@ -7,7 +7,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import bash from '../plugins/bash.js';
 import pythonExecute from '../plugins/python_execute.js';
 import { BwrapSandbox } from '../runtime/sandbox/bwrap-sandbox.js';
-import { defaultSandboxKind, probeBwrap } from '../runtime/sandbox/create-sandbox.js';
+import { chooseAutoSandbox } from '../runtime/sandbox/auto-sandbox.js';
+import { probeBwrap } from '../runtime/sandbox/create-sandbox.js';
 import { readSandboxOptions } from '../runtime/sandbox/sandbox-options.js';
 import type { Sandbox } from '../runtime/sandbox/sandbox-types.js';
 import type { ToolResult } from '../runtime/tool.js';
@@ -162,10 +163,9 @@ describe.skipIf(!availability.usable)('bwrap sandbox', () => {
     expect(result).toMatchObject({ exitCode: null, signal: 'SIGTERM' });
   });
 
-  it('is chosen as the default sandbox kind here, without a warning', async () => {
-    const warnings: string[] = [];
-    expect(await defaultSandboxKind({ warn: (message) => warnings.push(message) })).toBe('bwrap');
-    expect(warnings).toEqual([]);
+  it('is what the auto sandbox chooses here, without asking anyone', async () => {
+    const choice = await chooseAutoSandbox({ kind: 'auto', network: false, options: {} }, { trustGrants: new Set() });
+    expect(choice).toEqual({ settings: { kind: 'bwrap', network: false, options: {} }, reason: 'bubblewrap works here' });
   });
 });
 

@@ -5,6 +5,7 @@
  * everything it started.
  */
 import { HostSandbox } from '../sandbox/host-sandbox.js';
+import { readSandboxOptions } from '../sandbox/sandbox-options.js';
 import type { Sandbox } from '../sandbox/sandbox-types.js';
 import { truncateMiddle } from '../truncate.js';
 import type { SandboxSource } from './check-types.js';
@@ -33,7 +34,7 @@ export const outputLimitCharacters = 4000;
 
 export async function runShellCommand(command: string, options: ShellCommandOptions): Promise<ShellCommandOutcome> {
   if (options.sandbox === undefined) {
-    const host = new HostSandbox(options.workspace, { passEnvironment: [] });
+    const host = await HostSandbox.create({ workspace: options.workspace, options: readSandboxOptions({}) });
     try {
       return await runInSandbox(host, command, options);
     } finally {

@@ -31,6 +31,8 @@ export interface RecipeOverrides {
   workspace?: string;
   /** Grants the user gave on the command line (`--trust`). */
   trust?: TrustGrant[];
+  /** The sandbox kind the user chose with `--sandbox`; it replaces the configured kind. */
+  sandbox?: SandboxSettings['kind'];
 }
 
 export interface RunBudgets {

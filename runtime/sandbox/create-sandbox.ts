@@ -1,7 +1,7 @@
 /**
- * Chooses and builds the sandbox a run's code-running tools share. `defaultSandboxKind` picks
- * bubblewrap when it works here, because it isolates at almost no cost (a few milliseconds
- * per command), and falls back to the host with a warning.
+ * Builds the sandbox a run's code-running tools share, and probes whether bubblewrap works here.
+ * The `auto` kind is resolved before this (auto-sandbox.ts): bubblewrap isolates at almost no
+ * cost (a few milliseconds per command), so it comes first.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,8 +10,9 @@ import type { SandboxSettings } from '../tool.js';
 import { BwrapSandbox } from './bwrap-sandbox.js';
 import { DockerSandbox } from './docker-sandbox.js';
 import { HostSandbox } from './host-sandbox.js';
+import { SandboxError } from './sandbox-errors.js';
 import { readSandboxOptions } from './sandbox-options.js';
-import type { Sandbox, SandboxKind, SandboxPlacement } from './sandbox-types.js';
+import type { Sandbox, SandboxPlacement } from './sandbox-types.js';
 
 export type SandboxRequest = SandboxSettings & SandboxPlacement;
 
@@ -24,7 +25,7 @@ export async function createSandbox(request: SandboxRequest): Promise<Sandbox> {
   const options = readSandboxOptions(request.options);
   switch (request.kind) {
     case 'host':
-      return new HostSandbox(request.workspace, options);
+      return HostSandbox.create({ workspace: request.workspace, runDirectory: request.runDirectory, options });
     case 'bwrap':
       return BwrapSandbox.create({ workspace: request.workspace, network: request.network, options, protectedPaths: request.protectedPaths });
     case 'docker':
@@ -35,15 +36,9 @@ export async function createSandbox(request: SandboxRequest): Promise<Sandbox> {
         options,
         protectedPaths: request.protectedPaths,
       });
+    case 'auto':
+      throw new SandboxError('sandbox_options_invalid', 'the auto sandbox kind must be resolved to bwrap, docker or host before a sandbox is created.');
   }
-}
-
-/** bwrap when it works on this machine; otherwise host, after telling `warn` why in one line. */
-export async function defaultSandboxKind({ warn }: { warn: (message: string) => void }): Promise<SandboxKind> {
-  const availability = await probeBwrap();
-  if (availability.usable) return 'bwrap';
-  warn(`bubblewrap is not usable here (${availability.reason}); code runs on the host without isolation.`);
-  return 'host';
 }
 
 /** Runs `true` in a real bwrap sandbox, exactly as commands will run; the answer is kept for the process. */

@@ -1,7 +1,8 @@
 /**
  * Runs host processes, each in its own process group (`detached: true`), so that a timeout, an
  * abort or the end of a command kills the whole group with one signal: the process, its
- * children, and background jobs it left behind. Shared by the host and bwrap sandboxes.
+ * children, and background jobs it left behind. Shared by the host and bwrap sandboxes; the host
+ * sandbox adds a PID namespace for the processes that leave their group (host-containment.ts).
  */
 import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { BoundedOutput, defaultOutputLimitBytes, type OutputSink } from './bounded-output.js';
@@ -19,9 +20,11 @@ export interface ProcessGroupCommandOptions {
   outputSinks?: { stdout?: OutputSink; stderr?: OutputSink };
   /** True when the program reports a signalled child as status 128 + N (bwrap does). */
   statusEncodesSignal?: boolean;
+  /** Called with the group's id once the process has started, before anything is awaited. */
+  onStart?: (processGroup: number) => void;
 }
 
-export type ProcessGroupSessionOptions = Pick<ProcessGroupCommandOptions, 'cwd' | 'env' | 'statusEncodesSignal'>;
+export type ProcessGroupSessionOptions = Pick<ProcessGroupCommandOptions, 'cwd' | 'env' | 'statusEncodesSignal' | 'onStart'>;
 
 /** How long to wait for output pipes to close after the group was killed; a process that left the group may hold them. */
 const pipeCloseGraceMs = 1000;
@@ -141,6 +144,7 @@ function startProcessGroup(argv: string[], options: ProcessGroupSessionOptions):
   child.on('error', () => {});
   // A command that exits without reading its input closes the pipe under us; that is not a failure.
   child.stdin.on('error', () => {});
+  if (child.pid !== undefined) options.onStart?.(child.pid);
   return child;
 }
 

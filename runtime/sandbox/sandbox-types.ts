@@ -7,7 +7,8 @@ import type { ProtectedPaths } from '../protected-paths.js';
 import type { SandboxSettings } from '../tool.js';
 import type { OutputSink } from './bounded-output.js';
 
-export type SandboxKind = SandboxSettings['kind'];
+/** A sandbox that can be created; `auto` is resolved to one of these first. */
+export type SandboxKind = Exclude<SandboxSettings['kind'], 'auto'>;
 
 /** An argument vector run as is, or a shell command line run with `sh -c`. */
 export type SandboxCommand = string[] | string;
