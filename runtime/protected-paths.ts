@@ -3,7 +3,8 @@
  * on the host: plugin folders, agents.yaml files, the recipe and its prompt files, the runs
  * folder, `.git/hooks` and `.git/config`, `.mcp.json`, shell start-up files and the user's manus
  * configuration. The list is computed once per run, whether the paths exist yet or not (git's
- * hooks and config are those of repositories that exist when the run starts); file
+ * hooks and config are those of repositories that exist when the run starts; one made during the
+ * run may keep only sample hooks and settings that run nothing); file
  * tools refuse them, sandboxes mount them read-only, and `verify` (run after each command)
  * undoes any change and stops the run, which is the only control when commands run on the host.
  */
@@ -20,6 +21,7 @@ import {
   type ProtectedPathChange,
   type ProtectedSnapshot,
 } from './protected-path-snapshot.js';
+import { checkNewRepositories, repositoryFolders } from './new-repository-check.js';
 import { shellStartupFiles } from './workspace-paths.js';
 
 export type { ProtectedPathChange } from './protected-path-snapshot.js';
@@ -62,8 +64,8 @@ export function protectedPathsFor(plan: RunPlan, places: ProtectedPathPlaces): P
   add(join(places.cwd, '.manus'), 'folder', 'it holds the runtime\'s runs', false);
   add(places.runsDirectory, 'folder', 'it holds the runtime\'s runs', false);
   for (const root of new Set([places.cwd, places.workspace])) {
-    // The hooks and settings of a repository the user has; one the agent creates with `git init`
-    // is its own work product, like any file it writes, and protecting it would stop such runs.
+    // The hooks and settings of a repository the user has. One the agent creates with `git init` is
+    // its own work, and protecting it would stop such runs; `verify` keeps its hooks and settings inert.
     if (existsSync(join(root, '.git'))) {
       add(join(root, '.git', 'hooks'), 'folder', 'git runs the hooks in it');
       add(join(root, '.git', 'config'), 'file', 'git reads its settings and commands from it');
@@ -135,6 +137,8 @@ export interface ProtectedPathsOptions {
   onChanged?: (changes: ProtectedPathChange[]) => void;
   /** How a path is shown in messages; absolute by default. */
   display?: (path: string) => string;
+  /** Folders whose repositories created during the run may hold only sample hooks and plain settings. */
+  repositoryRoots?: readonly string[];
 }
 
 /** The protected paths of one run and the controls built on them. */
@@ -146,6 +150,7 @@ export class ProtectedPaths {
    */
   readonly placeholders = new Set<string>();
   private snapshot: ProtectedSnapshot | undefined;
+  private repositoriesAtStart = new Set<string>();
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -184,6 +189,7 @@ export class ProtectedPaths {
   /** Remembers the current state of every watched path; `verify` compares against it. */
   async capture(): Promise<void> {
     this.snapshot = await takeSnapshot(this.watchedRoots(), { withContent: true, ignored: this.placeholders });
+    this.repositoriesAtStart = new Set(repositoryFolders(this.options.repositoryRoots ?? []));
   }
 
   /**
@@ -199,11 +205,14 @@ export class ProtectedPaths {
   private async verifyNow(): Promise<void> {
     const before = this.snapshot;
     if (!before) return;
+    const changes = checkNewRepositories(this.options.repositoryRoots ?? [], this.repositoriesAtStart);
     const now = await takeSnapshot(this.watchedRoots(), { withContent: false, ignored: this.placeholders });
     const differences = compareProtectedSnapshots(before, now);
-    if (differences.length === 0) return;
-    const changes = await undoChanges(differences, before);
-    this.snapshot = carryContents(before, await takeSnapshot(this.watchedRoots(), { withContent: false, ignored: this.placeholders }));
+    if (differences.length > 0) {
+      changes.push(...await undoChanges(differences, before));
+      this.snapshot = carryContents(before, await takeSnapshot(this.watchedRoots(), { withContent: false, ignored: this.placeholders }));
+    }
+    if (changes.length === 0) return;
     this.options.onChanged?.(changes);
     throw new PermissionDeniedError(this.describe(changes));
   }
@@ -211,7 +220,7 @@ export class ProtectedPaths {
   private describe(changes: ProtectedPathChange[]): string {
     const display = this.options.display ?? ((path: string) => path);
     const lines = changes.map((change) => {
-      const entry = this.protectionOf(change.path);
+      const entry = this.protectionOf(change.path) ?? newRepositoryProtection(change.path);
       const outcome = change.restored ? (change.change === 'created' ? 'removed' : 'restored') : 'could not be restored';
       return `  ${display(change.path)}: ${change.change}, ${outcome}${entry ? ` (protected: ${entry.reason})` : ''}`;
     });
@@ -234,6 +243,13 @@ export function protectedPathNotice(protectedPaths: ProtectedPaths | undefined, 
     .map((entry) => entry.path.slice(workspace.length + 1) + (entry.kind === 'folder' ? '/' : ''));
   if (inside.length === 0) return undefined;
   return `[Protected paths are read-only for the agent (the runtime, git or a shell loads them later on the host): ${inside.join(', ')}]`;
+}
+
+/** Why a hook or setting of a repository made during the run was removed. */
+function newRepositoryProtection(path: string): Pick<ProtectedPath, 'reason'> | undefined {
+  if (path.includes(`${sep}.git${sep}hooks${sep}`)) return { reason: 'git runs the hooks of a repository made during the run; only samples may stay' };
+  if (path.endsWith(`${sep}.git${sep}config`)) return { reason: 'only settings that run nothing may stay in a repository made during the run' };
+  return undefined;
 }
 
 /** A protected file, or every file in a protected folder. */

@@ -142,6 +142,7 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
     protectedPathsFor(plan, { cwd: options.cwd, workspace: realWorkspace, runsDirectory, environment: options.environment }),
     {
       display: (path) => relativeToCwd(options.cwd, path),
+      repositoryRoots: [...new Set([options.cwd, realWorkspace])],
       onChanged: (changes) => trace.emit('protected-path-changed', {
         changes: changes.map((change) => ({ ...change, path: relativeToCwd(options.cwd, change.path) })),
       }),

@@ -1,10 +1,12 @@
 import { chmodSync, chownSync, existsSync, linkSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import bashTool from '../plugins/bash.js';
 import editorTool from '../plugins/str_replace_editor.js';
 import { resolveRecipe } from '../runtime/config/resolve-recipe.js';
 import { PermissionDeniedError } from '../runtime/errors.js';
+import { plainConfigLines } from '../runtime/new-repository-check.js';
 import { ProtectedPaths, protectedPathsFor, type ProtectedPathChange } from '../runtime/protected-paths.js';
 import { probeBwrap } from '../runtime/sandbox/create-sandbox.js';
 import { probeDocker } from '../runtime/sandbox/docker-connection.js';
@@ -356,5 +358,51 @@ describe('the after-command check', () => {
     expect(read(target.folder, 'plugins/good.ts')).toBe('export default [];\n');
     expect(statSync(join(target.folder, 'plugins', 'good.ts')).mode & 0o777).toBe(0o640);
     expect(lstatSync(join(target.folder, 'plugins', 'alias.ts')).isSymbolicLink()).toBe(true);
+  });
+});
+
+describe('a repository the agent makes during the run', () => {
+  const git = (folder: string, ...args: string[]) => {
+    const result = spawnSync('git', args, { cwd: folder, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: folder } });
+    if (result.status !== 0) throw new Error(`git ${args.join(' ')}: ${result.stderr}`);
+    return result.stdout;
+  };
+
+  it('keeps only what runs nothing: sample hooks and plain settings, here and one folder down', async () => {
+    const workspace = makeFixture({ 'readme.txt': 'hello\n' });
+    folders.push(workspace);
+    const changes: ProtectedPathChange[][] = [];
+    const protectedPaths = new ProtectedPaths([], { repositoryRoots: [workspace], onChanged: (changed) => changes.push(changed) });
+    await protectedPaths.capture();
+
+    git(workspace, 'init', '-q');
+    git(workspace, 'config', 'user.email', 'agent@example.com');
+    git(workspace, 'remote', 'add', 'origin', 'https://example.com/repository.git');
+    await protectedPaths.verify();
+    expect(changes).toEqual([]);
+
+    writeFileSync(join(workspace, '.git', 'hooks', 'pre-commit'), '#!/bin/sh\ntouch owned\n', { mode: 0o755 });
+    git(workspace, 'config', 'core.hooksPath', '/tmp/elsewhere');
+    git(workspace, 'config', 'alias.st', '!sh -c "touch owned"');
+    mkdirSync(join(workspace, 'nested'));
+    git(join(workspace, 'nested'), 'init', '-q');
+    git(join(workspace, 'nested'), 'config', 'core.fsmonitor', 'touch owned');
+    await expect(protectedPaths.verify()).rejects.toThrow(PermissionDeniedError);
+
+    expect(existsSync(join(workspace, '.git', 'hooks', 'pre-commit'))).toBe(false);
+    expect(existsSync(join(workspace, '.git', 'hooks', 'pre-commit.sample'))).toBe(true);
+    const settings = git(workspace, 'config', '--local', '--list');
+    expect(settings).not.toMatch(/hookspath|alias/i);
+    expect(settings).toContain('user.email=agent@example.com');
+    expect(settings).toContain('remote.origin.url=https://example.com/repository.git');
+    expect(git(join(workspace, 'nested'), 'config', '--local', '--list')).not.toMatch(/fsmonitor/);
+    expect(changes.flat().map((change) => change.path.slice(workspace.length + 1)).sort()).toEqual(['.git/config', '.git/hooks/pre-commit', 'nested/.git/config']);
+    // The repository still works after the clean-up.
+    git(workspace, 'status', '--short');
+  });
+
+  it('drops a setting with every line it continues onto, and keeps section headers', () => {
+    const text = '[core]\n\trepositoryformatversion = 0\n\tpager = sh -c \\\n "touch owned"\n[include]\n\tpath = /tmp/evil\n[remote "origin"]\n\turl = https://example.com/r.git\n\tuploadpack = touch owned\n';
+    expect(plainConfigLines(text)).toBe('[core]\n\trepositoryformatversion = 0\n[include]\n[remote "origin"]\n\turl = https://example.com/r.git\n');
   });
 });
