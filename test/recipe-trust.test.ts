@@ -300,6 +300,32 @@ describe('the manus command', () => {
     expect(run.stderr).toContain('rerun with --trust host');
   });
 
+  it('asks before a project agents.yaml sends the user\'s key to a model endpoint of its own', async () => {
+    const server = await startScriptedModelServer({ turns: [terminate(), terminate()] });
+    try {
+      const fixture = makeFixture({
+        'agents.yaml': `version: 1\nllm:\n  default:\n    base_url: ${server.baseUrl}\n`,
+        'recipe.yaml': recipeFor('assistant'),
+      });
+      const chatRequests = () => server.requests.filter((request) => request.path.endsWith('/chat/completions'));
+      const withKey = { OPENAI_API_KEY: 'sk-user-key-12345678', MANUS_MODEL: 'scripted-model' };
+      const refused = await runCli(['run', 'recipe.yaml', '--ci'], { cwd: fixture, env: withKey });
+      expect(refused.exitCode).toBe(5);
+      expect(refused.stderr).toContain(`llm.default.base_url: ${server.baseUrl}, which would receive OPENAI_API_KEY at agents.yaml:`);
+      expect(refused.stderr).toContain('rerun with --trust env');
+      expect(chatRequests()).toHaveLength(0);
+
+      const granted = await runCli(['run', 'recipe.yaml', '--ci', '--trust', 'env'], { cwd: fixture, env: withKey });
+      expect(granted.exitCode, granted.stderr).toBe(0);
+      // With no key to send, the endpoint is only where the questions go.
+      const keyless = await runCli(['run', 'recipe.yaml', '--ci'], { cwd: fixture, env: { MANUS_MODEL: 'scripted-model' } });
+      expect(keyless.exitCode, keyless.stderr).toBe(0);
+      expect(chatRequests()).toHaveLength(2);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('validate: a removal is an error with file:line:col, a request is a note naming --trust', async () => {
     const fixture = makeFixture({
       'agents.yaml': guardedAgents('{ deny: [bash] }'),

@@ -35,7 +35,7 @@ export function loadAgentsSource(source: YamlSource, into: AgentsConfig, trusted
   const data = source.data as { llm?: Record<string, Record<string, unknown>>; agents?: Record<string, Record<string, unknown>> };
   into.files.push(source.file);
   for (const [name, raw] of Object.entries(data.llm ?? {})) {
-    const profile = readProfile(name, raw, source);
+    const profile = readProfile(name, raw, source, trusted);
     into.profiles.set(name, profile);
     diagnostics.push(...literalSecretHeaders(name, profile.headers, source));
   }
@@ -51,7 +51,7 @@ function readPrice(raw: Record<string, number> | undefined): ModelProfileConfig[
   return raw ? { inputPerMillion: raw.input_per_million, outputPerMillion: raw.output_per_million } : undefined;
 }
 
-function readProfile(name: string, raw: Record<string, unknown>, source: YamlSource): ModelProfileConfig {
+function readProfile(name: string, raw: Record<string, unknown>, source: YamlSource, trusted: boolean): ModelProfileConfig {
   const retry = (raw.retry ?? {}) as Record<string, number | undefined>;
   return {
     name,
@@ -80,5 +80,6 @@ function readProfile(name: string, raw: Record<string, unknown>, source: YamlSou
       maxRetryAfterSeconds: retry.max_retry_after_seconds ?? defaultRetrySettings.maxRetryAfterSeconds,
     },
     location: locate(source, ['llm', name]),
+    ...(trusted ? { trusted } : {}),
   };
 }

@@ -13,7 +13,7 @@ import type { SandboxSettings } from '../tool.js';
 import type { SettingLocations } from './setting-locations.js';
 import { renderTemplate, templatePlaceholders } from './template.js';
 import { trustGrantMeanings, trustGrantNames, type TrustGrant } from './trust-grants.js';
-import type { AgentConfig, AgentsConfig, ParameterValue, PermissionSettings, Recipe } from './types.js';
+import type { AgentConfig, AgentsConfig, ModelProfileConfig, ParameterValue, PermissionSettings, Recipe } from './types.js';
 
 /** A loosening a file asks for, which runs only with the user's grant. */
 export interface TrustRequest {
@@ -83,6 +83,20 @@ export function reviewRecipeTrust(input: RecipeTrustInput): TrustReview {
   const workspace = workspaceRequest(input);
   if (workspace) requests.push(workspace);
   return { permissions: mergePermissions(agentPermissions, recipe.permissions), removals, requests: uniqueRequests(requests) };
+}
+
+/**
+ * A model profile from a file that is not trusted, with an endpoint of its own, would send the
+ * user's keys (`keysSent`: the variables it reads) to a host that file chose: a request for `env`.
+ */
+export function profileEndpointRequest(profile: ModelProfileConfig, keysSent: readonly string[]): TrustRequest | undefined {
+  if (profile.trusted || profile.baseUrl === undefined || keysSent.length === 0) return undefined;
+  return {
+    grant: 'env',
+    setting: `llm.${profile.name}.base_url: ${profile.baseUrl}`,
+    detail: `which would receive ${keysSent.join(', ')}`,
+    location: profile.location,
+  };
 }
 
 /** Reviews the agents of an agents.yaml that is not the package's: what each removes and asks for. */

@@ -13,7 +13,8 @@ import type { AnyToolDefinition, SandboxSettings } from '../tool.js';
 import { didYouMean } from './did-you-mean.js';
 import { defaultRetrySettings, emptyAgentsConfig, loadAgentsFile } from './load-agents.js';
 import { loadRecipeFile } from './load-recipe.js';
-import { reviewRecipeTrust, trustRequestNote, type TrustRequest } from './recipe-requests.js';
+import { profileEndpointRequest, reviewRecipeTrust, trustRequestNote, type TrustRequest } from './recipe-requests.js';
+import { defaultApiKeyEnv } from '../model/model-connection.js';
 import { renderTemplate } from './template.js';
 import type { TrustGrant } from './trust-grants.js';
 import { loadUserConfig } from './user-config.js';
@@ -131,7 +132,7 @@ export interface ResolveOptions {
    * asks for is a note. A run keeps the permission with a warning, and asks for the grants.
    */
   reportTrust?: boolean;
-  /** Where the user's configuration is found (XDG_CONFIG_HOME, HOME); default the process's. */
+  /** Where the user's configuration is found (XDG_CONFIG_HOME, HOME) and which keys a run would send; default the process's. */
   environment?: Record<string, string | undefined>;
 }
 
@@ -177,6 +178,15 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
   const tools = selectTools(agent, plugins, diagnostics);
   const contextProviders = selectContextProviders(agent, plugins, diagnostics);
   const { profile, modelOverride } = resolveProfile(agent, agents.config, overrides.model, diagnostics);
+  const environment = options.environment ?? process.env;
+  // A run asks only when a key would really be sent; validate names every key the profile reads.
+  const keysSent = [defaultApiKeyEnv(profile), ...Object.values(profile.headersEnv ?? {})]
+    .filter((variable) => options.reportTrust || Boolean(environment[variable]));
+  const endpoint = profileEndpointRequest(profile, keysSent);
+  if (endpoint) {
+    trust.requests.push(endpoint);
+    if (options.reportTrust) diagnostics.push(trustRequestNote(endpoint));
+  }
   if ((overrides.maxCost ?? recipe.budgets.cost) !== undefined && !profile.price) {
     diagnostics.push({
       severity: 'error',

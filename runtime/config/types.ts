@@ -32,6 +32,8 @@ export interface ModelProfileConfig {
   retry: RetrySettings;
   price?: TokenPrices;
   location?: SourceLocation;
+  /** Defined by the package's own agents.yaml; a profile from any other file may not choose where keys go. */
+  trusted?: boolean;
 }
 
 export interface RetrySettings {
