@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { resolveRecipe } from '../runtime/config/resolve-recipe.js';
 import { executeRun } from '../runtime/run.js';
 import { chooseAutoSandbox } from '../runtime/sandbox/auto-sandbox.js';
+import { diagnoseBwrapFailure } from '../runtime/sandbox/bwrap-diagnosis.js';
 import { probeBwrap } from '../runtime/sandbox/create-sandbox.js';
 import { probeDocker } from '../runtime/sandbox/docker-connection.js';
 import { probeHostContainment } from '../runtime/sandbox/host-containment.js';
@@ -60,11 +61,44 @@ async function runOnTerminal(fixture: string, answer: string, turns: ScriptedTur
 }
 
 const bashCall = (command: string) => ({ toolCalls: [{ name: 'bash', arguments: { command } }] });
-const fix = 'install bubblewrap (apt-get install bubblewrap), start Docker';
+// The stand-in fails the way AppArmor makes bwrap fail on Ubuntu 24.04 and later: installed, but blocked.
+const fix = 'load an AppArmor profile for bwrap (Ubuntu 25.04 ships /etc/apparmor.d/bwrap-userns-restrict), or on a throwaway CI runner run sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0; or start Docker';
+
+describe('why bubblewrap is not usable', () => {
+  it('tells a missing bwrap from one that AppArmor or the kernel blocks, with the fix for each', () => {
+    const emptyPath = standIn.replace(/$/, '-nothing-here');
+    expect(diagnoseBwrapFailure('spawn bwrap ENOENT', emptyPath)).toMatchObject({ problem: 'missing', fix: 'install bubblewrap (apt-get install bubblewrap)' });
+    for (const detail of ['bwrap: setting up uid map: Permission denied', 'bwrap: loopback: Failed RTM_NEWADDR: Operation not permitted']) {
+      const diagnosis = diagnoseBwrapFailure(detail, standIn);
+      expect(diagnosis).toMatchObject({ problem: 'blocked', reason: detail });
+      expect(diagnosis.fix).toContain('kernel.apparmor_restrict_unprivileged_userns=0');
+    }
+    expect(diagnoseBwrapFailure('bwrap: Can\'t mount proc on /newroot/proc: Invalid argument', standIn)).toMatchObject({ problem: 'failed' });
+  });
+
+  it('says what to do when an installed bwrap fails the way AppArmor makes it fail, through the command line', async () => {
+    const blocked = realpathSync(mkdtempSync(join(tmpdir(), 'manus-blocked-bwrap-')));
+    try {
+      writeFileSync(join(blocked, 'bwrap'), '#!/bin/sh\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n');
+      chmodSync(join(blocked, 'bwrap'), 0o755);
+      const run = await runScripted([bashCall('touch ran-on-host'), terminate()], {
+        tools: ['bash', 'terminate'],
+        args: ['--ci'],
+        env: { ...noSandbox, PATH: `${blocked}:${process.env.PATH}` },
+      });
+      expect(run.exitCode).toBe(5);
+      expect(run.json.error.message).toContain('bubblewrap is not usable here (bwrap: setting up uid map: Permission denied)');
+      expect(run.json.error.message).toContain('sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0');
+      expect(run.json.error.message).toContain('(--sandbox docker)');
+    } finally {
+      rmSync(blocked, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('auto sandbox with no bubblewrap and no Docker', () => {
   it('finds bubblewrap unusable here, for real', async () => {
-    expect(await probeBwrap()).toEqual({ usable: false, reason: 'bwrap: No permissions to create new namespace' });
+    expect(await probeBwrap()).toMatchObject({ usable: false, problem: 'blocked', reason: 'bwrap: No permissions to create new namespace' });
   });
 
   it('stops a CI run with exit 5 and the fix, and nothing runs on the host', async () => {

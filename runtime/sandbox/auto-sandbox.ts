@@ -39,7 +39,7 @@ export async function chooseAutoSandbox(requested: SandboxSettings, consent: Hos
     return { settings: host, reason: `${unavailable} and ${docker.reason}; the user allowed code on the host (--trust host)` };
   }
   const fix =
-    `To run code, install bubblewrap (apt-get install bubblewrap), start Docker with the image ${image}, ` +
+    `To run code, ${bwrap.fix}; or start Docker with the image ${image} (--sandbox docker), ` +
     'or pass --sandbox host (or --trust host) to run code on the host without isolation.';
   if (!consent.ask) {
     throw new PermissionDeniedError(

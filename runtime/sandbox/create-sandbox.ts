@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SandboxSettings } from '../tool.js';
 import { BwrapSandbox } from './bwrap-sandbox.js';
+import { diagnoseBwrapFailure, type BwrapDiagnosis } from './bwrap-diagnosis.js';
 import { DockerSandbox } from './docker-sandbox.js';
 import { HostSandbox } from './host-sandbox.js';
 import { SandboxError } from './sandbox-errors.js';
@@ -16,7 +17,7 @@ import type { Sandbox, SandboxPlacement } from './sandbox-types.js';
 
 export type SandboxRequest = SandboxSettings & SandboxPlacement;
 
-export type BwrapAvailability = { usable: true } | { usable: false; reason: string };
+export type BwrapAvailability = { usable: true } | ({ usable: false } & BwrapDiagnosis);
 
 const probeTimeoutMs = 10_000;
 let bwrapProbe: Promise<BwrapAvailability> | undefined;
@@ -48,7 +49,7 @@ export function probeBwrap(): Promise<BwrapAvailability> {
 }
 
 async function runBwrapProbe(): Promise<BwrapAvailability> {
-  if (process.platform !== 'linux') return { usable: false, reason: 'bubblewrap needs Linux' };
+  if (process.platform !== 'linux') return { usable: false, problem: 'failed', reason: 'bubblewrap needs Linux', fix: 'use the Docker sandbox' };
   const workspace = await mkdtemp(join(tmpdir(), 'manus-bwrap-probe-'));
   let sandbox: Sandbox | undefined;
   try {
@@ -56,9 +57,9 @@ async function runBwrapProbe(): Promise<BwrapAvailability> {
     const result = await sandbox.run(['true'], { timeoutMs: probeTimeoutMs });
     if (result.exitCode === 0) return { usable: true };
     const detail = result.stderr.toString('utf8').trim().split('\n')[0];
-    return { usable: false, reason: detail || `a test command ended with status ${result.exitCode ?? result.signal}` };
+    return { usable: false, ...diagnoseBwrapFailure(detail || `a test command ended with status ${result.exitCode ?? result.signal}`) };
   } catch (error) {
-    return { usable: false, reason: (error as Error).message };
+    return { usable: false, ...diagnoseBwrapFailure((error as Error).message) };
   } finally {
     await sandbox?.dispose();
     await rm(workspace, { recursive: true, force: true });
