@@ -3,6 +3,7 @@
  * results or throws typed errors, and this file turns them into output and an exit code.
  */
 import { Command, InvalidArgumentError } from 'commander';
+import { dropWritesAfterClose } from './closed-output.js';
 import { ExitCode, formatDiagnostic, ManusError, UsageError, type Diagnostic } from '../runtime/errors.js';
 
 /** The package's version, filled in by the build. */
@@ -205,6 +206,7 @@ function finish(code: number): never {
 
 /** Parses the arguments, runs the command and exits with its code. */
 export async function runCli(argv: readonly string[]): Promise<never> {
+  dropWritesAfterClose();
   try {
     await createProgram().parseAsync([...argv]);
   } catch (error) {
