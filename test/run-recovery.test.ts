@@ -126,6 +126,40 @@ describe('resume', () => {
     });
   });
 
+  it('stops a headless run on a question no one can answer as needs-input, exit 5, and resumes it with the answer', async () => {
+    const fixture = writeLoopFixture({ tools: ['ask_human', 'echo', 'terminate'] });
+    const asking: ScriptedTurn = {
+      toolCalls: [
+        { id: 'call_echo', name: 'echo', arguments: { text: 'beside the question' } },
+        { id: 'call_ask', name: 'ask_human', arguments: { question: 'Which city should the trip start in?' } },
+      ],
+    };
+    const first = await withServer([asking, terminate('never reached')], (server) =>
+      runCli(['run', 'recipe.yaml', '--json', '--report', 'report'], { cwd: fixture, env: environment(server) }));
+    expect(first.exitCode).toBe(5);
+    expect(first.json).toMatchObject({ status: 'needs-input', exitCode: 5, question: 'Which city should the trip start in?' });
+    expect(first.json.answer).toContain('Which city should the trip start in?');
+    expect(first.json.answer).toContain(`manus resume ${first.json.runId} --answer`);
+    const report = JSON.parse(readFileSync(join(fixture, 'report', 'manus-report.json'), 'utf8'));
+    expect(report).toMatchObject({ status: 'needs-input', exitCode: 5, question: 'Which city should the trip start in?' });
+    expect(readEvents(first.json.runDirectory).at(-1)).toMatchObject({ type: 'run-end', status: 'needs-input' });
+
+    const without = await runCli(['resume', first.json.runId], { cwd: fixture });
+    expect(without.exitCode).toBe(2);
+    expect(without.stderr).toContain('is waiting for an answer to "Which city should the trip start in?": give it with --answer TEXT');
+
+    await withServer([terminate('starting in Lisbon')], async (server) => {
+      const resumed = await runCli(['resume', first.json.runId, '--answer', 'Lisbon', '--json'], { cwd: fixture, env: environment(server) });
+      expect(resumed.exitCode).toBe(0);
+      expect(resumed.json).toMatchObject({ status: 'success', answer: 'starting in Lisbon' });
+      // The question gets the answer, and the call that finished beside it keeps its own result.
+      expect(toolMessages(chatRequests(server)[0])).toEqual([
+        { role: 'tool', tool_call_id: 'call_echo', content: 'echo: beside the question' },
+        { role: 'tool', tool_call_id: 'call_ask', content: 'Lisbon' },
+      ]);
+    });
+  });
+
   it('refuses to resume a run that succeeded, and names an unknown run', async () => {
     const fixture = writeLoopFixture();
     const done = await withServer([terminate()], (server) => runCli(['run', 'recipe.yaml', '--json'], { cwd: fixture, env: environment(server) }));
