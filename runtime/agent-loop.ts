@@ -14,6 +14,7 @@ import { costOf, type TokenPrices } from './model/pricing.js';
 import type { TokenCounter } from './model/token-counter.js';
 import type { RunTrace } from './run-trace.js';
 import { ErrorStreak } from './error-streak.js';
+import { PromptBudget } from './prompt-budget.js';
 import { StuckDetector, turnSignature } from './stuck-detector.js';
 import type { RunFaultGuard } from './tool-fault-guard.js';
 import type { AnyToolDefinition, ChatContentPart, ChatMessage, RunResources, ToolContext, ToolImage } from './tool.js';
@@ -138,6 +139,7 @@ class LoopState {
   readonly errors: ErrorStreak;
   readonly files = new Set<string>();
   readonly recentTools: string[][] = [];
+  readonly promptBudget: PromptBudget;
   usage: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
   cost = 0;
   step = 0;
@@ -161,6 +163,7 @@ class LoopState {
       type: 'function',
       function: { name: tool.name, description: tool.description, parameters: tool.parameters },
     }));
+    this.promptBudget = new PromptBudget(settings.budgets, settings.prices);
     this.stuck = new StuckDetector(settings.agent.stuckAfter);
     this.errors = new ErrorStreak(settings.agent.errorStreak);
   }
@@ -212,12 +215,16 @@ async function runStep(state: LoopState, signal: AbortSignal): Promise<StepResul
   const { settings } = state;
   const ephemeral = await ephemeralMessages(state, signal);
   let requestMessages = [...state.history, ...ephemeral];
-  const estimate = needsEstimate(settings) ? settings.tokenCounter.countMessages(requestMessages) : undefined;
-  if (estimate !== undefined && settings.budgets.tokens !== undefined && state.usage.totalTokens + estimate > settings.budgets.tokens) {
-    return { kind: 'budget-exhausted', budget: 'tokens' };
+  const count = () => settings.tokenCounter.countMessages(requestMessages);
+  if (settings.contextWindow !== undefined) {
+    const estimate = count();
+    if (estimate > settings.contextWindow * settings.agent.compaction.threshold && (await compact(state, 'near-context-window', estimate, signal))) {
+      requestMessages = [...state.history, ...ephemeral];
+    }
   }
-  if (estimate !== undefined && settings.contextWindow !== undefined && estimate > settings.contextWindow * settings.agent.compaction.threshold) {
-    if (await compact(state, 'near-context-window', estimate, signal)) requestMessages = [...state.history, ...ephemeral];
+  if (state.promptBudget.limited) {
+    const exceeded = state.promptBudget.exceededBy(count(), { tokens: state.usage.totalTokens, cost: state.cost });
+    if (exceeded) return { kind: 'budget-exhausted', budget: exceeded };
   }
 
   let reply: ModelReply;
@@ -230,6 +237,7 @@ async function runStep(state: LoopState, signal: AbortSignal): Promise<StepResul
     reply = await requestReply(state, requestMessages, signal);
   }
   state.addUsage(reply, requestMessages);
+  if (state.promptBudget.limited) state.promptBudget.calibrate(count(), reply.usage?.promptTokens);
   // Arguments and answers are checked with ajv, which loads only now, while nothing else waits.
   await prepareJsonSchemas();
   settings.trace.emit('model-response', {
@@ -283,10 +291,6 @@ async function runStep(state: LoopState, signal: AbortSignal): Promise<StepResul
   const failing = checkErrorStreak(state, outcomes);
   if (failing) return failing;
   return checkRepetition(state, turnSignature(reply.content, calls.map((call) => ({ name: call.name, arguments: call.input ?? call.argumentsText }))));
-}
-
-function needsEstimate(settings: LoopSettings): boolean {
-  return settings.budgets.tokens !== undefined || settings.contextWindow !== undefined;
 }
 
 async function requestReply(state: LoopState, requestMessages: ChatMessage[], signal: AbortSignal): Promise<ModelReply> {

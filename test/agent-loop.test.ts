@@ -67,6 +67,23 @@ describe('budgets', () => {
     expect(run.requests.length).toBeLessThanOrEqual(3);
   });
 
+  it('never sends a request whose prompt alone would pass what is left of the token budget', async () => {
+    // The provider counts 500 prompt tokens a step, more than the runtime's own count of the
+    // prompt: the gap it learns from the first reply keeps a third request (1200 + 500 > 1500) unsent.
+    const turns = endlessEcho.map((turn) => ({ ...turn, usage: { prompt_tokens: 500, completion_tokens: 100 } }));
+    const run = await runScripted(turns, { recipeExtra: 'budgets: { tokens: 1500 }' });
+    expect(run.exitCode).toBe(3);
+    expect(run.json).toMatchObject({ status: 'budget-exhausted', exhaustedBudget: 'tokens' });
+    expect(run.requests).toHaveLength(2);
+    expect(run.json.usage.totalTokens).toBe(1200);
+    const modelResponses = readEvents(run.json.runDirectory).filter((event) => event.type === 'model-response');
+    let spent = 0;
+    for (const response of modelResponses) {
+      expect(response.usage.promptTokens).toBeLessThanOrEqual(1500 - spent);
+      spent += response.usage.totalTokens;
+    }
+  });
+
   it('stops a slow run at the time budget, even in the middle of a model call', async () => {
     const started = Date.now();
     const run = await runScripted([{ delayMs: 10_000, content: 'too late' }], { recipeExtra: 'budgets: { time_seconds: 1 }' });

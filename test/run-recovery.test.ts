@@ -223,16 +223,23 @@ describe('replay', () => {
 });
 
 describe('budgets with prices', () => {
-  it('stops at the cost budget and reports the cost', async () => {
+  it('stops at the cost budget before a request whose prompt alone would pass it, and reports the cost', async () => {
     const fixture = writeLoopFixture({
       recipeExtra: 'budgets: { cost: 0.01 }',
       profile: 'price: { input_per_million: 5, output_per_million: 15 }\nretry: { base_delay_ms: 5 }',
     });
-    const turns = Array.from({ length: 10 }, (_, index) => ({ ...echo(`${index}`), usage: { prompt_tokens: 1000, completion_tokens: 100 } }));
-    const run = await withServer(turns, (server) => runCli(['run', 'recipe.yaml', '--json'], { cwd: fixture, env: environment(server) }));
+    // Each step costs 0.004: 0.0025 for the prompt, 0.0015 for the reply. After two, 0.008 is spent,
+    // and a third prompt (0.0025) would pass 0.01 on its own, so it is never sent.
+    const turns = Array.from({ length: 10 }, (_, index) => ({ ...echo(`${index}`), usage: { prompt_tokens: 500, completion_tokens: 100 } }));
+    const { run, requests } = await withServer(turns, async (server) => ({
+      run: await runCli(['run', 'recipe.yaml', '--json'], { cwd: fixture, env: environment(server) }),
+      requests: chatRequests(server).length,
+    }));
     expect(run.exitCode).toBe(3);
-    expect(run.json).toMatchObject({ status: 'budget-exhausted', exhaustedBudget: 'cost', steps: 2 });
-    expect(run.json.cost).toBeCloseTo(0.013, 5);
+    expect(run.json).toMatchObject({ status: 'budget-exhausted', exhaustedBudget: 'cost' });
+    expect(requests).toBe(2);
+    expect(run.json.cost).toBeCloseTo(0.008, 5);
+    expect(run.json.cost).toBeLessThanOrEqual(0.01);
   });
 
   it('refuses a cost budget without prices before any model call', async () => {
