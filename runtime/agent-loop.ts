@@ -6,7 +6,8 @@
 import type { AgentConfig } from './config/types.js';
 import type { ContextProviderDefinition } from './context-provider.js';
 import { FinalAnswerSchema, structuredAnswerToolName } from './final-answer.js';
-import { compactHistory } from './context-compaction.js';
+import { compactHistory, dropOldestTurns } from './context-compaction.js';
+import { errorMessage } from './errors.js';
 import { prepareJsonSchemas } from './json-schema.js';
 import type { RunBudgets } from './config/resolve-recipe.js';
 import type { ChatModel, ModelReply, ToolSpecification, TokenUsage } from './model/model-types.js';
@@ -306,10 +307,20 @@ async function requestReply(state: LoopState, requestMessages: ChatMessage[], si
   });
 }
 
-/** Folds older turns into a summary; false when there was nothing to fold. */
+/**
+ * Folds older turns into a summary; false when there was nothing to fold. A summary that cannot be
+ * had is recorded and the oldest turns are dropped instead, so the request still fits.
+ */
 async function compact(state: LoopState, reason: string, tokensBefore: number | undefined, signal: AbortSignal): Promise<boolean> {
   const { settings } = state;
-  const result = await compactHistory(state.history, settings.model, settings.agent.compaction, signal);
+  let result: Awaited<ReturnType<typeof compactHistory>>;
+  try {
+    result = await compactHistory(state.history, settings.model, settings.agent.compaction, signal);
+  } catch (error) {
+    if (signal.aborted) throw error;
+    settings.trace.emit('compaction-failed', { step: state.step, reason, error: { code: codeOf(error), message: errorMessage(error) } });
+    return dropOldest(state, reason, tokensBefore);
+  }
   if (!result) return false;
   if (result.usage) state.addTokens(result.usage);
   state.history = result.history;
@@ -319,6 +330,24 @@ async function compact(state: LoopState, reason: string, tokensBefore: number | 
     end: result.end,
     summary: result.summary,
     removedMessages: result.end - 2,
+    tokensBefore,
+    tokensAfter: settings.tokenCounter.countMessages(state.history),
+  });
+  return true;
+}
+
+function dropOldest(state: LoopState, reason: string, tokensBefore: number | undefined): boolean {
+  const { settings } = state;
+  const window = settings.contextWindow;
+  const fits = (history: ChatMessage[]) => window === undefined || settings.tokenCounter.countMessages(history) <= window * settings.agent.compaction.threshold;
+  const dropped = dropOldestTurns(state.history, settings.agent.compaction.keepRecentMessages, fits);
+  if (!dropped) return false;
+  state.history = dropped.history;
+  settings.trace.emit('history-trimmed', {
+    step: state.step,
+    reason,
+    end: dropped.end,
+    removedMessages: dropped.end - 2,
     tokensBefore,
     tokensAfter: settings.tokenCounter.countMessages(state.history),
   });
@@ -443,4 +472,9 @@ function linkedSignal(parent: AbortSignal): { signal: AbortSignal; release(): vo
 
 function round(milliseconds: number): number {
   return Math.round(milliseconds * 1000) / 1000;
+}
+
+function codeOf(error: unknown): string | undefined {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' ? code : undefined;
 }

@@ -5,7 +5,7 @@
  */
 import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, statSync } from 'node:fs';
 import type { ResumeState } from './agent-loop.js';
-import { applyCompaction } from './context-compaction.js';
+import { applyCompaction, applyDrop } from './context-compaction.js';
 import { UsageError } from './errors.js';
 import type { RawToolCall, TokenUsage } from './model/model-types.js';
 import type { ChatMessage, ToolResult } from './tool.js';
@@ -103,6 +103,9 @@ export function resumeStateOf(run: RecordedRun, answers: readonly string[] = [])
         break;
       case 'history-compacted':
         history = applyCompaction(history, event.end as number, event.summary as string);
+        break;
+      case 'history-trimmed':
+        history = applyDrop(history, event.end as number);
         break;
       case 'model-response':
         step = Math.max(step, event.step as number);

@@ -300,6 +300,40 @@ describe('context compaction', () => {
     }
   });
 
+  it('records a failed summary and drops the oldest whole turns instead, so the request still fits', async () => {
+    const fixture = writeLoopFixture({
+      profile: 'context_window: 2000\nretry: { base_delay_ms: 5 }',
+      agentExtra: 'compaction: { threshold: 0.5, keep_recent_messages: 4 }',
+    });
+    const failingSummary = (request: RecordedChatRequest): ScriptedTurn | undefined =>
+      String((request.body.messages as Array<{ content: string }>)[0].content).includes('condense')
+        ? { fault: { kind: 'status', status: 400, message: 'summaries are switched off here' } }
+        : undefined;
+    const server = await startScriptedModelServer({ turns: [...Array.from({ length: 8 }, (_, index) => longEcho(index)), terminate('trimmed fine')], sideTurn: failingSummary });
+    try {
+      const run = await runCli(['run', 'recipe.yaml', '--json'], { cwd: fixture, env: environment(server) });
+      expect(run.exitCode).toBe(0);
+      expect(run.json.answer).toBe('trimmed fine');
+      const events = readEvents(run.json.runDirectory);
+      const failed = events.find((event) => event.type === 'compaction-failed');
+      expect(failed).toMatchObject({ reason: 'near-context-window', error: { message: expect.stringContaining('summaries are switched off here') } });
+      const trimmed = events.find((event) => event.type === 'history-trimmed')!;
+      expect(trimmed.tokensAfter).toBeLessThanOrEqual(1000);
+      expect(trimmed.tokensAfter).toBeLessThan(trimmed.tokensBefore);
+      const requests = chatRequests(server);
+      const firstFailure = requests.findIndex((request) => request.turnIndex === null);
+      const after = requests[firstFailure + 1].body.messages as Array<{ role: string; content: string; tool_call_id?: string; tool_calls?: Array<{ id: string }> }>;
+      expect(after[0].role).toBe('system');
+      expect(after[1].content).toBe('Do the task.');
+      expect(after[2].content).toBe(`[${trimmed.removedMessages} earlier messages were dropped to fit the context window]`);
+      expect(after[3].role).toBe('assistant');
+      const callIds = new Set(after.flatMap((message) => message.tool_calls?.map((call) => call.id) ?? []));
+      for (const message of after.filter((entry) => entry.role === 'tool')) expect(callIds.has(message.tool_call_id!)).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('compacts once and retries when the provider says the context is too long', async () => {
     const fixture = writeLoopFixture();
     const server = await startScriptedModelServer({
