@@ -42,6 +42,17 @@ describe('finishing', () => {
   });
 });
 
+describe('progress', () => {
+  it('shows the text a reply sends alongside its tool calls, before the calls', async () => {
+    const run = await runScripted([
+      { content: "I'll compute it.", toolCalls: [{ name: 'echo', arguments: { text: 'six times seven' } }] },
+      terminate('42'),
+    ]);
+    expect(run.exitCode).toBe(0);
+    expect(run.stderr).toContain("[step 1/20] I'll compute it.\n[step 1/20] echo(text=\"six times seven\")\n");
+  });
+});
+
 describe('budgets', () => {
   const endlessEcho = Array.from({ length: 10 }, (_, index) => ({ toolCalls: [{ name: 'echo', arguments: { text: `step ${index}` } }] }));
 
