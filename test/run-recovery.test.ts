@@ -2,6 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { resumeStateOf, type RecordedRun, type RunEvent } from '../runtime/recorded-run.js';
 import { cliEntry, readEvents, runCli } from './support/run-cli.js';
 import { terminate, toolMessages, writeLoopFixture } from './support/loop-fixture.js';
 import { startScriptedModelServer, type RecordedChatRequest, type ScriptedModelServer, type ScriptedTurn } from './support/scripted-model-server.js';
@@ -169,6 +170,43 @@ describe('resume', () => {
     const unknown = await runCli(['resume', 'nope'], { cwd: fixture });
     expect(unknown.exitCode).toBe(2);
     expect(unknown.stderr).toContain("unknown run 'nope'");
+  });
+});
+
+describe('rebuilding a run\'s history to resume it', () => {
+  const call = (id: string, name: string) => ({ id, type: 'function', function: { name, arguments: '{}' } });
+  const message = (value: Record<string, unknown>) => ({ type: 'message', message: value });
+  const start = { type: 'run-start', runId: 'r1' };
+  const opening = [message({ role: 'system', content: 'system' }), message({ role: 'user', content: 'task' })];
+  const turn = (id: string) => [
+    message({ role: 'assistant', content: null, tool_calls: [call(id, 'echo')] }),
+    message({ role: 'tool', tool_call_id: id, content: `result ${id}` }),
+  ];
+  const recorded = (events: RunEvent[]): RecordedRun => ({ file: 'events.jsonl', events, warnings: [], start });
+
+  it('applies a drop of the oldest turns as the run did, with its note', () => {
+    const events = [start, ...opening, ...turn('a'), ...turn('b'), ...turn('c'), { type: 'history-trimmed', end: 6, removedMessages: 4 }];
+    const { state } = resumeStateOf(recorded(events));
+    expect(state.history.map((entry) => entry.content)).toEqual(['system', 'task', '[4 earlier messages were dropped to fit the context window]', null, 'result c']);
+  });
+
+  it('gives an earlier resumption\'s answer to the question it answered, when resumed again', () => {
+    const asked = message({ role: 'assistant', content: null, tool_calls: [call('q', 'ask_human')] });
+    const events = [
+      start, ...opening, asked,
+      { type: 'tool-call-start', callId: 'q', tool: 'ask_human' },
+      { type: 'human-input-needed', callId: 'q', question: 'Which city?' },
+      { type: 'run-end', status: 'needs-input' },
+      { type: 'run-resume', answers: { q: 'Lisbon' } },
+      ...turn('d'),
+    ];
+    const { state, answeredQuestions, interruptedCalls } = resumeStateOf(recorded(events), ['unused here']);
+    expect(answeredQuestions).toEqual([]);
+    expect(interruptedCalls).toEqual([]);
+    expect(state.history.filter((entry) => entry.role === 'tool')).toEqual([
+      { role: 'tool', tool_call_id: 'q', content: 'Lisbon' },
+      { role: 'tool', tool_call_id: 'd', content: 'result d' },
+    ]);
   });
 });
 
