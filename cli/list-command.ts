@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { formatDiagnostic } from '../runtime/errors.js';
 import { agentsFilesFor, loadAgentsConfig, pluginFoldersFor } from '../runtime/config/resolve-recipe.js';
 import { displayPath, loadPluginFolders } from '../runtime/plugins/load-plugins.js';
+import { parameterLines, wrapText } from './parameter-listing.js';
 
 export async function listTools(options: { plugins: string[]; json?: boolean }): Promise<number> {
   const cwd = process.cwd();
@@ -18,7 +19,13 @@ export async function listTools(options: { plugins: string[]; json?: boolean }):
       const properties = Object.keys((tool.parameters.properties ?? {}) as object);
       const required = new Set((tool.parameters.required ?? []) as string[]);
       const signature = properties.map((name) => (required.has(name) ? name : `${name}?`)).join(', ');
-      process.stdout.write(`${tool.name}(${signature})\n  ${tool.description.split('\n')[0]}\n  ${displayPath(file)}\n`);
+      const lines = [
+        `${tool.name}(${signature})`,
+        ...wrapText(tool.description.split('\n')[0], '  ', '  '),
+        ...parameterLines(tool.parameters, '    '),
+        `  ${displayPath(file)}`,
+      ];
+      process.stdout.write(`${lines.join('\n')}\n`);
     }
   }
   return diagnostics.some((diagnostic) => diagnostic.severity === 'error') ? 2 : 0;

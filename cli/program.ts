@@ -2,7 +2,9 @@
  * The `manus` command's program. The only place that exits the process: everything below returns
  * results or throws typed errors, and this file turns them into output and an exit code.
  */
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, Help, InvalidArgumentError, type Option } from 'commander';
+import { dropWritesAfterClose } from './closed-output.js';
+import { helpAfter } from './help-text.js';
 import { ExitCode, formatDiagnostic, ManusError, UsageError, type Diagnostic } from '../runtime/errors.js';
 import type { SandboxSettings } from '../runtime/tool.js';
 
@@ -19,7 +21,8 @@ function createProgram(): Command {
     .name('manus')
     .description('Run AI agents declared in YAML, with tools loaded from plugins.')
     .version(MANUS_VERSION)
-    .showHelpAfterError()
+    .showHelpAfterError('see `manus --help`')
+    .configureHelp({ optionDescription })
     .exitOverride((error) => {
       // commander's own help and version output are successes; its parse errors are usage errors.
       process.exit(error.exitCode === 0 ? ExitCode.success : ExitCode.usage);
@@ -105,16 +108,10 @@ function createProgram(): Command {
     .command('validate')
     .description('check agents files, recipes and plugins without running anything')
     .argument('<files...>', 'YAML files and plugin files')
-    .action(async (files: string[]) => {
-      const { validateFiles } = await import('../runtime/validate.js');
-      const diagnostics = await validateFiles(files, process.cwd());
-      printDiagnostics(diagnostics);
-      const count = (severity: Diagnostic['severity']) => diagnostics.filter((diagnostic) => diagnostic.severity === severity).length;
-      const errors = count('error');
-      // Notes say what a recipe asks the user to grant; nothing is wrong, so they count apart.
-      const notes = count('note') > 0 ? `, ${count('note')} note(s)` : '';
-      process.stderr.write(`${files.length} file(s) checked: ${errors} error(s), ${count('warning')} warning(s)${notes}\n`);
-      return finish(errors > 0 ? ExitCode.usage : ExitCode.success);
+    .option('--json', 'print the diagnostics and their counts as JSON on stdout')
+    .action(async (files: string[], options: { json?: boolean }) => {
+      const { validateCommand } = await import('./validate-command.js');
+      return finish(await validateCommand(files, options));
     });
 
   program
@@ -135,7 +132,20 @@ function createProgram(): Command {
       const { listAgents } = await import('./list-command.js');
       return finish(await listAgents(options));
     });
+
+  for (const command of program.commands) {
+    // After a usage error, one line pointing at the command's own help rather than all of it.
+    command.showHelpAfterError(`see \`manus ${command.name()} --help\``);
+    command.addHelpText('after', helpAfter[command.name()] ?? '');
+  }
   return program;
+}
+
+/** A repeatable option's empty list is no default worth showing: its description says "repeatable". */
+function optionDescription(this: Help, option: Option): string {
+  if (!Array.isArray(option.defaultValue)) return Help.prototype.optionDescription.call(this, option);
+  const withoutDefault = Object.assign(Object.create(Object.getPrototypeOf(option) as object) as Option, option, { defaultValue: undefined });
+  return Help.prototype.optionDescription.call(this, withoutDefault);
 }
 
 export interface ResumeCommandOptions {
@@ -215,6 +225,7 @@ function finish(code: number): never {
 
 /** Parses the arguments, runs the command and exits with its code. */
 export async function runCli(argv: readonly string[]): Promise<never> {
+  dropWritesAfterClose();
   try {
     await createProgram().parseAsync([...argv]);
   } catch (error) {

@@ -28,12 +28,18 @@ export async function resumeCommand(runId: string, options: ResumeCommandOptions
   };
   const plan = await resolveRecipe(recipe.file, { cwd: process.cwd(), overrides });
   printPlanWarnings(plan, options);
-  const { state, interruptedCalls } = resumeStateOf(recorded);
+  // The first answers go to the questions the run stopped on; the rest to questions still to come.
+  const { state, interruptedCalls, answeredQuestions, remainingAnswers } = resumeStateOf(recorded, options.answer);
   for (const call of interruptedCalls) process.stderr.write(`the ${call.name} call ${call.id} was interrupted; it is reported to the agent and not run again\n`);
-  const result = await runWithProgress(plan, options, {
+  for (const question of answeredQuestions) process.stderr.write(`answering "${question.question}" with the answer given\n`);
+  const result = await runWithProgress(plan, { ...options, answer: remainingAnswers }, {
     resume: { runId: String(recorded.start.runId), runDirectory, workspace: resolve(String(recorded.start.workspace)), state },
-    // So that listings add up the whole run from the end of its file alone.
-    startDetails: { earlierDurationMs: activeDurationMs(recorded.events) ?? 0 },
+    startDetails: {
+      // So that listings add up the whole run from the end of its file alone.
+      earlierDurationMs: activeDurationMs(recorded.events) ?? 0,
+      // So that a later resumption rebuilds the same history.
+      ...(answeredQuestions.length > 0 ? { answers: Object.fromEntries(answeredQuestions.map((question) => [question.id, question.answer])) } : {}),
+    },
   }, `resuming run ${String(recorded.start.runId)} after step ${state.step}`);
   return result.exitCode;
 }

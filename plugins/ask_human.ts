@@ -1,9 +1,10 @@
 /**
  * Asks the person running the agent a question and returns the answer. How the question reaches
- * them (a terminal, `--answer` values, a recipe's defaults) is the runtime's business, so this tool
- * also works where no one is watching: it fails in a way the model can act on.
+ * them (a terminal, `--answer` values, a recipe's defaults) is the runtime's business. Where no one
+ * is watching, the runtime stops the run as waiting for input, and the user resumes it with the
+ * answer; only a channel that fails some other way becomes an error the model reads.
  */
-import { defineTool, ManusError, PermissionDeniedError, ToolError } from 'manus-runtime';
+import { defineTool, HumanInputNeededError, ManusError, PermissionDeniedError, ToolError } from 'manus-runtime';
 
 interface AskInput {
   question?: string;
@@ -39,13 +40,15 @@ export default defineTool<AskInput>({
 });
 
 /**
- * A denied permission ends the run (exit 5), and an error of the runtime's own kind other than a
- * tool failure is the kernel's to handle. The code is compared as well as the class so a plugin
- * loaded with its own copy of the runtime module still recognises the kernel's errors.
+ * A denied permission and a question no one can answer end the run (exit 5), and an error of the
+ * runtime's own kind other than a tool failure is the kernel's to handle. The code is compared as
+ * well as the class so a plugin loaded with its own copy of the runtime module still recognises
+ * the kernel's errors.
  */
 function mustStopTheRun(error: unknown): boolean {
-  if (error instanceof PermissionDeniedError) return true;
+  if (error instanceof PermissionDeniedError || error instanceof HumanInputNeededError) return true;
   if (error instanceof ToolError) return false;
   if (error instanceof ManusError) return true;
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'permission_denied';
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return code === 'permission_denied' || code === 'needs_input';
 }

@@ -6,7 +6,8 @@
 import type { AgentConfig } from './config/types.js';
 import type { ContextProviderDefinition } from './context-provider.js';
 import { FinalAnswerSchema, structuredAnswerToolName } from './final-answer.js';
-import { compactHistory } from './context-compaction.js';
+import { compactHistory, dropOldestTurns } from './context-compaction.js';
+import { errorMessage } from './errors.js';
 import { prepareJsonSchemas } from './json-schema.js';
 import type { RunBudgets } from './config/resolve-recipe.js';
 import type { ChatModel, ModelReply, ToolSpecification, TokenUsage } from './model/model-types.js';
@@ -14,6 +15,7 @@ import { costOf, type TokenPrices } from './model/pricing.js';
 import type { TokenCounter } from './model/token-counter.js';
 import type { RunTrace } from './run-trace.js';
 import { ErrorStreak } from './error-streak.js';
+import { PromptBudget } from './prompt-budget.js';
 import { StuckDetector, turnSignature } from './stuck-detector.js';
 import type { RunFaultGuard } from './tool-fault-guard.js';
 import type { AnyToolDefinition, ChatContentPart, ChatMessage, RunResources, ToolContext, ToolImage } from './tool.js';
@@ -138,6 +140,7 @@ class LoopState {
   readonly errors: ErrorStreak;
   readonly files = new Set<string>();
   readonly recentTools: string[][] = [];
+  readonly promptBudget: PromptBudget;
   usage: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
   cost = 0;
   step = 0;
@@ -161,6 +164,7 @@ class LoopState {
       type: 'function',
       function: { name: tool.name, description: tool.description, parameters: tool.parameters },
     }));
+    this.promptBudget = new PromptBudget(settings.budgets, settings.prices);
     this.stuck = new StuckDetector(settings.agent.stuckAfter);
     this.errors = new ErrorStreak(settings.agent.errorStreak);
   }
@@ -212,12 +216,16 @@ async function runStep(state: LoopState, signal: AbortSignal): Promise<StepResul
   const { settings } = state;
   const ephemeral = await ephemeralMessages(state, signal);
   let requestMessages = [...state.history, ...ephemeral];
-  const estimate = needsEstimate(settings) ? settings.tokenCounter.countMessages(requestMessages) : undefined;
-  if (estimate !== undefined && settings.budgets.tokens !== undefined && state.usage.totalTokens + estimate > settings.budgets.tokens) {
-    return { kind: 'budget-exhausted', budget: 'tokens' };
+  const count = () => settings.tokenCounter.countMessages(requestMessages);
+  if (settings.contextWindow !== undefined) {
+    const estimate = count();
+    if (estimate > settings.contextWindow * settings.agent.compaction.threshold && (await compact(state, 'near-context-window', estimate, signal))) {
+      requestMessages = [...state.history, ...ephemeral];
+    }
   }
-  if (estimate !== undefined && settings.contextWindow !== undefined && estimate > settings.contextWindow * settings.agent.compaction.threshold) {
-    if (await compact(state, 'near-context-window', estimate, signal)) requestMessages = [...state.history, ...ephemeral];
+  if (state.promptBudget.limited) {
+    const exceeded = state.promptBudget.exceededBy(count(), { tokens: state.usage.totalTokens, cost: state.cost });
+    if (exceeded) return { kind: 'budget-exhausted', budget: exceeded };
   }
 
   let reply: ModelReply;
@@ -230,6 +238,7 @@ async function runStep(state: LoopState, signal: AbortSignal): Promise<StepResul
     reply = await requestReply(state, requestMessages, signal);
   }
   state.addUsage(reply, requestMessages);
+  if (state.promptBudget.limited) state.promptBudget.calibrate(count(), reply.usage?.promptTokens);
   // Arguments and answers are checked with ajv, which loads only now, while nothing else waits.
   await prepareJsonSchemas();
   settings.trace.emit('model-response', {
@@ -285,10 +294,6 @@ async function runStep(state: LoopState, signal: AbortSignal): Promise<StepResul
   return checkRepetition(state, turnSignature(reply.content, calls.map((call) => ({ name: call.name, arguments: call.input ?? call.argumentsText }))));
 }
 
-function needsEstimate(settings: LoopSettings): boolean {
-  return settings.budgets.tokens !== undefined || settings.contextWindow !== undefined;
-}
-
 async function requestReply(state: LoopState, requestMessages: ChatMessage[], signal: AbortSignal): Promise<ModelReply> {
   const { settings } = state;
   settings.trace.emit('model-request', { step: state.step, messages: requestMessages.length, tools: state.toolSpecifications.length });
@@ -302,10 +307,20 @@ async function requestReply(state: LoopState, requestMessages: ChatMessage[], si
   });
 }
 
-/** Folds older turns into a summary; false when there was nothing to fold. */
+/**
+ * Folds older turns into a summary; false when there was nothing to fold. A summary that cannot be
+ * had is recorded and the oldest turns are dropped instead, so the request still fits.
+ */
 async function compact(state: LoopState, reason: string, tokensBefore: number | undefined, signal: AbortSignal): Promise<boolean> {
   const { settings } = state;
-  const result = await compactHistory(state.history, settings.model, settings.agent.compaction, signal);
+  let result: Awaited<ReturnType<typeof compactHistory>>;
+  try {
+    result = await compactHistory(state.history, settings.model, settings.agent.compaction, signal);
+  } catch (error) {
+    if (signal.aborted) throw error;
+    settings.trace.emit('compaction-failed', { step: state.step, reason, error: { code: codeOf(error), message: errorMessage(error) } });
+    return dropOldest(state, reason, tokensBefore);
+  }
   if (!result) return false;
   if (result.usage) state.addTokens(result.usage);
   state.history = result.history;
@@ -315,6 +330,24 @@ async function compact(state: LoopState, reason: string, tokensBefore: number | 
     end: result.end,
     summary: result.summary,
     removedMessages: result.end - 2,
+    tokensBefore,
+    tokensAfter: settings.tokenCounter.countMessages(state.history),
+  });
+  return true;
+}
+
+function dropOldest(state: LoopState, reason: string, tokensBefore: number | undefined): boolean {
+  const { settings } = state;
+  const window = settings.contextWindow;
+  const fits = (history: ChatMessage[]) => window === undefined || settings.tokenCounter.countMessages(history) <= window * settings.agent.compaction.threshold;
+  const dropped = dropOldestTurns(state.history, settings.agent.compaction.keepRecentMessages, fits);
+  if (!dropped) return false;
+  state.history = dropped.history;
+  settings.trace.emit('history-trimmed', {
+    step: state.step,
+    reason,
+    end: dropped.end,
+    removedMessages: dropped.end - 2,
     tokensBefore,
     tokensAfter: settings.tokenCounter.countMessages(state.history),
   });
@@ -439,4 +472,9 @@ function linkedSignal(parent: AbortSignal): { signal: AbortSignal; release(): vo
 
 function round(milliseconds: number): number {
   return Math.round(milliseconds * 1000) / 1000;
+}
+
+function codeOf(error: unknown): string | undefined {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' ? code : undefined;
 }

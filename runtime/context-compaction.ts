@@ -1,7 +1,8 @@
 /**
  * Keeps a long conversation inside the model's context window. When a request nears the window,
  * the older turns are summarised by the model into one note; the system prompt, the task and the
- * most recent turns stay as they were, and a tool call is never separated from its result.
+ * most recent turns stay as they were, and a tool call is never separated from its result. When the
+ * summary cannot be had, the oldest turns are dropped instead, with a note saying how many.
  */
 import type { ChatModel } from './model/model-types.js';
 import type { TokenUsage } from './model/model-types.js';
@@ -60,7 +61,7 @@ export async function compactHistory(
     signal,
   });
   const summary = (reply.content ?? '').trim();
-  if (summary === '') return undefined;
+  if (summary === '') throw new Error('the model returned an empty summary');
   const note: ChatMessage = { role: 'user', content: `${summaryHeading}\n${summary}` };
   return { history: [...history.slice(0, keptPrefix), note, ...history.slice(end)], summary, end, usage: reply.usage };
 }
@@ -68,6 +69,42 @@ export async function compactHistory(
 /** Applies a recorded compaction to a history being rebuilt from the events file. */
 export function applyCompaction(history: ChatMessage[], end: number, summary: string): ChatMessage[] {
   return [...history.slice(0, keptPrefix), { role: 'user', content: `${summaryHeading}\n${summary}` }, ...history.slice(end)];
+}
+
+/**
+ * The fallback when no summary can be had: the oldest turns go, from the same place a summary
+ * would start, and further (a whole turn at a time) until `fits` holds or only the latest turn is
+ * left. Undefined when there is nothing to drop.
+ */
+export function dropOldestTurns(
+  history: readonly ChatMessage[],
+  keepRecentMessages: number,
+  fits: (history: ChatMessage[]) => boolean,
+): { history: ChatMessage[]; end: number } | undefined {
+  let end = compactionEnd(history, keepRecentMessages);
+  if (end === undefined) return undefined;
+  let trimmed = applyDrop(history, end);
+  while (!fits(trimmed)) {
+    const next = nextTurnStart(history, end);
+    if (next === undefined) break;
+    end = next;
+    trimmed = applyDrop(history, end);
+  }
+  return { history: trimmed, end };
+}
+
+/** Applies a recorded drop to a history being rebuilt from the events file. */
+export function applyDrop(history: readonly ChatMessage[], end: number): ChatMessage[] {
+  const note: ChatMessage = { role: 'user', content: `[${end - keptPrefix} earlier messages were dropped to fit the context window]` };
+  return [...history.slice(0, keptPrefix), note, ...history.slice(end)];
+}
+
+/** The next place after `end` where a kept part may start (not on a tool result), leaving at least one message. */
+function nextTurnStart(history: readonly ChatMessage[], end: number): number | undefined {
+  for (let next = end + 1; next < history.length - 1; next += 1) {
+    if (history[next].role !== 'tool') return next;
+  }
+  return undefined;
 }
 
 function transcript(messages: readonly ChatMessage[]): string {

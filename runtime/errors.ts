@@ -10,6 +10,8 @@ export const ExitCode = {
   budgetExhausted: 3,
   providerFailed: 4,
   permissionDenied: 5,
+  /** A question only a person can answer came up with no one to ask; the run can be resumed with the answer. */
+  needsInput: 5,
   interrupted: 130,
 } as const;
 
@@ -122,6 +124,19 @@ export class ToolError extends ManusError {
 export class PermissionDeniedError extends ManusError {
   constructor(message: string) {
     super('permission_denied', message, ExitCode.permissionDenied);
+  }
+}
+
+/**
+ * The agent asked a question that no one was there to answer (a run without a terminal, no
+ * --answer left, no recipe answer matching). The run stops, to be resumed with the answer.
+ */
+export class HumanInputNeededError extends ManusError {
+  readonly question: string;
+
+  constructor(question: string) {
+    super('needs_input', `the agent needs an answer to "${question}", and the run is not interactive`, ExitCode.needsInput);
+    this.question = question;
   }
 }
 

@@ -1,11 +1,12 @@
 /**
  * How the agent's questions reach a person. On a terminal the question is asked without blocking
  * the event loop; otherwise answers come from --answer values (in order) and the recipe's
- * `answers:` (matched by a text the question contains), and a question nobody answers fails closed.
+ * `answers:` (matched by a text the question contains). A question nobody answers stops the run as
+ * waiting for input (resumable with the answer); a permission prompt nobody answers is a denial.
  * Permission prompts are the user's alone: the terminal or --answer, never the recipe's answers.
  */
 import { createInterface } from 'node:readline/promises';
-import { PermissionDeniedError, ToolError } from './errors.js';
+import { HumanInputNeededError, PermissionDeniedError } from './errors.js';
 import type { HumanChannel } from './tool.js';
 
 export interface HumanChannelOptions {
@@ -42,11 +43,11 @@ export function createHumanChannel(options: HumanChannelOptions): HumanChannel {
         options.onAsked?.(question, fromRecipe[1], 'recipe');
         return fromRecipe[1];
       }
-      const reason = askOptions.permission
-        ? `no one can answer "${question}": the run is not interactive; approve it with --answer yes (a recipe's answers: cannot)`
-        : `no one can answer "${question}": the run is not interactive; pass --answer TEXT or add the answer under answers: in the recipe`;
-      if (askOptions.required) throw new PermissionDeniedError(reason);
-      throw new ToolError(reason, 'no_answer');
+      if (askOptions.permission) {
+        throw new PermissionDeniedError(`no one can answer "${question}": the run is not interactive; approve it with --answer yes (a recipe's answers: cannot)`);
+      }
+      // An answer the model invents around is worse than a run that waits: stop, and let the user resume with it.
+      throw new HumanInputNeededError(question);
     },
   };
 }

@@ -21,6 +21,7 @@ export type {
 export {
   ConfigError,
   ExitCode,
+  HumanInputNeededError,
   InterruptedError,
   ManusError,
   PermissionDeniedError,

@@ -56,13 +56,18 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
         line(`  ${label} ${dim(oneLine(String(data.content ?? ''), lineWidth))}`);
         break;
       }
-      case 'model-response': {
-        const calls = data.toolCalls as unknown[];
-        if (!options.liveText && calls.length === 0 && typeof data.content === 'string' && data.content.trim() !== '') {
+      case 'model-response':
+        // Live text has shown it already; otherwise the reply's text gets a line, also when it comes with calls.
+        if (!options.liveText && typeof data.content === 'string' && data.content.trim() !== '') {
           line(`${stepLabel(data.step)} ${dim(oneLine(data.content, lineWidth))}`);
         }
         break;
-      }
+      case 'compaction-failed':
+        line(paint('33', `warning: summarising older history failed (${oneLine(String((data.error as { message?: unknown } | undefined)?.message), 120)}); dropping the oldest turns instead`));
+        break;
+      case 'human-input-needed':
+        line(paint('33', `${stepLabel(data.step)} the agent asks "${oneLine(String(data.question), lineWidth)}", and no one can answer here`));
+        break;
       case 'model-retry':
         line(paint('33', `  retrying the model request in ${(Number(data.delayMs) / 1000).toFixed(1)} s (${oneLine(String(data.reason), 120)})`));
         break;

@@ -5,7 +5,7 @@
  */
 import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, statSync } from 'node:fs';
 import type { ResumeState } from './agent-loop.js';
-import { applyCompaction } from './context-compaction.js';
+import { applyCompaction, applyDrop } from './context-compaction.js';
 import { UsageError } from './errors.js';
 import type { RawToolCall, TokenUsage } from './model/model-types.js';
 import type { ChatMessage, ToolResult } from './tool.js';
@@ -63,16 +63,39 @@ function truncateTo(file: string, length: number): void {
   }
 }
 
+/** A call that stopped the run on a question no one could answer, with the answer it gets now. */
+export interface AnsweredQuestion {
+  id: string;
+  name: string;
+  question: string;
+  answer: string;
+}
+
+export interface ResumePoint {
+  state: ResumeState;
+  /** Calls that had started but not finished: each gets a result saying so. */
+  interruptedCalls: Array<{ id: string; name: string }>;
+  /** Calls that waited for the user: each gets one of the given answers as its result. */
+  answeredQuestions: AnsweredQuestion[];
+  /** The given answers left over for questions the resumed run asks. */
+  remainingAnswers: string[];
+}
+
 /**
  * The state to continue from: the history as the model last saw it (compactions applied), the
- * steps and tokens spent, and a result for every call that had started but not finished.
+ * steps and tokens spent, and a result for every call of the last turn that has none in history:
+ * the user's answer for a call that waited for one (taken in order from `answers`), the recorded
+ * result for a call that finished while a sibling stopped the run, and a notice for a call that
+ * was cut short. An earlier resumption closed its calls the same way, so they are rebuilt alike.
  */
-export function resumeStateOf(run: RecordedRun): { state: ResumeState; interruptedCalls: Array<{ id: string; name: string }> } {
+export function resumeStateOf(run: RecordedRun, answers: readonly string[] = []): ResumePoint {
   let history: ChatMessage[] = [];
   let step = 0;
   let usage: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
   let pendingUsage: TokenUsage | undefined;
   const files = new Set<string>();
+  const finished = new Map<string, string>();
+  const questions = new Map<string, string>();
   for (const event of run.events) {
     switch (event.type) {
       case 'message':
@@ -80,6 +103,9 @@ export function resumeStateOf(run: RecordedRun): { state: ResumeState; interrupt
         break;
       case 'history-compacted':
         history = applyCompaction(history, event.end as number, event.summary as string);
+        break;
+      case 'history-trimmed':
+        history = applyDrop(history, event.end as number);
         break;
       case 'model-response':
         step = Math.max(step, event.step as number);
@@ -90,14 +116,50 @@ export function resumeStateOf(run: RecordedRun): { state: ResumeState; interrupt
         pendingUsage = undefined;
         break;
       case 'tool-call-end':
+        finished.set(event.callId as string, String(event.content ?? ''));
         for (const file of (event.files as string[] | undefined) ?? []) files.add(file);
         break;
+      case 'human-input-needed':
+        questions.set(event.callId as string, String(event.question ?? ''));
+        break;
+      case 'run-resume': {
+        const given = (event.answers ?? {}) as Record<string, string>;
+        for (const call of unansweredCalls(history)) {
+          const content = given[call.id] !== undefined ? answerContent(given[call.id]) : finished.get(call.id) ?? interruptedCallResult;
+          history.push({ role: 'tool', tool_call_id: call.id, content });
+        }
+        break;
+      }
     }
   }
   if (pendingUsage) usage = addUsage(usage, pendingUsage);
-  const interruptedCalls = unansweredCalls(history);
-  for (const call of interruptedCalls) history.push({ role: 'tool', tool_call_id: call.id, content: interruptedCallResult });
-  return { state: { history, step, usage, files: [...files] }, interruptedCalls };
+  const remainingAnswers = [...answers];
+  const interruptedCalls: Array<{ id: string; name: string }> = [];
+  const answeredQuestions: AnsweredQuestion[] = [];
+  for (const call of unansweredCalls(history)) {
+    const question = questions.get(call.id);
+    let content: string;
+    if (question !== undefined) {
+      const answer = remainingAnswers.shift();
+      if (answer === undefined) {
+        throw new UsageError(`run ${String(run.start.runId)} is waiting for an answer to "${question}": give it with --answer TEXT`);
+      }
+      answeredQuestions.push({ ...call, question, answer });
+      content = answerContent(answer);
+    } else if (finished.has(call.id)) {
+      content = finished.get(call.id)!;
+    } else {
+      interruptedCalls.push(call);
+      content = interruptedCallResult;
+    }
+    history.push({ role: 'tool', tool_call_id: call.id, content });
+  }
+  return { state: { history, step, usage, files: [...files] }, interruptedCalls, answeredQuestions, remainingAnswers };
+}
+
+/** What the model reads for a user's answer; an empty one says so, as the tool itself does. */
+function answerContent(answer: string): string {
+  return answer.trim() === '' ? 'The human gave an empty answer.' : answer;
 }
 
 function unansweredCalls(history: ChatMessage[]): Array<{ id: string; name: string }> {

@@ -15,7 +15,7 @@ import type { SandboxChoice } from './sandbox/auto-sandbox.js';
 import { killLeftoverProcesses } from './sandbox/process-records.js';
 import type { RunPlan } from './config/resolve-recipe.js';
 import { assertTrustGranted } from './config/trust-consent.js';
-import { ConfigError, ExitCode, ManusError, type ExitCodeValue } from './errors.js';
+import { ConfigError, ExitCode, ManusError, type ExitCodeValue, type HumanInputNeededError } from './errors.js';
 import { FinalAnswerSchema } from './final-answer.js';
 import { askOnTerminal, createHumanChannel } from './human-channel.js';
 import { ModelClient } from './model/model-client.js';
@@ -31,7 +31,7 @@ import type { AnyToolDefinition, SandboxSettings, ToolContext } from './tool.js'
 import { compareSnapshots, snapshotWorkspace, type WorkspaceSnapshot } from './sandbox/workspace-changes.js';
 import { copyWorkspaceSource } from './workspace-source.js';
 
-export type RunStatus = LoopOutcome['status'] | 'checks-failed' | 'provider-failed' | 'permission-denied' | 'error';
+export type RunStatus = LoopOutcome['status'] | 'checks-failed' | 'provider-failed' | 'permission-denied' | 'needs-input' | 'error';
 
 export interface RunResult {
   runId: string;
@@ -51,6 +51,8 @@ export interface RunResult {
   cost?: number;
   exhaustedBudget?: BudgetName;
   error?: { code: string; message: string };
+  /** The question the run stopped on when its status is `needs-input`. */
+  question?: string;
   model: string;
   runDirectory: string;
   workspace: string;
@@ -301,7 +303,7 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
     runId,
     status: failure ? statusOf(failure) : checksFailed ? 'checks-failed' : outcome!.status,
     exitCode: failure ? failure.exitCode : checksFailed ? ExitCode.taskFailed : exitCodeOf(outcome!.status),
-    answer: failure ? failure.message : outcome!.answer,
+    answer: failure ? answerFor(failure, runId) : outcome!.answer,
     checks: checkResults,
     attempts: attemptCount,
     startedAt: new Date(startedAt).toISOString(),
@@ -311,6 +313,7 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
     cost: plan.profile.price ? outcome?.cost : undefined,
     exhaustedBudget: outcome?.exhaustedBudget,
     error: failure ? { code: failure.code, message: failure.message } : undefined,
+    question: failure?.code === 'needs_input' ? (failure as HumanInputNeededError).question : undefined,
     model: connection?.model ?? (options.model ? 'recorded' : ''),
     runDirectory,
     workspace: realWorkspace,
@@ -378,10 +381,17 @@ function hasExitCode(error: unknown): boolean {
 }
 
 function statusOf(error: ManusError): RunStatus {
+  if (error.code === 'needs_input') return 'needs-input';
   if (error.exitCode === ExitCode.providerFailed) return 'provider-failed';
   if (error.exitCode === ExitCode.permissionDenied) return 'permission-denied';
   if (error.exitCode === ExitCode.interrupted) return 'interrupted';
   return 'error';
+}
+
+/** A run waiting for an answer says how to give it. */
+function answerFor(error: ManusError, runId: string): string {
+  if (error.code !== 'needs_input') return error.message;
+  return `${error.message}; answer it with: manus resume ${runId} --answer "..."`;
 }
 
 export function exitCodeOf(status: LoopOutcome['status']): ExitCodeValue {

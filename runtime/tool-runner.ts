@@ -3,7 +3,7 @@
  * all calls, when the agent turns parallel calls off) run one after another. Results come back in
  * the order the model made the calls, whatever order they finish in. A failing tool becomes an
  * error result for the model, with its stack trace kept in the events file only; only interrupts,
- * permission denials and a broken events file stop the run. Calls listed after one that finishes
+ * permission denials, a question no one can answer and a broken events file stop the run. Calls listed after one that finishes
  * the run are skipped.
  */
 import type { PermissionSettings } from './config/types.js';
@@ -176,6 +176,11 @@ async function execute(call: PreparedCall, settings: ToolRunnerSettings, context
     return typeof value === 'string' ? { content: value } : normaliseResult(value);
   } catch (error) {
     if (context.signal.aborted) throw context.signal.reason ?? error;
+    if (hasCode(error, 'needs_input')) {
+      // Recorded so that a resumed run gives the user's answer to this call as its result.
+      settings.trace.emit('human-input-needed', { step: settings.step, callId: call.id, tool: call.name, question: (error as { question?: unknown }).question });
+      throw error;
+    }
     if (hasCode(error, 'permission_denied') || hasCode(error, 'run_trace_failed')) throw error;
     const message = error instanceof Error ? error.message : String(error);
     // The model gets the message; the stack trace is for whoever reads the events file.

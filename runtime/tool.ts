@@ -74,7 +74,7 @@ export interface HumanChannel {
 }
 
 export interface HumanQuestionOptions {
-  /** No answer is an error that stops the run (exit 5), not one the model reads. */
+  /** An answer is needed to go on; with no one to ask, every question stops the run (exit 5) either way. */
   required?: boolean;
   signal?: AbortSignal;
   /**

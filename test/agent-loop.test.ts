@@ -42,6 +42,17 @@ describe('finishing', () => {
   });
 });
 
+describe('progress', () => {
+  it('shows the text a reply sends alongside its tool calls, before the calls', async () => {
+    const run = await runScripted([
+      { content: "I'll compute it.", toolCalls: [{ name: 'echo', arguments: { text: 'six times seven' } }] },
+      terminate('42'),
+    ]);
+    expect(run.exitCode).toBe(0);
+    expect(run.stderr).toContain("[step 1/20] I'll compute it.\n[step 1/20] echo(text=\"six times seven\")\n");
+  });
+});
+
 describe('budgets', () => {
   const endlessEcho = Array.from({ length: 10 }, (_, index) => ({ toolCalls: [{ name: 'echo', arguments: { text: `step ${index}` } }] }));
 
@@ -65,6 +76,23 @@ describe('budgets', () => {
     expect(run.json).toMatchObject({ status: 'budget-exhausted', exhaustedBudget: 'tokens' });
     expect(run.json.usage.totalTokens).toBeGreaterThanOrEqual(1000);
     expect(run.requests.length).toBeLessThanOrEqual(3);
+  });
+
+  it('never sends a request whose prompt alone would pass what is left of the token budget', async () => {
+    // The provider counts 500 prompt tokens a step, more than the runtime's own count of the
+    // prompt: the gap it learns from the first reply keeps a third request (1200 + 500 > 1500) unsent.
+    const turns = endlessEcho.map((turn) => ({ ...turn, usage: { prompt_tokens: 500, completion_tokens: 100 } }));
+    const run = await runScripted(turns, { recipeExtra: 'budgets: { tokens: 1500 }' });
+    expect(run.exitCode).toBe(3);
+    expect(run.json).toMatchObject({ status: 'budget-exhausted', exhaustedBudget: 'tokens' });
+    expect(run.requests).toHaveLength(2);
+    expect(run.json.usage.totalTokens).toBe(1200);
+    const modelResponses = readEvents(run.json.runDirectory).filter((event) => event.type === 'model-response');
+    let spent = 0;
+    for (const response of modelResponses) {
+      expect(response.usage.promptTokens).toBeLessThanOrEqual(1500 - spent);
+      spent += response.usage.totalTokens;
+    }
   });
 
   it('stops a slow run at the time budget, even in the middle of a model call', async () => {

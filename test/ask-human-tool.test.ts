@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { InterruptedError, PermissionDeniedError, ToolError } from '../runtime/errors.js';
+import { HumanInputNeededError, InterruptedError, PermissionDeniedError, ToolError } from '../runtime/errors.js';
+import { createHumanChannel } from '../runtime/human-channel.js';
 import type { HumanChannel } from '../runtime/tool.js';
 import askHuman from '../plugins/ask_human.js';
 import { createTestToolContext } from './support/tool-context.js';
@@ -65,6 +66,14 @@ describe('ask_human', () => {
       },
     });
     expect(await outcome(askHuman.execute({ question: 'Deploy?' }, harness.context))).toBe(denied);
+  });
+
+  it('lets a question no one can answer through, so the run stops waiting for input (exit 5)', async () => {
+    const harness = contextWith({ human: createHumanChannel({ interactive: false, answers: [], recipeAnswers: { colour: 'green' } }) });
+    const error = await outcome(askHuman.execute({ question: 'Which city first?' }, harness.context));
+    expect(error).toBeInstanceOf(HumanInputNeededError);
+    expect(error).toMatchObject({ code: 'needs_input', exitCode: 5, question: 'Which city first?' });
+    expect(await askHuman.execute({ question: 'Favourite colour?' }, harness.context)).toBe('green');
   });
 
   it('lets an interruption through unchanged', async () => {

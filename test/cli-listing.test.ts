@@ -92,13 +92,39 @@ describe('manus tools', () => {
     });
   });
 
-  it('prints a signature, the first description line and the relative file for each tool', async () => {
+  it('prints a signature, the first description line, one line per parameter and the relative file for each tool', async () => {
     const fixture = makeFixture({ 'extra/echo.ts': echoPlugin });
     const result = await runCli(['tools', '--plugins', 'extra'], { cwd: fixture });
     expect(result.exitCode).toBe(0);
-    expect(result.stdout).toContain('echo_text(text, times?)\n  Repeats a text.\n  extra/echo.ts\n');
-    expect(result.stdout).toContain(`terminate(status, message?)\n`);
+    expect(result.stdout).toContain('echo_text(text, times?)\n  Repeats a text.\n    text (string, required)\n    times (integer)\n  extra/echo.ts\n');
+    expect(result.stdout).toContain(
+      'terminate(status, message?)\n  Finish the task.',
+    );
+    expect(result.stdout).toContain(
+      '    status ("success" | "failure", required): Whether the task was accomplished.\n' +
+      '    message (string): The final answer or, on failure, why the task could not be done.\n',
+    );
     expect(result.stdout).not.toContain('A second line');
+  });
+
+  it('wraps long descriptions at word boundaries, never cutting a word', async () => {
+    const result = await runCli(['tools', '--json'], { cwd: makeFixture({}) });
+    const words = new Set((result.json as ListedTool[]).flatMap((tool) => [
+      ...tool.description.split('\n')[0].split(/\s+/),
+      ...Object.values((tool.parameters.properties ?? {}) as Record<string, { description?: string }>).flatMap((schema) => (schema.description ?? '').split(/\s+/)),
+    ]).filter(Boolean));
+    const text = await runCli(['tools'], { cwd: makeFixture({}) });
+    const bash = text.stdout.slice(text.stdout.indexOf('bash('), text.stdout.indexOf('browser_use('));
+    const lines = bash.split('\n').filter((line) => line.startsWith('  ') && !line.includes('plugins/'));
+    expect(lines.length).toBeGreaterThan(3);
+    for (const line of lines) {
+      expect(line.length).toBeLessThanOrEqual(100);
+      const [first] = line.trim().split(' ');
+      const last = line.trim().split(' ').at(-1)!;
+      // Every line starts and ends on a whole word of a description (or a parameter's own heading).
+      expect(words.has(last) || /\)$/.test(last)).toBe(true);
+      expect(words.has(first) || /^[a-z_]+$/.test(first)).toBe(true);
+    }
   });
 
   it('also loads the plugins folder of the current directory', async () => {

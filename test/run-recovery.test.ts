@@ -2,6 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { resumeStateOf, type RecordedRun, type RunEvent } from '../runtime/recorded-run.js';
 import { cliEntry, readEvents, runCli } from './support/run-cli.js';
 import { terminate, toolMessages, writeLoopFixture } from './support/loop-fixture.js';
 import { startScriptedModelServer, type RecordedChatRequest, type ScriptedModelServer, type ScriptedTurn } from './support/scripted-model-server.js';
@@ -126,6 +127,40 @@ describe('resume', () => {
     });
   });
 
+  it('stops a headless run on a question no one can answer as needs-input, exit 5, and resumes it with the answer', async () => {
+    const fixture = writeLoopFixture({ tools: ['ask_human', 'echo', 'terminate'] });
+    const asking: ScriptedTurn = {
+      toolCalls: [
+        { id: 'call_echo', name: 'echo', arguments: { text: 'beside the question' } },
+        { id: 'call_ask', name: 'ask_human', arguments: { question: 'Which city should the trip start in?' } },
+      ],
+    };
+    const first = await withServer([asking, terminate('never reached')], (server) =>
+      runCli(['run', 'recipe.yaml', '--json', '--report', 'report'], { cwd: fixture, env: environment(server) }));
+    expect(first.exitCode).toBe(5);
+    expect(first.json).toMatchObject({ status: 'needs-input', exitCode: 5, question: 'Which city should the trip start in?' });
+    expect(first.json.answer).toContain('Which city should the trip start in?');
+    expect(first.json.answer).toContain(`manus resume ${first.json.runId} --answer`);
+    const report = JSON.parse(readFileSync(join(fixture, 'report', 'manus-report.json'), 'utf8'));
+    expect(report).toMatchObject({ status: 'needs-input', exitCode: 5, question: 'Which city should the trip start in?' });
+    expect(readEvents(first.json.runDirectory).at(-1)).toMatchObject({ type: 'run-end', status: 'needs-input' });
+
+    const without = await runCli(['resume', first.json.runId], { cwd: fixture });
+    expect(without.exitCode).toBe(2);
+    expect(without.stderr).toContain('is waiting for an answer to "Which city should the trip start in?": give it with --answer TEXT');
+
+    await withServer([terminate('starting in Lisbon')], async (server) => {
+      const resumed = await runCli(['resume', first.json.runId, '--answer', 'Lisbon', '--json'], { cwd: fixture, env: environment(server) });
+      expect(resumed.exitCode).toBe(0);
+      expect(resumed.json).toMatchObject({ status: 'success', answer: 'starting in Lisbon' });
+      // The question gets the answer, and the call that finished beside it keeps its own result.
+      expect(toolMessages(chatRequests(server)[0])).toEqual([
+        { role: 'tool', tool_call_id: 'call_echo', content: 'echo: beside the question' },
+        { role: 'tool', tool_call_id: 'call_ask', content: 'Lisbon' },
+      ]);
+    });
+  });
+
   it('refuses to resume a run that succeeded, and names an unknown run', async () => {
     const fixture = writeLoopFixture();
     const done = await withServer([terminate()], (server) => runCli(['run', 'recipe.yaml', '--json'], { cwd: fixture, env: environment(server) }));
@@ -135,6 +170,43 @@ describe('resume', () => {
     const unknown = await runCli(['resume', 'nope'], { cwd: fixture });
     expect(unknown.exitCode).toBe(2);
     expect(unknown.stderr).toContain("unknown run 'nope'");
+  });
+});
+
+describe('rebuilding a run\'s history to resume it', () => {
+  const call = (id: string, name: string) => ({ id, type: 'function', function: { name, arguments: '{}' } });
+  const message = (value: Record<string, unknown>) => ({ type: 'message', message: value });
+  const start = { type: 'run-start', runId: 'r1' };
+  const opening = [message({ role: 'system', content: 'system' }), message({ role: 'user', content: 'task' })];
+  const turn = (id: string) => [
+    message({ role: 'assistant', content: null, tool_calls: [call(id, 'echo')] }),
+    message({ role: 'tool', tool_call_id: id, content: `result ${id}` }),
+  ];
+  const recorded = (events: RunEvent[]): RecordedRun => ({ file: 'events.jsonl', events, warnings: [], start });
+
+  it('applies a drop of the oldest turns as the run did, with its note', () => {
+    const events = [start, ...opening, ...turn('a'), ...turn('b'), ...turn('c'), { type: 'history-trimmed', end: 6, removedMessages: 4 }];
+    const { state } = resumeStateOf(recorded(events));
+    expect(state.history.map((entry) => entry.content)).toEqual(['system', 'task', '[4 earlier messages were dropped to fit the context window]', null, 'result c']);
+  });
+
+  it('gives an earlier resumption\'s answer to the question it answered, when resumed again', () => {
+    const asked = message({ role: 'assistant', content: null, tool_calls: [call('q', 'ask_human')] });
+    const events = [
+      start, ...opening, asked,
+      { type: 'tool-call-start', callId: 'q', tool: 'ask_human' },
+      { type: 'human-input-needed', callId: 'q', question: 'Which city?' },
+      { type: 'run-end', status: 'needs-input' },
+      { type: 'run-resume', answers: { q: 'Lisbon' } },
+      ...turn('d'),
+    ];
+    const { state, answeredQuestions, interruptedCalls } = resumeStateOf(recorded(events), ['unused here']);
+    expect(answeredQuestions).toEqual([]);
+    expect(interruptedCalls).toEqual([]);
+    expect(state.history.filter((entry) => entry.role === 'tool')).toEqual([
+      { role: 'tool', tool_call_id: 'q', content: 'Lisbon' },
+      { role: 'tool', tool_call_id: 'd', content: 'result d' },
+    ]);
   });
 });
 
@@ -189,16 +261,23 @@ describe('replay', () => {
 });
 
 describe('budgets with prices', () => {
-  it('stops at the cost budget and reports the cost', async () => {
+  it('stops at the cost budget before a request whose prompt alone would pass it, and reports the cost', async () => {
     const fixture = writeLoopFixture({
       recipeExtra: 'budgets: { cost: 0.01 }',
       profile: 'price: { input_per_million: 5, output_per_million: 15 }\nretry: { base_delay_ms: 5 }',
     });
-    const turns = Array.from({ length: 10 }, (_, index) => ({ ...echo(`${index}`), usage: { prompt_tokens: 1000, completion_tokens: 100 } }));
-    const run = await withServer(turns, (server) => runCli(['run', 'recipe.yaml', '--json'], { cwd: fixture, env: environment(server) }));
+    // Each step costs 0.004: 0.0025 for the prompt, 0.0015 for the reply. After two, 0.008 is spent,
+    // and a third prompt (0.0025) would pass 0.01 on its own, so it is never sent.
+    const turns = Array.from({ length: 10 }, (_, index) => ({ ...echo(`${index}`), usage: { prompt_tokens: 500, completion_tokens: 100 } }));
+    const { run, requests } = await withServer(turns, async (server) => ({
+      run: await runCli(['run', 'recipe.yaml', '--json'], { cwd: fixture, env: environment(server) }),
+      requests: chatRequests(server).length,
+    }));
     expect(run.exitCode).toBe(3);
-    expect(run.json).toMatchObject({ status: 'budget-exhausted', exhaustedBudget: 'cost', steps: 2 });
-    expect(run.json.cost).toBeCloseTo(0.013, 5);
+    expect(run.json).toMatchObject({ status: 'budget-exhausted', exhaustedBudget: 'cost' });
+    expect(requests).toBe(2);
+    expect(run.json.cost).toBeCloseTo(0.008, 5);
+    expect(run.json.cost).toBeLessThanOrEqual(0.01);
   });
 
   it('refuses a cost budget without prices before any model call', async () => {
@@ -254,6 +333,40 @@ describe('context compaction', () => {
       const compaction = readEvents(run.json.runDirectory).find((event) => event.type === 'history-compacted');
       expect(compaction).toMatchObject({ reason: 'near-context-window', summary: 'SUMMARY: the pages were read.' });
       expect(compaction!.tokensAfter).toBeLessThan(compaction!.tokensBefore);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('records a failed summary and drops the oldest whole turns instead, so the request still fits', async () => {
+    const fixture = writeLoopFixture({
+      profile: 'context_window: 2000\nretry: { base_delay_ms: 5 }',
+      agentExtra: 'compaction: { threshold: 0.5, keep_recent_messages: 4 }',
+    });
+    const failingSummary = (request: RecordedChatRequest): ScriptedTurn | undefined =>
+      String((request.body.messages as Array<{ content: string }>)[0].content).includes('condense')
+        ? { fault: { kind: 'status', status: 400, message: 'summaries are switched off here' } }
+        : undefined;
+    const server = await startScriptedModelServer({ turns: [...Array.from({ length: 8 }, (_, index) => longEcho(index)), terminate('trimmed fine')], sideTurn: failingSummary });
+    try {
+      const run = await runCli(['run', 'recipe.yaml', '--json'], { cwd: fixture, env: environment(server) });
+      expect(run.exitCode).toBe(0);
+      expect(run.json.answer).toBe('trimmed fine');
+      const events = readEvents(run.json.runDirectory);
+      const failed = events.find((event) => event.type === 'compaction-failed');
+      expect(failed).toMatchObject({ reason: 'near-context-window', error: { message: expect.stringContaining('summaries are switched off here') } });
+      const trimmed = events.find((event) => event.type === 'history-trimmed')!;
+      expect(trimmed.tokensAfter).toBeLessThanOrEqual(1000);
+      expect(trimmed.tokensAfter).toBeLessThan(trimmed.tokensBefore);
+      const requests = chatRequests(server);
+      const firstFailure = requests.findIndex((request) => request.turnIndex === null);
+      const after = requests[firstFailure + 1].body.messages as Array<{ role: string; content: string; tool_call_id?: string; tool_calls?: Array<{ id: string }> }>;
+      expect(after[0].role).toBe('system');
+      expect(after[1].content).toBe('Do the task.');
+      expect(after[2].content).toBe(`[${trimmed.removedMessages} earlier messages were dropped to fit the context window]`);
+      expect(after[3].role).toBe('assistant');
+      const callIds = new Set(after.flatMap((message) => message.tool_calls?.map((call) => call.id) ?? []));
+      for (const message of after.filter((entry) => entry.role === 'tool')) expect(callIds.has(message.tool_call_id!)).toBe(true);
     } finally {
       await server.close();
     }

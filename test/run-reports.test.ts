@@ -183,6 +183,25 @@ describe('the JUnit report', () => {
     });
   });
 
+  it('fails the run testcase of a run waiting for an answer, naming the question and how to give it', () => {
+    const waiting = parseStrictly(junitXml(report({
+      status: 'needs-input',
+      exitCode: 5,
+      checks: [],
+      question: 'Which city should the trip start in?',
+      error: { code: 'needs_input', message: 'the agent needs an answer to "Which city should the trip start in?", and the run is not interactive' },
+      answer: 'the agent needs an answer to "Which city should the trip start in?", and the run is not interactive; answer it with: manus resume 20250102-030405-abcdef --answer "..."',
+    })));
+    const failure = waiting.testcases[0].children[0];
+    expect(failure.attributes).toEqual({
+      message: 'needs-input: the agent needs an answer to "Which city should the trip start in?", and the run is not interactive',
+      type: 'needs-input',
+    });
+    expect(failure.text).toContain('exit code: 5\nerror: needs_input: ');
+    expect(failure.text).toContain('question: Which city should the trip start in?\n');
+    expect(failure.text).toContain('manus resume 20250102-030405-abcdef --answer');
+  });
+
   it('escapes markup, drops characters XML cannot hold and keeps everything else exact', () => {
     const nasty = 'a < b && c > d "quoted" \'single\' ]]> <![CDATA[ x ]]> \u0000\u0007\u001b[31m bell \uD800 lone \uFFFE end 日本語 😀\r\nnext line\ttab';
     const cleaned = 'a < b && c > d "quoted" \'single\' ]]> <![CDATA[ x ]]> [31m bell  lone  end 日本語 😀\r\nnext line\ttab';

@@ -76,6 +76,7 @@ function runTestcase(report: RunReport, failed: boolean): string[] {
       `exit code: ${report.exitCode}`,
       ...(report.exhaustedBudget ? [`exhausted budget: ${report.exhaustedBudget}`] : []),
       ...(report.error ? [`error: ${report.error.code}: ${report.error.message}`] : []),
+      ...(report.question ? [`question: ${report.question}`] : []),
       `answer: ${report.answer}`,
     ].join('\n');
     lines.push(`      <failure${attributes({ message, type: report.status })}>${escapeXmlText(body)}</failure>`);

@@ -29,6 +29,8 @@ export interface RunReport {
   model?: string;
   exhaustedBudget?: string;
   error?: { code: string; message: string };
+  /** The question a `needs-input` run stopped on, to be answered with `manus resume <run> --answer`. */
+  question?: string;
   /** Workspace-relative paths of files the run wrote. */
   files?: string[];
   checks: CheckResult[];

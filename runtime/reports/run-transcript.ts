@@ -82,6 +82,12 @@ class Transcript {
         return this.line(`  warning: ${textField(event.tool) ?? '?'} threw after its call ended: ${textField(event.message) ?? ''}`);
       case 'history-compacted':
         return this.line('  (older history was summarised to fit the context window)');
+      case 'compaction-failed':
+        return this.line(`  (summarising older history failed: ${textField((event.error as { message?: unknown } | undefined)?.message) ?? 'unknown reason'})`);
+      case 'history-trimmed':
+        return this.line(`  (${numberField(event.removedMessages) ?? '?'} older messages were dropped to fit the context window)`);
+      case 'human-input-needed':
+        return this.line(`  question with no one to answer it: ${textField(event.question) ?? ''}`);
       case 'human-answer':
         this.line(`  question: ${textField(event.question) ?? ''}`);
         return this.line(`  answer${event.source ? ` (${String(event.source)})` : ''}: ${textField(event.answer) ?? ''}`);

@@ -1,0 +1,84 @@
+/** What each command's --help adds after the options: examples, the environment it reads, its exit codes. */
+
+const environment = `Environment:
+  OPENAI_API_KEY         the API key, when no profile in agents.yaml names another variable
+  OPENAI_BASE_URL        an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1
+  MANUS_MODEL            the model id (default gpt-4o-mini; with Ollama, its first model)
+  OLLAMA_HOST            where a local Ollama listens (default 127.0.0.1:11434)
+  AZURE_OPENAI_ENDPOINT, AZURE_OPENAI_API_KEY   for a profile with provider: azure
+  MANUS_RUNS_DIR         where run folders go (default .manus/runs); --runs-dir wins
+  MANUS_CHROMIUM_PATH    the browser for browser_use (default /usr/bin/chromium)
+  MANUS_DOCKER_HOST      the Docker daemon for the docker sandbox (else DOCKER_HOST)
+  MANUS_CACHE_DIR        the start-up code cache (default $XDG_CACHE_HOME/manus-runtime or ~/.cache/manus-runtime)
+  XDG_CONFIG_HOME        where config.yaml is read from: $XDG_CONFIG_HOME/manus/config.yaml (default ~/.config)
+  CI=true, MANUS_CI=1    CI mode, as --ci
+  NO_COLOR               no colours in progress`;
+
+const runExitCodes = `Exit codes:
+  0    success
+  1    the task failed (terminate with failure, stuck, a failed check, a wrong answer format)
+  2    usage or validation error
+  3    a budget ran out (steps, tokens, cost, time)
+  4    the model provider failed
+  5    a permission was denied or an approval needed with no one to ask, or the agent asked a
+       question no one could answer (status needs-input: give it with manus resume <run> --answer TEXT)
+  130  interrupted`;
+
+const listingExitCodes = `Exit codes:
+  0    success
+  2    a file or plugin has an error, or the command line is wrong`;
+
+export const helpAfter: Record<string, string> = {
+  run: `
+Examples:
+  manus run recipes/ask.yaml --param question="What is a ReAct agent?"
+  manus run recipe.yaml --prompt "a different task" --max-steps 10 --answer yes
+  manus run recipe.yaml --json --report reports/ --ci
+
+${environment}
+
+${runExitCodes}`,
+  resume: `
+Examples:
+  manus resume 20261130-0915 --max-steps 40
+  manus resume 20261130-0915 --answer "Lisbon"    (a run that stopped as needs-input)
+
+${environment}
+
+${runExitCodes}`,
+  replay: `
+Examples:
+  manus replay recipes/recordings/swe.jsonl
+  manus replay demo.jsonl --tools real
+
+${environment}
+
+${runExitCodes}`,
+  runs: `
+Examples:
+  manus runs
+  manus runs show 20261130-0915 --full
+
+Environment:
+  MANUS_RUNS_DIR         where run folders are (default .manus/runs); --runs-dir wins
+
+${listingExitCodes}`,
+  validate: `
+Examples:
+  manus validate agents.yaml recipes/*.yaml plugins/*.ts
+  manus validate recipe.yaml --json
+
+${listingExitCodes}`,
+  tools: `
+Examples:
+  manus tools
+  manus tools --plugins ./my-plugins --json
+
+${listingExitCodes}`,
+  agents: `
+Examples:
+  manus agents
+  manus agents --json
+
+${listingExitCodes}`,
+};
