@@ -254,9 +254,10 @@ describe('Azure OpenAI', () => {
     try {
       const endpoint = server.baseUrl.replace(/\/v1$/, '');
       const fixture = writeLoopFixture({
-        agentsYaml: `version: 1\nllm:\n  default: { provider: azure, base_url: '${endpoint}', deployment: gpt-4o-prod, api_version: 2024-10-21 }\n`,
+        agentsYaml: 'version: 1\nllm:\n  default: { provider: azure, deployment: gpt-4o-prod, api_version: 2024-10-21 }\n',
       });
-      const run = await runCli(['run', 'recipe.yaml', '--json'], { cwd: fixture, env: { AZURE_OPENAI_API_KEY: 'azure-key-123' } });
+      // The endpoint comes from the user's environment: a project agents.yaml that names its own would need --trust env.
+      const run = await runCli(['run', 'recipe.yaml', '--json'], { cwd: fixture, env: { AZURE_OPENAI_API_KEY: 'azure-key-123', AZURE_OPENAI_ENDPOINT: endpoint } });
       expect(run.exitCode).toBe(0);
       expect(run.json.answer).toBe('from azure');
       const request = server.requests.find((entry) => entry.path.includes('/chat/completions'))!;
