@@ -9,8 +9,15 @@ import type { ChatModel } from './model-types.js';
 
 export function redactingModel(model: ChatModel, redactor: SecretRedactor): ChatModel {
   if (!redactor.active) return model;
+  // History is append-only and sent again every step: each message is redacted once, not once a step.
+  const redacted = new WeakMap<ChatMessage, ChatMessage>();
+  const redactOnce = (message: ChatMessage) => {
+    let copy = redacted.get(message);
+    if (!copy) redacted.set(message, (copy = redactMessage(message, redactor)));
+    return copy;
+  };
   return {
-    complete: (request) => model.complete({ ...request, messages: request.messages.map((message) => redactMessage(message, redactor)) }),
+    complete: (request) => model.complete({ ...request, messages: request.messages.map(redactOnce) }),
   };
 }
 
