@@ -143,21 +143,38 @@ export interface ProtectedPathsOptions {
 
 /** The protected paths of one run and the controls built on them. */
 export class ProtectedPaths {
-  readonly entries: readonly ProtectedPath[];
   /**
    * Read-only folders a sandbox put where a protected folder did not exist, so a command cannot
    * create it; they exist only while a command runs and count as absent.
    */
   readonly placeholders = new Set<string>();
+  private listed: readonly ProtectedPath[] | undefined;
+  private readonly list: () => readonly ProtectedPath[];
   private snapshot: ProtectedSnapshot | undefined;
+  private capturing: Promise<void> | undefined;
   private repositoriesAtStart = new Set<string>();
   private queue: Promise<unknown> = Promise.resolve();
 
+  /**
+   * `entries` may be a function: a run lists and captures its protected paths when its first tool
+   * call starts, not while it starts, since nothing the agent does can come before that call.
+   */
   constructor(
-    entries: readonly ProtectedPath[],
+    entries: readonly ProtectedPath[] | (() => readonly ProtectedPath[]),
     private readonly options: ProtectedPathsOptions = {},
   ) {
-    this.entries = entries;
+    this.list = typeof entries === 'function' ? entries : () => entries;
+  }
+
+  get entries(): readonly ProtectedPath[] {
+    this.listed ??= this.list();
+    return this.listed;
+  }
+
+  /** Captures the state once; every tool call and sandbox awaits it before anything runs. */
+  ready(): Promise<void> {
+    this.capturing ??= this.capture();
+    return this.capturing;
   }
 
   /** The entry that protects `path` (the entry itself or a path inside a protected folder). */
@@ -203,7 +220,9 @@ export class ProtectedPaths {
   }
 
   private async verifyNow(): Promise<void> {
+    if (this.capturing) await this.capturing;
     const before = this.snapshot;
+    // Nothing captured: no tool call ever started, so nothing could have changed.
     if (!before) return;
     const changes = checkNewRepositories(this.options.repositoryRoots ?? [], this.repositoriesAtStart);
     const now = await takeSnapshot(this.watchedRoots(), { withContent: false, ignored: this.placeholders });

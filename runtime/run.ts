@@ -141,7 +141,7 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
   const sandboxSettings = () => (sandbox ??= chooseSandbox(plan, trace, options));
   // What the runtime, git or a shell would later load or run on the host; kept as it is now.
   const protectedPaths = new ProtectedPaths(
-    protectedPathsFor(plan, { cwd: options.cwd, workspace: realWorkspace, runsDirectory, environment: options.environment }),
+    () => protectedPathsFor(plan, { cwd: options.cwd, workspace: realWorkspace, runsDirectory, environment: options.environment }),
     {
       display: (path) => relativeToCwd(options.cwd, path),
       repositoryRoots: [...new Set([options.cwd, realWorkspace])],
@@ -150,7 +150,6 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
       }),
     },
   );
-  await protectedPaths.capture();
 
   let connection: ModelConnection | undefined;
   let outcome: LoopOutcome | undefined;
@@ -231,26 +230,30 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
       onTextDelta: options.onTextDelta,
       toolSettings: plan.toolSettings,
       faults,
-      toolContext: async (call) => ({
-        runId,
-        workspace: realWorkspace,
-        runDirectory,
-        step: call.step,
-        callId: call.id,
-        signal: call.signal,
-        logger: {
-          info: (message) => trace.emit('tool-log', { level: 'info', tool: call.name, message }),
-          warn: (message) => trace.emit('tool-log', { level: 'warn', tool: call.name, message }),
-          debug: (message) => trace.emit('tool-log', { level: 'debug', tool: call.name, message }),
-        },
-        trace,
-        model: modelAccess,
-        resources,
-        human,
-        settings: plan.toolSettings[call.name] ?? {},
-        sandboxSettings,
-        protectedPaths,
-      }),
+      toolContext: async (call) => {
+        // Before the first call does anything: the state every later check compares with.
+        await protectedPaths.ready();
+        return {
+          runId,
+          workspace: realWorkspace,
+          runDirectory,
+          step: call.step,
+          callId: call.id,
+          signal: call.signal,
+          logger: {
+            info: (message) => trace.emit('tool-log', { level: 'info', tool: call.name, message }),
+            warn: (message) => trace.emit('tool-log', { level: 'warn', tool: call.name, message }),
+            debug: (message) => trace.emit('tool-log', { level: 'debug', tool: call.name, message }),
+          },
+          trace,
+          model: modelAccess,
+          resources,
+          human,
+          settings: plan.toolSettings[call.name] ?? {},
+          sandboxSettings,
+          protectedPaths,
+        };
+      },
     };
     // Checks run after the agent succeeds; a failed check gives the agent another attempt, in the
     // same conversation, with the failures added, while `retry` allows.
@@ -263,7 +266,10 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
         workspace: realWorkspace,
         responseSchema: plan.recipe.response,
         signal: options.signal,
-        sandbox: () => sandboxForRun({ resources, sandboxSettings, workspace: realWorkspace, runDirectory, runId, protectedPaths }),
+        sandbox: async () => {
+          await protectedPaths.ready();
+          return sandboxForRun({ resources, sandboxSettings, workspace: realWorkspace, runDirectory, runId, protectedPaths });
+        },
       },
       attempt: async (retryText) => {
         if (retryText === undefined || !previous) return (previous = await runAgentLoop(loopSettings));
