@@ -257,7 +257,7 @@ async function runStep(state: LoopState, signal: AbortSignal): Promise<StepResul
   const cutOff = cutOffFinishReasons.has(reply.finishReason ?? '');
   const calls = reply.toolCalls.map((raw) => prepareCall(raw, settings.tools, cutOff));
   state.recentTools.push(calls.map((call) => call.name));
-  if (calls.length === 0) return finishWithText(state, reply.content ?? '');
+  if (calls.length === 0) return cutOff ? continueCutOffText(state, reply.content ?? '') : finishWithText(state, reply.content ?? '');
 
   state.append({
     role: 'assistant',
@@ -352,6 +352,20 @@ function dropOldest(state: LoopState, reason: string, tokensBefore: number | und
     tokensAfter: settings.tokenCounter.countMessages(state.history),
   });
   return true;
+}
+
+/**
+ * Text cut off by the output limit is never a final answer, however the agent finishes: the model is
+ * asked for a shorter complete reply, and a model that keeps running into the limit ends as stuck.
+ */
+function continueCutOffText(state: LoopState, text: string): StepResult {
+  if (text.trim() !== '') state.append({ role: 'assistant', content: text });
+  state.append({
+    role: 'user',
+    content: 'Your last reply was cut off by the output token limit, so it was not taken as your answer. ' +
+      'Reply again with a shorter complete answer, or write long content to a file in several smaller steps first.',
+  });
+  return checkRepetition(state, 'cut-off:');
 }
 
 /** A plain-text reply: the answer when the agent finishes on text, otherwise a turn like any other. */

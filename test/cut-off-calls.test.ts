@@ -127,3 +127,24 @@ describe('tool-call arguments that are not JSON', () => {
     expect(readFileSync(join(fixture, 'work', 'single.txt'), 'utf8')).toBe("it's: True");
   });
 });
+
+describe('text cut off by the output limit', () => {
+  it('is never taken as the final answer: the model is asked for a shorter complete one', async () => {
+    const scripted = await runScripted([
+      { content: 'The three largest moons of Jupiter are Ganymede, Callisto and', finishReason: 'length' },
+      { content: 'Ganymede, Callisto and Io.' },
+    ], { tools: ['terminate'], agentExtra: 'finish_on_text: true' });
+    expect(scripted.exitCode, scripted.stderr).toBe(0);
+    expect(scripted.json.answer).toBe('Ganymede, Callisto and Io.');
+    const messages = scripted.requests[1].body.messages as Array<{ role: string; content: string }>;
+    expect(messages.at(-1)!.content).toContain('cut off by the output token limit, so it was not taken as your answer');
+  });
+
+  it('stops a model that keeps running into the limit as stuck', async () => {
+    const cutOff: ScriptedTurn = { content: 'An answer that never ends and', finishReason: 'length' };
+    const scripted = await runScripted(Array.from({ length: 8 }, () => cutOff), { tools: ['terminate'], agentExtra: 'finish_on_text: true' });
+    expect(scripted.exitCode).toBe(1);
+    expect(scripted.json.status).toBe('stuck');
+    expect(scripted.requests.length).toBeLessThan(8);
+  });
+});
