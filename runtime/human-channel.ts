@@ -67,3 +67,8 @@ export async function askOnTerminal(
     terminal.close();
   }
 }
+
+/** Whether a person's reply grants what was asked: "y" or "yes", in any case, spaces around allowed. */
+export function isYes(answer: string): boolean {
+  return /^\s*y(es)?\s*$/i.test(answer);
+}

@@ -8,6 +8,7 @@
  */
 import type { PermissionSettings } from './config/types.js';
 import { PermissionDeniedError } from './errors.js';
+import { isYes } from './human-channel.js';
 import type { RawToolCall } from './model/model-types.js';
 import type { AnyToolDefinition, ToolContext, ToolResult, TraceWriter } from './tool.js';
 import { parseToolArguments, validateToolArguments } from './tool-arguments.js';
@@ -214,7 +215,7 @@ async function permissionProblem(call: PreparedCall, permissions: PermissionSett
     if (hasCode(error, 'permission_denied')) throw error;
     throw new PermissionDeniedError(`approval needed to call '${call.name}', and no one could be asked: ${error instanceof Error ? error.message : String(error)}`);
   });
-  return /^\s*y(es)?\s*$/i.test(answer) ? undefined : `Permission denied: the user did not approve the call to '${call.name}'.`;
+  return isYes(answer) ? undefined : `Permission denied: the user did not approve the call to '${call.name}'.`;
 }
 
 function matches(patterns: readonly string[], name: string): boolean {

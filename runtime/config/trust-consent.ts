@@ -4,7 +4,7 @@
  * the run stops with exit 5 before any model call, saying which `--trust` would allow it.
  */
 import { PermissionDeniedError } from '../errors.js';
-import { askOnTerminal } from '../human-channel.js';
+import { askOnTerminal, isYes } from '../human-channel.js';
 import { describeTrustRequest, grantsNeeded, ungrantedRequests, type TrustRequest } from './recipe-requests.js';
 import type { RunPlan } from './resolve-recipe.js';
 import { userConfigFile } from './user-config.js';
@@ -34,7 +34,7 @@ export async function settleTrustRequests(plan: RunPlan, options: TrustConsentOp
     ? `The recipe asks to: ${describeTrustRequest(ungranted[0])}. Allow? [y/N]`
     : `The recipe asks to:\n${listed(ungranted)}\nAllow? [y/N]`;
   const answer = await askOnTerminal(question, options).catch(() => '');
-  if (!/^y(es)?$/i.test(answer)) throw new PermissionDeniedError(`not allowed:\n${listed(ungranted)}\n${rerun} to allow it`);
+  if (!isYes(answer)) throw new PermissionDeniedError(`not allowed:\n${listed(ungranted)}\n${rerun} to allow it`);
   plan.trustGrants = new Set([...plan.trustGrants, ...grants]);
 }
 

@@ -6,6 +6,7 @@
  */
 import type { TrustGrant } from '../config/trust-grants.js';
 import { PermissionDeniedError } from '../errors.js';
+import { isYes } from '../human-channel.js';
 import type { SandboxSettings } from '../tool.js';
 import { probeBwrap } from './create-sandbox.js';
 import { probeDocker } from './docker-connection.js';
@@ -47,7 +48,7 @@ export async function chooseAutoSandbox(requested: SandboxSettings, consent: Hos
     );
   }
   const answer = await consent.ask(`${unavailable} and ${docker.reason}; run code on the host without isolation? [y/N]`);
-  if (/^\s*y(es)?\s*$/i.test(answer)) {
+  if (isYes(answer)) {
     return { settings: host, reason: `${unavailable} and ${docker.reason}; the user agreed at the terminal to run code on the host` };
   }
   throw new PermissionDeniedError(`code was not run: you declined to run it on the host without isolation. ${fix}`);
