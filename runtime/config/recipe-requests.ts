@@ -6,10 +6,11 @@
  * (`--trust`, their own config, or a yes at the terminal), never on the file's word.
  */
 import { existsSync, realpathSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { formatLocation, type Diagnostic, type SourceLocation } from '../errors.js';
 import { defaultCpus, defaultMemoryMb, defaultProcessLimit, defaultSandboxImage } from '../sandbox/sandbox-options.js';
 import type { SandboxSettings } from '../tool.js';
+import { isInside } from '../workspace-paths.js';
 import type { SettingLocations } from './setting-locations.js';
 import { renderTemplate, templatePlaceholders } from './template.js';
 import { trustGrantMeanings, trustGrantNames, type TrustGrant } from './trust-grants.js';
@@ -234,7 +235,7 @@ function workspaceRequest(input: RecipeTrustInput): TrustRequest | undefined {
   const rendered = renderTemplate(recipe.workspace, values);
   const folder = realPathOf(resolve(input.cwd, rendered));
   const allowed = [realPathOf(input.cwd), realPathOf(dirname(recipe.file))];
-  if (allowed.some((root) => isInside(folder, root))) return undefined;
+  if (allowed.some((root) => isInside(root, folder))) return undefined;
   return {
     grant: 'workspace',
     setting: `workspace: ${rendered}`,
@@ -254,11 +255,6 @@ function realPathOf(path: string): string {
     existing = parent;
   }
   return join(realpathSync(existing), ...rest);
-}
-
-function isInside(path: string, folder: string): boolean {
-  const relation = relative(folder, path);
-  return relation === '' || (!relation.startsWith('..') && !isAbsolute(relation));
 }
 
 function stringList(value: unknown): string[] {
