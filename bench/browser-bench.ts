@@ -4,10 +4,10 @@
  * size of the browser state sent to the model each step. Prints a table and, with --json, the
  * raw figures. Run with `npx tsx bench/browser-bench.ts`; BENCH_REPETITIONS sets the samples.
  */
-import browserState from '../plugins/browser_state.js';
-import browserUse from '../plugins/browser_use.js';
+import browserState from '../plugins/browser/browser_state.js';
+import browserUse from '../plugins/browser/browser_use.js';
 import type { ContextProviderInput } from '../runtime/context-provider.js';
-import { existingBrowserSession } from '../runtime/browser/session-registry.js';
+import { existingBrowserSession } from '../plugins/browser/session-registry.js';
 import type { ToolResult } from '../runtime/tool.js';
 import { startFixtureSite } from '../test/support/fixture-site.js';
 import { createTestToolContext } from '../test/support/tool-context.js';

@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import { formatDiagnostic } from '../runtime/errors.js';
 import { agentsFilesFor, loadAgentsConfig, pluginFoldersFor } from '../runtime/config/resolve-recipe.js';
-import { displayPath, loadPluginFolders } from '../runtime/plugins/load-plugins.js';
+import { displayPath, loadPluginFolders } from '../runtime/plugin-loading/load-plugins.js';
 import { parameterLines, wrapText } from './parameter-listing.js';
 
 export async function listTools(options: { plugins: string[]; json?: boolean }): Promise<number> {

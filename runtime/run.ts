@@ -251,6 +251,7 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
           human,
           settings: plan.toolSettings[call.name] ?? {},
           sandboxSettings,
+          sandbox: () => sandboxForRun({ resources, sandboxSettings, workspace: realWorkspace, runDirectory, runId, protectedPaths }),
           protectedPaths,
         };
       },

@@ -1,10 +1,7 @@
 import { defineTool } from './tool.js';
 
-/**
- * The `terminate` tool. It lives in the kernel, and plugins/terminate.ts re-exports it, so a run
- * loads it from the command's bundle instead of loading the runtime's public entry for it.
- */
-export default defineTool<{ status: 'success' | 'failure'; message?: string }>({
+/** The `terminate` tool: the kernel's own, so every agent can end its run the same way. */
+export default defineTool({
   name: 'terminate',
   description:
     'Finish the task. Call it once the request is fully met (status "success") or when it cannot be met (status "failure"). ' +

@@ -3,6 +3,9 @@
  * only gives it a type, so a plugin file needs no base class and no registration call.
  */
 import type { ProtectedPaths } from './protected-paths.js';
+import type { Sandbox } from './sandbox/sandbox-types.js';
+import type { SchemaInput } from './schema-input.js';
+import type { TrustGrant } from './config/trust-grants.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -107,6 +110,12 @@ export interface ToolContext {
    */
   sandboxSettings(): Promise<SandboxSettings>;
   /**
+   * The run's sandbox for commands, shared by every tool of the run and disposed when it ends. It
+   * starts on the first call and mounts the protected paths read-only; each command is followed by
+   * a check that none of them changed.
+   */
+  sandbox(): Promise<Sandbox>;
+  /**
    * The paths the agent must not write (plugin folders, agents.yaml, the recipe, `.git/hooks`, ...).
    * File tools get them applied through `resolveToolPath`; the run's sandbox mounts them read-only.
    */
@@ -137,12 +146,33 @@ export interface ToolDefinition<Input = Record<string, unknown>> {
    * after such a call in the same turn are skipped, not run.
    */
   finishesRun?: boolean;
+  /**
+   * Settings that decide what runs on the host (a program to launch, a browser to attach to), with
+   * the grant each needs: a recipe or an agents.yaml the user has not trusted may set them only
+   * with that grant (`--trust <grant>`, the user's config, or a yes at the terminal).
+   */
+  settingGrants?: Readonly<Record<string, TrustGrant>>;
   execute(input: Input, context: ToolContext): Promise<string | ToolResult> | string | ToolResult;
 }
 
 export type AnyToolDefinition = ToolDefinition<any>;
 
-/** Identity helper for plugin authors: gives a tool object its type and nothing else. */
-export function defineTool<Input = Record<string, unknown>>(tool: ToolDefinition<Input>): ToolDefinition<Input> {
+/**
+ * Identity helper for plugin authors: gives a tool object its type and nothing else. The input
+ * type comes from `parameters`, written once as a literal; a tool that prefers to name its input
+ * type can still pass it (`defineTool<MyInput>({...})`).
+ */
+export function defineTool<const Parameters extends ObjectSchema>(
+  tool: ToolDefinition<SchemaInput<Parameters>> & { parameters: Parameters },
+): ToolDefinition<SchemaInput<Parameters>>;
+export function defineTool<Input>(tool: ToolDefinition<Input>): ToolDefinition<Input>;
+export function defineTool(tool: AnyToolDefinition): AnyToolDefinition {
   return tool;
+}
+
+/** The shape every tool's `parameters` has: an object schema. */
+interface ObjectSchema {
+  readonly type: 'object';
+  readonly properties?: Readonly<Record<string, unknown>>;
+  readonly required?: readonly string[];
 }

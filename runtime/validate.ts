@@ -12,7 +12,7 @@ import type { AgentConfig } from './config/types.js';
 import { isUserConfigData, readUserConfigSource } from './config/user-config.js';
 import { readYamlFile } from './config/yaml-source.js';
 import { ConfigError, formatDiagnostic, type Diagnostic } from './errors.js';
-import { loadPluginFiles, loadPluginFolders } from './plugins/load-plugins.js';
+import { loadPluginFiles, loadPluginFolders } from './plugin-loading/load-plugins.js';
 
 const pluginExtensions = new Set(['.ts', '.mts', '.js', '.mjs']);
 
@@ -93,12 +93,15 @@ async function validateAgentsFile(file: string, cwd: string): Promise<Diagnostic
   if (!trusted) {
     // Another agents file may tighten the package's agents, never loosen them.
     config.trustedAgents = loadAgentsConfig([packageAgentsFile]).config.trustedAgents;
-    const review = reviewAgentsTrust(config);
+  }
+  const plugins = await loadPluginFolders(pluginFoldersFor(cwd));
+  if (!trusted) {
+    const tools = new Map([...plugins.tools].map(([name, loaded]) => [name, loaded.tool]));
+    const review = reviewAgentsTrust(config, tools);
     problems.push(...review.removals, ...review.requests.map(trustRequestNote));
   }
   // Profiles may come from the other agents files a run would load too.
   const profiles = new Set([...loadAgentsConfig(agentsFilesFor(undefined, cwd)).config.profiles.keys(), ...config.profiles.keys()]);
-  const plugins = await loadPluginFolders(pluginFoldersFor(cwd));
   problems.push(...plugins.diagnostics);
   for (const agent of config.agents.values()) {
     for (const tool of agent.tools) {

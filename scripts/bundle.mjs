@@ -2,7 +2,7 @@
 // launcher that loads it through V8's code cache (cli/compile-cache.ts) and the public ESM entry.
 // Start-up is mostly reading and compiling modules: one file with a code cache skips both.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { build } from 'esbuild';
 
@@ -37,37 +37,44 @@ const inlineConfigValidators = {
 };
 
 /**
- * The manifest of the built-in plugins, generated from what each file really exports, so a run that
- * loads only the plugins its agent uses still knows every name the others define. The plugins are
- * bundled once on their own and loaded here to read their names.
+ * The built-in plugins: every plugin in plugins/ (a file, or a family folder through its index.ts).
+ * The kernel imports none of them; the bundle's entry is generated to register a manifest of them
+ * (what each defines, and a loader for its compiled copy), so a run that loads only the plugins its
+ * agent uses still knows every name the others define. The plugins are bundled once on their own
+ * and loaded here to read their names; the manifest is also written beside the bundle for reading.
  */
-async function builtInPluginManifest() {
-  const files = readdirSync('plugins').filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts')).sort();
+async function builtInPluginEntries() {
+  const entries = readdirSync('plugins', { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() ? existsSync(`plugins/${entry.name}/index.ts`) : entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts'))
+    .map((entry) => entry.isDirectory()
+      ? { key: entry.name, path: `./plugins/${entry.name}/index.ts` }
+      : { key: entry.name.slice(0, -'.ts'.length), path: `./plugins/${entry.name}` })
+    .sort((first, second) => first.key.localeCompare(second.key));
   const contents = [
-    ...files.map((file, index) => `import plugin${index} from './plugins/${file}';`),
-    `export const names = [${files.map((_, index) => `plugin${index}`).join(', ')}].map((exported) => [exported].flat().map((tool) => tool?.name));`,
+    ...entries.map((entry, index) => `import plugin${index} from ${JSON.stringify(entry.path)};`),
+    `export const names = [${entries.map((_, index) => `plugin${index}`).join(', ')}].map((exported) => [exported].flat().map((tool) => tool?.name));`,
   ].join('\n');
   const namesFile = `${outdir}/plugin-names.cjs`;
   await build({ ...commonJs, stdin: { contents, resolveDir: process.cwd(), loader: 'ts' }, outdir: undefined, outfile: namesFile, bundle: true, alias: { 'manus-runtime': './runtime/index.ts' }, external });
   const { names } = createRequire(import.meta.url)(`./../${namesFile}`);
   rmSync(namesFile);
-  const entries = files.map((file, index) => {
-    if (names[index].length === 0 || names[index].some((name) => typeof name !== 'string')) throw new Error(`plugins/${file} exports no named tool or context provider`);
-    return `  [${JSON.stringify(file.slice(0, -'.ts'.length))}, { names: ${JSON.stringify(names[index])}, load: () => import(${JSON.stringify(`./plugins/${file}`)}) }],`;
+  return entries.map((entry, index) => {
+    if (names[index].length === 0 || names[index].some((name) => typeof name !== 'string')) throw new Error(`${entry.path} exports no named tool or context provider`);
+    return { ...entry, names: names[index] };
   });
-  return ['export const builtInPlugins = new Map([', ...entries, ']);', ''].join('\n');
 }
 
-const generatedPluginManifest = {
-  name: 'generated-plugin-manifest',
-  setup(context) {
-    context.onLoad({ filter: /runtime[\\/]plugins[\\/]built-in-plugins\.ts$/ }, () => ({
-      contents: pluginManifest,
-      resolveDir: process.cwd(),
-      loader: 'js',
-    }));
-  },
-};
+/** The bundle's entry: the command's own, plus the registration of the built-in plugins. */
+function bundleEntry(plugins) {
+  return [
+    "import { registerBuiltInPlugins } from './runtime/plugin-loading/built-in-plugins.ts';",
+    "export * from './cli/bundle-entry.ts';",
+    'registerBuiltInPlugins(new Map([',
+    ...plugins.map((plugin) => `  [${JSON.stringify(plugin.key)}, { names: ${JSON.stringify(plugin.names)}, load: () => import(${JSON.stringify(plugin.path)}) }],`),
+    ']));',
+    '',
+  ].join('\n');
+}
 
 /** What the three CommonJS outputs share; `import.meta.url` becomes the output file's own URL. */
 const commonJs = {
@@ -82,17 +89,20 @@ const commonJs = {
   logLevel: 'warning',
 };
 
-const pluginManifest = await builtInPluginManifest();
+const builtInPlugins = await builtInPluginEntries();
+writeFileSync(`${outdir}/plugin-manifest.json`, `${JSON.stringify(Object.fromEntries(builtInPlugins.map((plugin) => [plugin.key, plugin.names])), null, 2)}\n`);
 await build({
   ...commonJs,
-  entryPoints: { manus: 'cli/bundle-entry.ts' },
+  stdin: { contents: bundleEntry(builtInPlugins), resolveDir: process.cwd(), loader: 'ts', sourcefile: 'manus.ts' },
+  outdir: undefined,
+  outfile: `${outdir}/manus.cjs`,
   bundle: true,
   // A vm.Script has no import() of its own: lazily loaded modules become lazy requires.
   supported: { 'dynamic-import': false },
   alias: { 'manus-runtime': './runtime/index.ts' },
   define: { ...commonJs.define, MANUS_VERSION: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version) },
   external,
-  plugins: [importOutsideBundle, inlineConfigValidators, generatedPluginManifest],
+  plugins: [importOutsideBundle, inlineConfigValidators],
   // Smaller source reads faster; names are kept so error classes are still recognised by name
   // and stack traces stay readable. ASCII output lets the launcher read it as latin1.
   minify: true,

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { HumanInputNeededError, InterruptedError, PermissionDeniedError, ToolError } from '../runtime/errors.js';
 import { createHumanChannel } from '../runtime/human-channel.js';
 import type { HumanChannel } from '../runtime/tool.js';
-import askHuman from '../plugins/ask_human.js';
+import askHuman from '../plugins/ask_human/ask_human.js';
 import { createTestToolContext } from './support/tool-context.js';
 
 const roots: string[] = [];

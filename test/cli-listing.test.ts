@@ -4,11 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { makeFixture, repositoryRoot, runCli } from './support/run-cli.js';
 
 const builtInPluginFolder = join(repositoryRoot, 'plugins');
-// Files that define context providers (live state for the model) list no tools.
-const builtInPluginFiles = readdirSync(builtInPluginFolder)
-  .filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts'))
-  .map((name) => join(builtInPluginFolder, name))
-  .filter((file) => !readFileSync(file, 'utf8').includes('defineContextProvider('));
+// Each family folder's index defines its tools; the kernel defines terminate itself.
+const builtInPluginFiles = [
+  ...readdirSync(builtInPluginFolder).map((name) => join(builtInPluginFolder, name, 'index.ts')),
+  'the runtime',
+];
 
 const packageAgents = join(repositoryRoot, 'agents.yaml');
 
@@ -74,7 +74,7 @@ describe('manus tools', () => {
         required: ['status'],
         additionalProperties: false,
       },
-      file: join(builtInPluginFolder, 'terminate.ts'),
+      file: 'the runtime',
     });
   });
 

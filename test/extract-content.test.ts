@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import browserUse from '../plugins/browser_use.js';
-import extractContent from '../plugins/extract_content.js';
-import { chunkMarkdown, extractionSchema, parseExtraction } from '../runtime/browser/content-extraction.js';
-import { pageToMarkdown } from '../runtime/browser/page-markdown.js';
-import { existingBrowserSession } from '../runtime/browser/session-registry.js';
+import browserUse from '../plugins/browser/browser_use.js';
+import extractContent from '../plugins/browser/extract_content.js';
+import { chunkMarkdown, extractionSchema, parseExtraction } from '../plugins/browser/content-extraction.js';
+import { pageToMarkdown } from '../plugins/browser/page-markdown.js';
+import { existingBrowserSession } from '../plugins/browser/session-registry.js';
 import type { ChatMessage, JsonSchema, ToolResult } from '../runtime/tool.js';
 import { chromiumMissing as isChromiumMissing, useFixtureSite } from './support/fixture-site.js';
 import { useToolContexts, type TestToolContext } from './support/tool-context.js';

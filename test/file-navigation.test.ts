@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ToolError } from '../runtime/errors.js';
 import type { ToolContext } from '../runtime/tool.js';
-import fileSearch from '../plugins/file_search.js';
-import listFiles from '../plugins/list_files.js';
+import fileSearch from '../plugins/files/file_search.js';
+import listFiles from '../plugins/files/list_files.js';
 import { createTestToolContext } from './support/tool-context.js';
 
 let harness: ReturnType<typeof createTestToolContext>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { htmlToMarkdown } from '../runtime/web/html-to-markdown.js';
+import { htmlToMarkdown } from '../plugins/web/html-to-markdown.js';
 
 const page = (body: string, head = '<title>Example Page</title>') =>
   `<!DOCTYPE html><html><head>${head}<style>body { color: red }</style></head><body>${body}</body></html>`;

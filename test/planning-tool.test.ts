@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ToolError } from '../runtime/errors.js';
 import type { ToolContext } from '../runtime/tool.js';
-import planning from '../plugins/planning.js';
+import planning from '../plugins/planning/planning.js';
 import { createTestToolContext } from './support/tool-context.js';
 
 type PlanningCall = Parameters<typeof planning.execute>[0];

@@ -125,15 +125,15 @@ describe('every plugin file a run can see is loaded', () => {
     const run = await runCli(['run', 'recipe.yaml'], { cwd: fixture, env: { OPENAI_BASE_URL: server.baseUrl, MANUS_MODEL: scriptedModelName } });
     expect(run.exitCode).toBe(2);
     expect(diagnosticLines(run)).toEqual([
-      `plugins/shell.mjs:2:3: error: two plugins define the tool 'bash': ${join(repositoryRoot, 'plugins', 'bash.ts')}:${bashDefinitionLine()} and plugins/shell.mjs:2:3`,
+      `plugins/shell.mjs:2:3: error: two plugins define the tool 'bash': ${join(repositoryRoot, 'plugins', 'code', 'bash.ts')}:${bashDefinitionLine()} and plugins/shell.mjs:2:3`,
     ]);
     expect(server.requests).toEqual([]);
   });
 });
 
-/** Where plugins/bash.ts defines its name, found the way a user would: in the file's text. */
+/** Where plugins/code/bash.ts defines its name, found the way a user would: in the file's text. */
 function bashDefinitionLine(): string {
-  const text = readFileSync(join(repositoryRoot, 'plugins', 'bash.ts'), 'utf8');
+  const text = readFileSync(join(repositoryRoot, 'plugins', 'code', 'bash.ts'), 'utf8');
   const index = text.search(/name: 'bash'/);
   const before = text.slice(0, index);
   return `${before.split('\n').length}:${index - before.lastIndexOf('\n')}`;

@@ -1,7 +1,7 @@
-import { readdirSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { basename, dirname, extname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { builtInPlugins } from '../runtime/plugins/built-in-plugins.js';
+import { loadPluginFiles, pluginFilesIn } from '../runtime/plugin-loading/load-plugins.js';
 import { makeFixture, repositoryRoot, runCli, type CliResult } from './support/run-cli.js';
 import {
   scriptedModelName,
@@ -139,7 +139,7 @@ describe('plugin problems are reported with the file', () => {
     }
   });
 
-  it('reports a plugin that reuses a built-in tool name, naming the built-in file', async () => {
+  it("reports a plugin that takes the name of the runtime's own terminate tool", async () => {
     const result = await validate(
       {
         'tools/terminate.mjs': "export default { name: 'terminate', description: 'Ends.', parameters: { type: 'object' }, execute: () => 'end' };\n",
@@ -149,8 +149,7 @@ describe('plugin problems are reported with the file', () => {
     );
     expect(result.exitCode).toBe(2);
     expect(result.diagnostics).toEqual([
-      // The built-in file re-exports the kernel's tool, so its text has no definition to point at.
-      `tools/terminate.mjs:1:18: error: two plugins define the tool 'terminate': ${join(repositoryRoot, 'plugins', 'terminate.ts')} and tools/terminate.mjs:1:18`,
+      "tools/terminate.mjs:1:18: error: the tool 'terminate' is the runtime's own; a plugin cannot define it",
     ]);
   });
 
@@ -241,13 +240,19 @@ describe('plugin problems are reported with the file', () => {
 });
 
 describe('the built-in plugins compiled with the runtime', () => {
-  it('are exactly the files in plugins/, each one loadable and defining the names its manifest entry lists', async () => {
-    const files = readdirSync(join(repositoryRoot, 'plugins')).filter((name) => name.endsWith('.ts')).map((name) => basename(name, '.ts'));
-    expect([...builtInPlugins.keys()].sort()).toEqual(files.sort());
-    for (const [name, { names, load }] of builtInPlugins) {
-      const loaded = (await load()) as { default: { name: string } | Array<{ name: string }> };
-      expect([loaded.default].flat().map((tool) => tool.name)).toEqual(names);
-      expect(names).toContain(name);
+  it('are exactly the plugins in plugins/, each defining the names the generated manifest lists', async () => {
+    const manifest = JSON.parse(readFileSync(join(repositoryRoot, 'dist', 'bundle', 'plugin-manifest.json'), 'utf8')) as Record<string, string[]>;
+    const plugins = pluginFilesIn(join(repositoryRoot, 'plugins'));
+    expect(Object.keys(manifest).sort()).toEqual(plugins.map(pluginKey).sort());
+    for (const file of plugins) {
+      const loaded = await loadPluginFiles([file]);
+      expect(loaded.diagnostics).toEqual([]);
+      expect([...loaded.tools.keys(), ...loaded.contextProviders.keys()].sort(), file).toEqual([...manifest[pluginKey(file)]].sort());
     }
   });
 });
+
+/** A family folder is keyed by its name, a single file by its name without the extension. */
+function pluginKey(file: string): string {
+  return basename(file).startsWith('index.') ? basename(dirname(file)) : basename(file, extname(file));
+}

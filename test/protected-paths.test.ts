@@ -2,8 +2,8 @@ import { chmodSync, chownSync, existsSync, linkSync, lstatSync, mkdirSync, readF
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import bashTool from '../plugins/bash.js';
-import editorTool from '../plugins/str_replace_editor.js';
+import bashTool from '../plugins/code/bash.js';
+import editorTool from '../plugins/files/str_replace_editor.js';
 import { resolveRecipe } from '../runtime/config/resolve-recipe.js';
 import { PermissionDeniedError } from '../runtime/errors.js';
 import { plainConfigLines } from '../runtime/new-repository-check.js';

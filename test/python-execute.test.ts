@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import pythonExecute from '../plugins/python_execute.js';
+import pythonExecute from '../plugins/code/python_execute.js';
 import type { ToolContext, ToolResult } from '../runtime/tool.js';
 import { useToolContexts } from './support/tool-context.js';
 import { processesWithArgument } from './support/processes.js';

@@ -89,7 +89,7 @@ describe('a recipe\'s permissions merge with its agent\'s', () => {
     const { config, diagnostics } = loadAgentsConfig([packageFile, join(fixture, 'project', 'agents.yaml')], [packageFile]);
     expect(diagnostics).toEqual([]);
     expect(config.agents.get('swe')?.origin).toEqual({ file: join(fixture, 'project', 'agents.yaml'), trusted: false });
-    const review = reviewAgentsTrust(config);
+    const review = reviewAgentsTrust(config, new Map());
     expect(review.removals.map((removal) => [removal.severity, formatLocation(removal.location), removal.message.split(';')[0]])).toEqual([
       ['error', `${fixture}/project/agents.yaml:5:18`, "agent 'swe' leaves out deny 'bash' of the package's agent 'swe'"],
       ['error', `${fixture}/project/agents.yaml:5:25`, "agent 'swe' leaves out ask 'terminate' of the package's agent 'swe'"],
@@ -116,7 +116,7 @@ describe('what a recipe may only request', () => {
     const agents = loadAgentsConfig([packageFile], [packageFile]).config;
     const review = (file: string) => {
       const recipe = loadRecipeFile(join(fixture, file)).recipe!;
-      const input = { recipe, agent: agents.agents.get('boxed')!, agentsConfig: agents, cwd: fixture, workspaceFromCommandLine: false, userParameters: new Set<string>() };
+      const input = { recipe, agent: agents.agents.get('boxed')!, agentsConfig: agents, cwd: fixture, workspaceFromCommandLine: false, userParameters: new Set<string>(), tools: new Map() };
       return reviewRecipeTrust(input).requests.map((request) => [request.grant, request.setting]);
     };
     expect(review('loosened.yaml')).toEqual([
@@ -131,7 +131,7 @@ describe('what a recipe may only request', () => {
 
   it('asks for browser when it chooses the browser executable, its arguments or a browser to attach to', async () => {
     const resolved = await plan({
-      'recipe.yaml': recipeFor('assistant', [
+      'recipe.yaml': recipeFor('browser', [
         'tool_settings:',
         '  browser_use:',
         '    executable_path: /tmp/not-chromium',
@@ -145,6 +145,11 @@ describe('what a recipe may only request', () => {
       ['browser', 'tool_settings.browser_use.extra_args: ["--no-sandbox"]'],
       ['browser', 'tool_settings.browser_use.cdp_url: http://127.0.0.1:9222'],
     ]);
+  });
+
+  it('asks nothing for the settings of a tool its agent does not use', async () => {
+    const resolved = await plan({ 'recipe.yaml': recipeFor('assistant', ['tool_settings:', '  browser_use:', '    executable_path: /tmp/not-chromium']) });
+    expect(requested(resolved)).toEqual([]);
   });
 
   it('asks for workspace when the recipe itself puts the workspace outside, not when the user does', async () => {

@@ -4,8 +4,8 @@ import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import bash from '../plugins/bash.js';
-import pythonExecute from '../plugins/python_execute.js';
+import bash from '../plugins/code/bash.js';
+import pythonExecute from '../plugins/code/python_execute.js';
 import { BoundedOutput } from '../runtime/sandbox/bounded-output.js';
 import { createSandbox } from '../runtime/sandbox/create-sandbox.js';
 import { probeHostContainment } from '../runtime/sandbox/host-containment.js';

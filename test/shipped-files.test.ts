@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, extname, join, relative, resolve } from 'node:path';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { loadPluginFiles, pluginFilesIn } from '../runtime/plugins/load-plugins.js';
+import { loadPluginFiles, pluginFilesIn } from '../runtime/plugin-loading/load-plugins.js';
 import { repositoryRoot, runCli } from './support/run-cli.js';
 
 function filesUnder(folder: string, accept: (name: string) => boolean): string[] {
@@ -13,10 +13,7 @@ function filesUnder(folder: string, accept: (name: string) => boolean): string[]
 }
 
 const recipeFiles = filesUnder(join(repositoryRoot, 'recipes'), (name) => /\.ya?ml$/.test(name));
-const pluginFiles = readdirSync(join(repositoryRoot, 'plugins'))
-  .filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts'))
-  .map((name) => join(repositoryRoot, 'plugins', name))
-  .sort();
+const pluginFiles = pluginFilesIn(join(repositoryRoot, 'plugins'));
 const shippedFiles = [join(repositoryRoot, 'agents.yaml'), ...recipeFiles, ...pluginFiles].map((file) => relative(repositoryRoot, file));
 
 const schemaFolder = join(repositoryRoot, 'schemas');
@@ -87,12 +84,14 @@ describe('the JSON schemas', () => {
   });
 });
 
-describe('built-in plugin files', () => {
-  it('are each named after the tool or context provider they define, so runs can load only what they use', async () => {
-    for (const file of pluginFilesIn(join(repositoryRoot, 'plugins'))) {
-      const loaded = await loadPluginFiles([file]);
-      const names = [...loaded.tools.keys(), ...loaded.contextProviders.keys()];
-      expect(names, file).toEqual([basename(file, extname(file))]);
-    }
+describe('built-in plugins', () => {
+  it('are each a family folder, loaded through its index, defining every built-in tool once', async () => {
+    const plugins = pluginFilesIn(join(repositoryRoot, 'plugins'));
+    expect(plugins.map((file) => relative(join(repositoryRoot, 'plugins'), file))).toEqual(
+      ['ask_human/index.ts', 'browser/index.ts', 'code/index.ts', 'files/index.ts', 'planning/index.ts', 'web/index.ts'],
+    );
+    const loaded = await loadPluginFiles(plugins);
+    expect(loaded.diagnostics).toEqual([]);
+    expect(loaded.tools.size + loaded.contextProviders.size).toBe(12);
   });
 });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ToolError } from '../runtime/errors.js';
 import type { ToolContext, ToolResult } from '../runtime/tool.js';
-import editor from '../plugins/str_replace_editor.js';
+import editor from '../plugins/files/str_replace_editor.js';
 import { createTestToolContext } from './support/tool-context.js';
 
 type EditorCall = Parameters<typeof editor.execute>[0];

@@ -3,10 +3,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import webFetch from '../plugins/web_fetch.js';
+import webFetch from '../plugins/web/web_fetch.js';
 import type { ChatMessage, JsonSchema, ToolContext } from '../runtime/tool.js';
-import { checkDomainAllowed, readDomainRules } from '../runtime/web/domain-rules.js';
-import { splitIntoChunks } from '../runtime/web/text-chunks.js';
+import { checkDomainAllowed, readDomainRules } from '../plugins/web/domain-rules.js';
+import { splitIntoChunks } from '../plugins/web/text-chunks.js';
 import { createTestToolContext } from './support/tool-context.js';
 
 type Route = (request: IncomingMessage, response: ServerResponse) => void;

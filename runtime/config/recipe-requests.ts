@@ -9,7 +9,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { formatLocation, type Diagnostic, type SourceLocation } from '../errors.js';
 import { defaultCpus, defaultMemoryMb, defaultProcessLimit, defaultSandboxImage } from '../sandbox/sandbox-options.js';
-import type { SandboxSettings } from '../tool.js';
+import type { AnyToolDefinition, SandboxSettings } from '../tool.js';
 import { isInside } from '../workspace-paths.js';
 import type { SettingLocations } from './setting-locations.js';
 import { renderTemplate, templatePlaceholders } from './template.js';
@@ -46,9 +46,9 @@ export interface RecipeTrustInput {
   workspaceFromCommandLine: boolean;
   /** Parameters the user gave with --param. */
   userParameters: ReadonlySet<string>;
+  /** The agent's tools, whose `settingGrants` say which of their settings need a grant. */
+  tools: ReadonlyMap<string, AnyToolDefinition>;
 }
-
-const browserLaunchSettings = ['executable_path', 'extra_args', 'cdp_url'] as const;
 
 /**
  * The trusted definition an agent is compared with: itself when the package defines it, the
@@ -74,13 +74,16 @@ export function reviewRecipeTrust(input: RecipeTrustInput): TrustReview {
     baseline?.sandbox,
     baseline ? `agent '${baseline.name}'` : undefined,
   );
-  requests.push(...browserRequests(
-    [
-      { settings: recipe.toolSettings.browser_use, locations: recipe.settingLocations },
-      { settings: agent.toolSettings.browser_use, locations: agent.settingLocations },
-    ],
-    baseline?.toolSettings.browser_use,
-  ));
+  for (const tool of input.tools.values()) {
+    requests.push(...toolSettingRequests(
+      tool,
+      [
+        { settings: recipe.toolSettings[tool.name], locations: recipe.settingLocations },
+        { settings: agent.toolSettings[tool.name], locations: agent.settingLocations },
+      ],
+      baseline?.toolSettings[tool.name],
+    ));
+  }
   const workspace = workspaceRequest(input);
   if (workspace) requests.push(workspace);
   return { permissions: mergePermissions(agentPermissions, recipe.permissions), removals, requests: uniqueRequests(requests) };
@@ -100,8 +103,11 @@ export function profileEndpointRequest(profile: ModelProfileConfig, keysSent: re
   };
 }
 
-/** Reviews the agents of an agents.yaml that is not the package's: what each removes and asks for. */
-export function reviewAgentsTrust(config: AgentsConfig): Omit<TrustReview, 'permissions'> {
+/**
+ * Reviews the agents of an agents.yaml that is not the package's: what each removes and asks for.
+ * `tools` are the tools the agents may name, for the settings that need a grant.
+ */
+export function reviewAgentsTrust(config: AgentsConfig, tools: ReadonlyMap<string, AnyToolDefinition>): Omit<TrustReview, 'permissions'> {
   const removals: Diagnostic[] = [];
   const requests: TrustRequest[] = [];
   for (const agent of config.agents.values()) {
@@ -109,7 +115,10 @@ export function reviewAgentsTrust(config: AgentsConfig): Omit<TrustReview, 'perm
     const baseline = config.trustedAgents.get(agent.name);
     removals.push(...agentPermissionRemovals(agent, baseline));
     requests.push(...sandboxRequests(agent.sandbox, agent.settingLocations ?? {}, baseline?.sandbox, baseline ? `agent '${baseline.name}'` : undefined));
-    requests.push(...browserRequests([{ settings: agent.toolSettings.browser_use, locations: agent.settingLocations }], baseline?.toolSettings.browser_use));
+    for (const name of agent.tools) {
+      const tool = tools.get(name);
+      if (tool) requests.push(...toolSettingRequests(tool, [{ settings: agent.toolSettings[name], locations: agent.settingLocations }], baseline?.toolSettings[name]));
+    }
   }
   return { removals, requests: uniqueRequests(requests) };
 }
@@ -203,18 +212,21 @@ interface SettingsLayer {
   locations: SettingLocations | undefined;
 }
 
-/** The browser's launch settings, taken from the first layer that sets each, against the trusted agent's. */
-function browserRequests(layers: SettingsLayer[], baseline: Record<string, unknown> | undefined): TrustRequest[] {
+/**
+ * A tool's settings that need a grant, each taken from the first layer that sets it, against the
+ * trusted agent's value.
+ */
+function toolSettingRequests(tool: AnyToolDefinition, layers: SettingsLayer[], baseline: Record<string, unknown> | undefined): TrustRequest[] {
   const requests: TrustRequest[] = [];
-  for (const key of browserLaunchSettings) {
+  for (const [key, grant] of Object.entries(tool.settingGrants ?? {})) {
     const layer = layers.find((candidate) => candidate.settings?.[key] !== undefined);
     if (!layer) continue;
     const value = layer.settings![key];
     if (JSON.stringify(value) === JSON.stringify(baseline?.[key])) continue;
     requests.push({
-      grant: 'browser',
-      setting: `tool_settings.browser_use.${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`,
-      location: layer.locations?.[`tool_settings.browser_use.${key}`],
+      grant,
+      setting: `tool_settings.${tool.name}.${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`,
+      location: layer.locations?.[`tool_settings.${tool.name}.${key}`],
     });
   }
   return requests;

@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { ConfigError, UsageError, type Diagnostic } from '../errors.js';
 import { packageRoot } from '../package-root.js';
 import type { ContextProviderDefinition } from '../context-provider.js';
-import { displayPath, loadPluginFolders, type LoadedPlugins, type PluginFolder } from '../plugins/load-plugins.js';
+import { displayPath, loadPluginFolders, type LoadedPlugins, type PluginFolder } from '../plugin-loading/load-plugins.js';
 import type { AnyToolDefinition, SandboxSettings } from '../tool.js';
 import { didYouMean } from './did-you-mean.js';
 import { defaultRetrySettings, emptyAgentsConfig, loadAgentsFile } from './load-agents.js';
@@ -159,6 +159,8 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
   const workspace = overrides.workspace ?? (recipe.workspace && values ? renderTemplate(recipe.workspace, values) : recipe.workspace);
   if (!agent) throw new ConfigError(diagnostics);
 
+  const tools = selectTools(agent, plugins, diagnostics);
+  const contextProviders = selectContextProviders(agent, plugins, diagnostics);
   const trust = reviewRecipeTrust({
     recipe,
     agent,
@@ -167,6 +169,7 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
     parameterValues: values,
     workspaceFromCommandLine: overrides.workspace !== undefined,
     userParameters: new Set(Object.keys(overrides.parameters ?? {})),
+    tools,
   });
   if (options.reportTrust) {
     diagnostics.push(...trust.removals);
@@ -175,8 +178,6 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
     diagnostics.push(...trust.removals.map((removal): Diagnostic => ({ ...removal, severity: 'warning' })));
   }
 
-  const tools = selectTools(agent, plugins, diagnostics);
-  const contextProviders = selectContextProviders(agent, plugins, diagnostics);
   const { profile, modelOverride } = resolveProfile(agent, agents.config, overrides.model, diagnostics);
   const environment = options.environment ?? process.env;
   // A run asks only when a key would really be sent; validate names every key the profile reads.

@@ -5,7 +5,7 @@
 import type { SourceLocation } from '../errors.js';
 import { locate, type YamlPath, type YamlSource } from './yaml-source.js';
 
-/** Dotted setting names ('sandbox.kind', 'tool_settings.browser_use.cdp_url') to where they were written. */
+/** Dotted setting names ('sandbox.kind', 'tool_settings.<tool>.<key>') to where they were written. */
 export type SettingLocations = Record<string, SourceLocation>;
 
 const trackedSettings: ReadonlyArray<readonly string[]> = [
@@ -20,20 +20,24 @@ const trackedSettings: ReadonlyArray<readonly string[]> = [
   ['permissions'],
   ['permissions', 'deny'],
   ['permissions', 'ask'],
-  ['tool_settings', 'browser_use', 'executable_path'],
-  ['tool_settings', 'browser_use', 'extra_args'],
-  ['tool_settings', 'browser_use', 'cdp_url'],
   ['workspace'],
 ];
 
 /** The locations of the tracked settings present in `raw`, the mapping at `path` in `source`. */
 export function readSettingLocations(source: YamlSource, path: YamlPath, raw: unknown): SettingLocations {
   const locations: SettingLocations = {};
-  for (const setting of trackedSettings) {
+  // Every tool setting: which of them need a grant is for each tool to say, once it is loaded.
+  const toolSettings = Object.entries(asMapping(valueAt(raw, ['tool_settings'])))
+    .flatMap(([tool, settings]) => Object.keys(asMapping(settings)).map((key) => ['tool_settings', tool, key]));
+  for (const setting of [...trackedSettings, ...toolSettings]) {
     if (valueAt(raw, setting) === undefined) continue;
     locations[setting.join('.')] = locate(source, [...path, ...setting]);
   }
   return locations;
+}
+
+function asMapping(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value as Record<string, unknown> : {};
 }
 
 function valueAt(raw: unknown, path: readonly string[]): unknown {

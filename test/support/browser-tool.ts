@@ -2,7 +2,7 @@
  * For tests of the browser tool: a fresh tool context per test, with the tool's settings, and a
  * way to call an action in it. Contexts are disposed after each test (see useToolContexts).
  */
-import browserUse from '../../plugins/browser_use.js';
+import browserUse from '../../plugins/browser/browser_use.js';
 import type { ToolResult } from '../../runtime/tool.js';
 import { useToolContexts, type TestToolContext } from './tool-context.js';
 

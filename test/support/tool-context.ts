@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
+import { sandboxForRun } from '../../runtime/sandbox/run-sandbox.js';
 import type { ToolContext } from '../../runtime/tool.js';
 
 /**
@@ -50,6 +51,8 @@ export function createTestToolContext(overrides: Partial<ToolContext> & { answer
     },
     settings: {},
     sandboxSettings: async () => ({ kind: 'host', network: false, options: {} }),
+    // The sandbox a run gives its tools, made from whatever settings the test's context ends up with.
+    sandbox: () => sandboxForRun(context),
     ...overrides,
   };
   return {

@@ -1,0 +1,89 @@
+/**
+ * Holds the browser's requests to the rules: file: URLs only inside the workspace, and, when
+ * domain rules are set, http(s) and WebSocket requests only to allowed hosts. Refused tab
+ * navigations are reported, so the action's result can say what was stopped and why.
+ *
+ * Chromium follows redirects without asking the route again, so a redirect into a refused host
+ * is caught after the fact by checking where each tab ended up (see action-report.ts).
+ */
+import { fileURLToPath } from 'node:url';
+import type { BrowserContext, Page, Request, Route, WebSocketRoute } from 'playwright-core';
+import { errorMessage } from './browser-errors.js';
+import { resolveToolPath } from 'manus-runtime';
+import type { DomainRules } from './domain-rules.js';
+
+export interface RefusedNavigation {
+  url: string;
+  reason: string;
+  /** The tab's page; unknown for the first navigation of a tab that is still opening. */
+  page?: Page;
+}
+
+export interface RequestRuleOptions {
+  workspace: string;
+  domainRules: DomainRules;
+  onRefused(navigation: RefusedNavigation): void;
+}
+
+type RuleTarget = BrowserContext | Page;
+
+/**
+ * file: pages may show workspace files only. Installed when the first file: URL is opened:
+ * until then no page can reach a file (web pages may not link to files), and a browser
+ * without routes runs faster, since every routed request makes a round trip to Node.
+ */
+export async function confineFileUrls(target: RuleTarget, options: RequestRuleOptions): Promise<void> {
+  await target.route(/^file:/, (route) => {
+    const reason = fileUrlRefusal(options.workspace, route.request().url());
+    return reason ? refuse(route, reason, 'accessdenied', options) : route.continue().catch(() => undefined);
+  });
+}
+
+/** http(s), ftp and WebSocket requests only to hosts the domain rules allow. */
+export async function enforceDomainRules(target: RuleTarget, options: RequestRuleOptions): Promise<void> {
+  const rules = options.domainRules;
+  await target.route(/^(https?|ftp):/, (route) => {
+    const reason = rules.refusal(route.request().url());
+    return reason ? refuse(route, reason, 'blockedbyclient', options) : route.continue().catch(() => undefined);
+  });
+  await target.routeWebSocket(/.*/, (socket: WebSocketRoute) => {
+    if (rules.refusal(socket.url())) socket.close({ code: 1008, reason: 'blocked by the browser domain rules' }).catch(() => undefined);
+    else socket.connectToServer();
+  });
+}
+
+function refuse(route: Route, reason: string, errorCode: 'accessdenied' | 'blockedbyclient', options: RequestRuleOptions): Promise<void> {
+  const request = route.request();
+  if (isTopLevelNavigation(request)) options.onRefused({ url: request.url(), reason, page: pageOf(request) });
+  return route.abort(errorCode).catch(() => undefined);
+}
+
+/** Why a file: URL may not be opened, or undefined when it names a file inside the workspace. */
+export function fileUrlRefusal(workspace: string, url: string): string | undefined {
+  try {
+    resolveToolPath({ workspace }, fileURLToPath(url), 'read');
+    return undefined;
+  } catch (error) {
+    return `file: URLs may only show files inside the workspace (${errorMessage(error)})`;
+  }
+}
+
+/** The page a request belongs to; unknown while a new tab is still opening. */
+export function pageOf(request: Request): Page | undefined {
+  try {
+    return request.frame().page();
+  } catch {
+    return undefined;
+  }
+}
+
+/** A tab's own navigation, not a frame's or a resource's: the ones worth telling the model about. */
+function isTopLevelNavigation(request: Request): boolean {
+  if (!request.isNavigationRequest()) return false;
+  try {
+    return request.frame().parentFrame() === null;
+  } catch {
+    // The first navigation of a new tab comes before its frame exists.
+    return true;
+  }
+}

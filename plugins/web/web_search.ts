@@ -1,0 +1,48 @@
+/**
+ * Searches the web through several engines in turn (keyed APIs first when configured, then
+ * DuckDuckGo, Bing, Google and Baidu), so one engine being blocked or down does not stop the
+ * search. Optionally reads each result page.
+ */
+import { defineTool, limitOutput } from 'manus-runtime';
+import { formatSearchOutcome } from './search-report.js';
+import { maximumResults, searchWeb } from './search-web.js';
+import { readFetchSettings } from './web-settings.js';
+
+
+export default defineTool({
+  name: 'web_search',
+  description: [
+    'Search the web and return the top results with title, URL and snippet. Engines are tried in order until',
+    'one answers; the result names the engine used. Set fetch_content to also read the start of each result',
+    'page (slower). Use web_fetch on a result URL to read a whole page.',
+  ].join(' '),
+  parameters: {
+    type: 'object',
+    properties: {
+      query: { type: 'string', minLength: 1, description: 'What to search for.' },
+      num_results: { type: 'integer', minimum: 1, maximum: maximumResults, default: 5, description: `How many results (1 to ${maximumResults}). Default 5.` },
+      lang: {
+        type: 'string',
+        pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?$',
+        description: 'Language of the results as a code such as "en", "de" or "ja".',
+      },
+      country: { type: 'string', pattern: '^[A-Za-z]{2}$', description: 'Country of the results as a two-letter code such as "us" or "de".' },
+      fetch_content: { type: 'boolean', description: 'Also fetch each result page and include the start of its text.' },
+    },
+    required: ['query'],
+    additionalProperties: false,
+  },
+  async execute(input, context) {
+    const outcome = await searchWeb(
+      input.query,
+      { numResults: input.num_results, lang: input.lang, country: input.country, fetchContent: input.fetch_content },
+      context,
+    );
+    const limited = await limitOutput(formatSearchOutcome(input.query, outcome), {
+      limit: readFetchSettings(context.settings).maxCharacters,
+      runDirectory: context.runDirectory,
+      label: 'web_search',
+    });
+    return limited.text;
+  },
+});

@@ -1,0 +1,302 @@
+/**
+ * Loads tool plugins from folders. A plugin is a file in the folder, or a sub-folder through its
+ * `index` file (its other files are its own modules). Built-in plugins run from the copies compiled
+ * into the command's bundle when those are current, and only when a run uses them; any other plugin
+ * always loads, a `.ts` one transpiled on the fly with jiti, so a plugin dropped into a folder works
+ * without a build step.
+ */
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, extname, join, relative } from 'node:path';
+import type { Diagnostic, SourceLocation } from '../errors.js';
+import { packageRoot } from '../package-root.js';
+import type { ContextProviderDefinition } from '../context-provider.js';
+import type { AnyToolDefinition } from '../tool.js';
+import { loadModuleFile } from '../load-module-file.js';
+import { checkToolSchema } from '../tool-arguments.js';
+import { builtInManifest, type BuiltInPlugin } from './built-in-plugins.js';
+import { kernelTools } from './kernel-tools.js';
+import { describeToolProblems } from './tool-shape.js';
+
+export interface LoadedTool {
+  tool: AnyToolDefinition;
+  file: string;
+}
+
+export interface LoadedContextProvider {
+  provider: ContextProviderDefinition;
+  file: string;
+}
+
+export interface LoadedPlugins {
+  tools: Map<string, LoadedTool>;
+  contextProviders: Map<string, LoadedContextProvider>;
+  diagnostics: Diagnostic[];
+  /** Names of built-in plugins left unloaded because the run does not use them (for suggestions). */
+  unloadedNames?: string[];
+}
+
+export interface PluginFolder {
+  path: string;
+  location?: SourceLocation;
+  /**
+   * For the package's own plugins folder: of the built-in plugins unchanged since the build, load
+   * only those the manifest says define one of these names. Their other names stay reserved, so a
+   * plugin elsewhere still cannot take them. Any other file in the folder always loads: which
+   * tools exist never depends on what a run needs.
+   */
+  neededBuiltIns?: ReadonlySet<string>;
+}
+
+const pluginExtensions = new Set(['.ts', '.mts', '.js', '.mjs']);
+const indexFileNames = ['index.ts', 'index.mts', 'index.js', 'index.mjs'];
+/** Where the kernel's own tools are said to come from in messages and listings. */
+const kernelToolFile = 'the runtime';
+
+/**
+ * Loads every plugin file of the folders. A folder or file reached twice (listed again, or through
+ * a symbolic link) loads once: the same file is not a conflict with itself.
+ */
+export async function loadPluginFolders(folders: PluginFolder[], options: { checkSchemas?: boolean } = {}): Promise<LoadedPlugins> {
+  const diagnostics: Diagnostic[] = [];
+  const files: string[] = [];
+  const seen = new Set<string>();
+  const reserved = new Map<string, string>();
+  for (const folder of folders) {
+    if (!existsSync(folder.path) || !statSync(folder.path).isDirectory()) {
+      diagnostics.push({ severity: 'error', message: `plugin folder not found: ${displayPath(folder.path)}`, location: folder.location ?? { file: folder.path } });
+      continue;
+    }
+    const realFolder = realPath(folder.path);
+    if (seen.has(realFolder)) continue;
+    seen.add(realFolder);
+    for (const file of pluginFilesIn(folder.path)) {
+      const realFile = realPath(file);
+      if (seen.has(realFile)) continue;
+      seen.add(realFile);
+      const builtIn = folder.neededBuiltIns ? unchangedBuiltIn(file) : undefined;
+      if (!builtIn || builtIn.names.some((name) => folder.neededBuiltIns!.has(name))) files.push(file);
+      else for (const name of builtIn.names) reserved.set(name, file);
+    }
+  }
+  const loaded = await loadPluginFiles(files, diagnostics, options);
+  for (const tool of kernelTools) {
+    const clash = loaded.tools.get(tool.name);
+    if (clash) diagnostics.push({ severity: 'error', message: `the tool '${tool.name}' is the runtime's own; a plugin cannot define it`, location: definitionLocation(clash.file, tool.name) });
+    loaded.tools.set(tool.name, { tool, file: kernelToolFile });
+  }
+  const defined = [
+    ...[...loaded.tools].map(([name, { file }]) => ({ kind: 'tool', name, file })),
+    ...[...loaded.contextProviders].map(([name, { file }]) => ({ kind: 'context provider', name, file })),
+  ];
+  for (const { kind, name, file } of defined) {
+    const owner = reserved.get(name);
+    if (owner && owner !== file) diagnostics.push(conflict(kind, name, owner, file));
+  }
+  return { ...loaded, unloadedNames: [...reserved.keys()] };
+}
+
+/** Loads plugin files; a file may export one tool, one context provider, or a list of them. */
+export async function loadPluginFiles(files: string[], diagnostics: Diagnostic[] = [], options: { checkSchemas?: boolean } = {}): Promise<LoadedPlugins> {
+  const tools = new Map<string, LoadedTool>();
+  const contextProviders = new Map<string, LoadedContextProvider>();
+  const modules = await Promise.all(files.map(async (file) => ({ file, loaded: await importPlugin(file) })));
+  for (const { file, loaded } of modules) {
+    if ('error' in loaded) {
+      diagnostics.push({ severity: 'error', message: loaded.error, location: loaded.location });
+      continue;
+    }
+    for (const candidate of loaded.tools) {
+      if (isContextProvider(candidate)) {
+        const existingProvider = contextProviders.get(candidate.name);
+        if (existingProvider) {
+          diagnostics.push(conflict('context provider', candidate.name, existingProvider.file, file));
+        } else {
+          contextProviders.set(candidate.name, { provider: candidate, file });
+        }
+        continue;
+      }
+      const problems = describeToolProblems(candidate);
+      if (problems.length > 0) {
+        diagnostics.push({ severity: 'error', message: `plugin does not export a valid tool: ${problems.join('; ')}`, location: { file } });
+        continue;
+      }
+      const tool = candidate as AnyToolDefinition;
+      const existing = tools.get(tool.name);
+      if (existing) {
+        diagnostics.push(conflict('tool', tool.name, existing.file, file));
+        continue;
+      }
+      const schemaProblem = options.checkSchemas ? checkToolSchema(tool) : undefined;
+      if (schemaProblem) {
+        diagnostics.push({ severity: 'error', message: schemaProblem, location: { file } });
+        continue;
+      }
+      tools.set(tool.name, { tool, file });
+    }
+  }
+  return { tools, contextProviders, diagnostics };
+}
+
+/** Two files defining one name: an error at the second definition, naming where both are. */
+function conflict(kind: string, name: string, firstFile: string, secondFile: string): Diagnostic {
+  const first = definitionLocation(firstFile, name);
+  const second = definitionLocation(secondFile, name);
+  return {
+    severity: 'error',
+    message: `two plugins define the ${kind} '${name}': ${describeLocation(first)} and ${describeLocation(second)}`,
+    location: second,
+  };
+}
+
+/**
+ * Where a plugin defines a name, found in its text as `name: 'the-name'`: in the file itself or, for
+ * a family folder's index, in the folder's other files. A name built at run time has no such text,
+ * and the file alone is given.
+ */
+export function definitionLocation(file: string, name: string): SourceLocation {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const definition = new RegExp(`\\bname\\s*:\\s*(['"\`])${escaped}\\1`);
+  const candidates = indexFileNames.includes(basename(file)) ? [file, ...siblingFiles(file)] : [file];
+  for (const candidate of candidates) {
+    let text: string;
+    try {
+      text = readFileSync(candidate, 'utf8');
+    } catch {
+      continue;
+    }
+    const match = definition.exec(text);
+    if (!match) continue;
+    const before = text.slice(0, match.index);
+    return { file: candidate, line: before.split('\n').length, column: match.index - before.lastIndexOf('\n') };
+  }
+  return { file };
+}
+
+function siblingFiles(file: string): string[] {
+  const folder = dirname(file);
+  return readdirSync(folder).filter(isPluginFile).sort().map((name) => join(folder, name)).filter((path) => path !== file);
+}
+
+function describeLocation(location: SourceLocation): string {
+  const position = location.line === undefined ? '' : `:${location.line}:${location.column}`;
+  return `${displayPath(location.file)}${position}`;
+}
+
+function isContextProvider(candidate: unknown): candidate is ContextProviderDefinition {
+  const value = candidate as Partial<ContextProviderDefinition> | undefined;
+  return !!value && typeof value === 'object' && typeof value.render === 'function' && !('execute' in value) && typeof value.name === 'string';
+}
+
+/** The plugins of a folder: its plugin files, and the `index` file of each sub-folder that has one. */
+export function pluginFilesIn(folder: string): string[] {
+  const files: string[] = [];
+  for (const entry of readdirSync(folder, { withFileTypes: true }).sort((first, second) => first.name.localeCompare(second.name))) {
+    const path = join(folder, entry.name);
+    if (isPluginFile(entry.name) && !isDirectory(path)) files.push(path);
+    else if (isDirectory(path)) {
+      const index = indexFileNames.map((name) => join(path, name)).find((candidate) => existsSync(candidate));
+      if (index) files.push(index);
+    }
+  }
+  return files;
+}
+
+function isPluginFile(name: string): boolean {
+  return pluginExtensions.has(extname(name)) && !name.endsWith('.d.ts') && !/\.test\.[mc]?[jt]s$/.test(name);
+}
+
+function isDirectory(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+}
+
+async function importPlugin(file: string): Promise<{ tools: unknown[] } | { error: string; location: SourceLocation }> {
+  let exported: unknown;
+  try {
+    exported = await loadPluginModule(file);
+  } catch (error) {
+    return describeLoadFailure(file, error);
+  }
+  if (!exported || typeof exported !== 'object' || !('default' in exported)) {
+    return { error: 'the plugin has no default export: export default a tool made with defineTool, or a list of tools', location: { file } };
+  }
+  const value = (exported as { default: unknown }).default;
+  return { tools: Array.isArray(value) ? value : [value] };
+}
+
+/**
+ * Loader messages can span lines (a code frame, a require stack); keep the first. The transpiler's
+ * parse errors end with `file:line:column`, the column counted from 0. Stack positions are not
+ * used: they point into the transpiled code, not the source.
+ */
+function describeLoadFailure(file: string, error: unknown): { error: string; location: SourceLocation } {
+  const message = error instanceof Error ? error.message : String(error);
+  const escaped = file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const position = new RegExp(`${escaped}:(\\d+):(\\d+)`).exec(message);
+  const location: SourceLocation = position ? { file, line: Number(position[1]), column: Number(position[2]) + 1 } : { file };
+  return { error: `plugin failed to load: ${message.split('\n')[0].trim()}`, location };
+}
+
+async function loadPluginModule(file: string): Promise<unknown> {
+  const builtIn = unchangedBuiltIn(file);
+  if (builtIn?.load) return builtIn.load();
+  if (file.endsWith('.js') || file.endsWith('.mjs')) return loadModuleFile(file);
+  const jiti = await sharedJiti();
+  return jiti.import(file);
+}
+
+let builtInFolder: string | undefined;
+
+/**
+ * The manifest entry of a built-in plugin, unless it changed since the build (then what it defines
+ * is known only by loading its source) or is not one of the package's own.
+ */
+function unchangedBuiltIn(file: string): BuiltInPlugin | undefined {
+  const manifest = builtInManifest();
+  if (manifest.plugins.size === 0) return undefined;
+  builtInFolder ??= realpathSync(join(packageRoot, 'plugins'));
+  const folder = realPath(dirname(file));
+  const family = indexFileNames.includes(basename(file)) && realPath(dirname(folder)) === builtInFolder;
+  if (!family && folder !== builtInFolder) return undefined;
+  const entry = manifest.plugins.get(family ? basename(folder) : basename(file, extname(file)));
+  if (!entry) return undefined;
+  return newestChange(family ? folder : file) <= manifest.builtAtMs ? entry : undefined;
+}
+
+/** When a plugin file, or any file of a plugin folder, last changed. */
+function newestChange(path: string): number {
+  const information = statSync(path);
+  if (!information.isDirectory()) return information.mtimeMs;
+  let newest = information.mtimeMs;
+  for (const name of readdirSync(path, { recursive: true })) newest = Math.max(newest, statSync(join(path, String(name))).mtimeMs);
+  return newest;
+}
+
+/** A dangling link has no real path; loading it then reports the problem with the file. */
+function realPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+let jitiInstance: Promise<{ import(id: string): Promise<unknown> }> | undefined;
+
+/**
+ * A TypeScript plugin's `import ... from 'manus-runtime'` gets this process's own runtime module,
+ * not a second copy read from disk: `instanceof` checks on its errors hold, and nothing is loaded.
+ */
+function sharedJiti() {
+  jitiInstance ??= Promise.all([import('jiti'), import('../index.js')]).then(([{ createJiti }, runtime]) =>
+    createJiti(import.meta.url, {
+      interopDefault: true,
+      virtualModules: { 'manus-runtime': runtime },
+    }),
+  );
+  return jitiInstance;
+}
+
+export function displayPath(file: string): string {
+  const fromCwd = relative(process.cwd(), file);
+  return fromCwd.startsWith('..') ? file : fromCwd;
+}
