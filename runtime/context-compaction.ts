@@ -16,8 +16,6 @@ export interface CompactionSettings {
   keepRecentMessages: number;
 }
 
-export const defaultCompactionSettings: CompactionSettings = { threshold: 0.8, keepRecentMessages: 6 };
-
 /** The two leading messages every compaction keeps: the system prompt and the task. */
 const keptPrefix = 2;
 const summaryHeading = '[Summary of the earlier part of this task, written to save space]';

@@ -3,11 +3,11 @@
  * recorded tool results (a faithful demo), or with the real tools (a regression test of the
  * recipe's tools), reporting the first step where the new run departs from the recording.
  */
-import { agentDefaults } from './config/agent-definition.js';
-import { defaultCompactionSettings } from './context-compaction.js';
+import { readCompaction, readPermissions } from './config/agent-definition.js';
+import { agentDefaults, recipeDefaults } from './config/defaults.js';
 import type { RunPlan } from './config/resolve-recipe.js';
 import type { AgentConfig } from './config/types.js';
-import { defaultRetrySettings, emptyAgentsConfig } from './config/load-agents.js';
+import { emptyAgentsConfig, readModelProfile } from './config/load-agents.js';
 import type { ChatModel, ModelReply, ModelRequest } from './model/model-types.js';
 import { recordedReplies, recordedToolResults, type RecordedRun } from './recorded-run.js';
 import { defineTool, type AnyToolDefinition, type ToolResult } from './tool.js';
@@ -123,23 +123,23 @@ export function comparedTools(run: RecordedRun, tools: ReadonlyMap<string, AnyTo
 /** A run plan from the recording alone, for replays that need neither the recipe nor a model. */
 export function planFromRecording(run: RecordedRun, basePlan?: RunPlan): RunPlan {
   const start = run.start;
-  const budgets = { steps: Math.max((start.budgets?.steps as number | undefined) ?? agentDefaults.maxSteps, recordedReplies(run).length) };
+  const budgets = { steps: Math.max((start.budgets?.steps as number | undefined) ?? agentDefaults.max_steps, recordedReplies(run).length) };
   const agent: AgentConfig = basePlan?.agent ?? {
     name: String(start.agent ?? 'recorded'),
     description: 'recorded',
-    systemPrompt: String(start.systemPrompt ?? agentDefaults.systemPrompt),
+    systemPrompt: String(start.systemPrompt ?? agentDefaults.system_prompt),
     tools: (start.tools as string[] | undefined) ?? [],
     maxSteps: budgets.steps,
     maxObserve: Number.MAX_SAFE_INTEGER,
-    toolChoice: start.agentSettings?.toolChoice ?? 'auto',
-    parallelToolCalls: true,
-    finishOnText: start.agentSettings?.finishOnText ?? true,
+    toolChoice: start.agentSettings?.toolChoice ?? agentDefaults.tool_choice,
+    parallelToolCalls: agentDefaults.parallel_tool_calls,
+    finishOnText: start.agentSettings?.finishOnText ?? agentDefaults.finish_on_text,
     stuckAfter: Number.MAX_SAFE_INTEGER,
     errorStreak: 0,
-    compaction: defaultCompactionSettings,
-    llm: 'default',
+    compaction: readCompaction(),
+    llm: agentDefaults.llm,
     contextProviders: [],
-    permissions: { deny: [], ask: [] },
+    permissions: readPermissions(undefined),
     toolSettings: {},
     toolLocations: {},
   };
@@ -156,11 +156,11 @@ export function planFromRecording(run: RecordedRun, basePlan?: RunPlan): RunPlan
       toolSettings: {},
       answers: {},
       checks: [],
-      retry: { maxAttempts: 1 },
+      retry: { maxAttempts: recipeDefaults.retry.max_attempts },
     },
     overrides: {},
     agent: { ...agent, maxSteps: budgets.steps },
-    profile: basePlan?.profile ?? { name: 'recorded', provider: 'openai-compatible', vision: false, timeoutSeconds: 120, headers: {}, retry: defaultRetrySettings },
+    profile: basePlan?.profile ?? readModelProfile('recorded'),
     task: String(start.task ?? ''),
     // The replay's own workspace, never the recorded one, which the recorded run has changed.
     workspace: undefined,

@@ -13,6 +13,7 @@ import { ProtectedPaths, protectedPathsFor } from './protected-paths.js';
 import { sandboxForRun } from './sandbox/run-sandbox.js';
 import type { SandboxChoice } from './sandbox/auto-sandbox.js';
 import { killLeftoverProcesses } from './sandbox/process-records.js';
+import { sandboxDefaults } from './config/defaults.js';
 import type { RunPlan } from './config/resolve-recipe.js';
 import { assertTrustGranted } from './config/trust-consent.js';
 import { ConfigError, ExitCode, ManusError, type ExitCodeValue, type HumanInputNeededError } from './errors.js';
@@ -337,7 +338,7 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
 
 /** The sandbox the run asks for: the user's `--sandbox` over the recipe's and the agent's, `auto` by default. */
 function requestedSandbox(plan: RunPlan): SandboxSettings {
-  const configured = plan.sandbox ?? { kind: 'auto', network: false, options: {} };
+  const configured = plan.sandbox ?? { kind: sandboxDefaults.kind, network: sandboxDefaults.network, options: {} };
   return plan.overrides.sandbox ? { ...configured, kind: plan.overrides.sandbox } : configured;
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TokenCounter } from '../runtime/model/token-counter.js';
 import { classifyProviderFailure, retryDelay } from '../runtime/model/retry-policy.js';
-import { defaultRetrySettings } from '../runtime/config/load-agents.js';
+import { readModelProfile } from '../runtime/config/load-agents.js';
 import { StuckDetector, turnSignature } from '../runtime/stuck-detector.js';
 import { parseToolArguments, repairJson } from '../runtime/tool-arguments.js';
 import { truncateMiddle } from '../runtime/truncate.js';
@@ -55,7 +55,7 @@ describe('retry policy', () => {
   });
 
   it('backs off exponentially with jitter, within the cap, and stops after the attempts', () => {
-    const settings = { ...defaultRetrySettings, baseDelayMs: 100, maxDelayMs: 1000, maxAttempts: 5 };
+    const settings = { ...readModelProfile('default').retry, baseDelayMs: 100, maxDelayMs: 1000, maxAttempts: 5 };
     const failure = classifyProviderFailure({ status: 500 });
     expect(retryDelay(failure, 1, settings, () => 0)).toBe(50);
     expect(retryDelay(failure, 1, settings, () => 1)).toBe(100);

@@ -12,7 +12,8 @@ import { probeBwrap } from '../runtime/sandbox/create-sandbox.js';
 import { probeDocker } from '../runtime/sandbox/docker-connection.js';
 import { sandboxForRun } from '../runtime/sandbox/run-sandbox.js';
 import type { Sandbox } from '../runtime/sandbox/sandbox-types.js';
-import { defaultSandboxImage, fallbackSandboxUser } from '../runtime/sandbox/sandbox-options.js';
+import { sandboxDefaults } from '../runtime/config/defaults.js';
+import { fallbackSandboxUser } from '../runtime/sandbox/sandbox-options.js';
 import type { SandboxSettings, ToolResult } from '../runtime/tool.js';
 import { makeFixture, readEvents, runCli } from './support/run-cli.js';
 import { startScriptedModelServer, type ScriptedTurn } from './support/scripted-model-server.js';
@@ -267,7 +268,7 @@ describe.runIf(process.platform === 'linux')('commands in bubblewrap', () => {
   });
 });
 
-const dockerAvailability = await probeDocker(defaultSandboxImage);
+const dockerAvailability = await probeDocker(sandboxDefaults.image);
 if (!dockerAvailability.available) console.warn(`docker protected-path test skipped: ${dockerAvailability.reason}`);
 
 describe.skipIf(!dockerAvailability.available)('commands in docker', () => {

@@ -11,12 +11,13 @@ import pythonExecute from '../plugins/code/python_execute.js';
 import { connectDocker, probeDocker } from '../runtime/sandbox/docker-connection.js';
 import { cleanupLeftoverContainers, containerLabels } from '../runtime/sandbox/docker-ownership.js';
 import { DockerSandbox } from '../runtime/sandbox/docker-sandbox.js';
-import { defaultSandboxImage, readSandboxOptions } from '../runtime/sandbox/sandbox-options.js';
+import { sandboxDefaults } from '../runtime/config/defaults.js';
+import { readSandboxOptions } from '../runtime/sandbox/sandbox-options.js';
 import type { ToolResult } from '../runtime/tool.js';
 import { createTestToolContext } from './support/tool-context.js';
 import { processesWithArgument } from './support/processes.js';
 
-const availability = await probeDocker(defaultSandboxImage);
+const availability = await probeDocker(sandboxDefaults.image);
 const skipReason = availability.available ? '' : `docker sandbox tests skipped: ${availability.reason}`;
 if (skipReason) console.warn(skipReason);
 
@@ -210,7 +211,7 @@ describe.skipIf(!availability.available)('leftover containers', () => {
     const finished = spawnSync('true');
     const deadPid = finished.pid as number;
     const create = (labels: Record<string, string>) =>
-      docker.createContainer({ Image: defaultSandboxImage, Cmd: ['sleep', 'infinity'], Labels: labels, HostConfig: { NetworkMode: 'none' } });
+      docker.createContainer({ Image: sandboxDefaults.image, Cmd: ['sleep', 'infinity'], Labels: labels, HostConfig: { NetworkMode: 'none' } });
     const orphan = await create({ ...containerLabels('orphaned-run'), 'manus.owner-pid': String(deadPid) });
     const live = await create(containerLabels('live-run'));
     const foreign = await create({ ...containerLabels('other-machine'), 'manus.owner-host': 'another-machine', 'manus.owner-pid': String(deadPid) });

@@ -10,13 +10,13 @@ import { diagnoseBwrapFailure } from '../runtime/sandbox/bwrap-diagnosis.js';
 import { probeBwrap } from '../runtime/sandbox/create-sandbox.js';
 import { probeDocker } from '../runtime/sandbox/docker-connection.js';
 import { probeHostContainment } from '../runtime/sandbox/host-containment.js';
-import { defaultSandboxImage } from '../runtime/sandbox/sandbox-options.js';
+import { sandboxDefaults } from '../runtime/config/defaults.js';
 import { runScripted, terminate, toolMessages, writeLoopFixture } from './support/loop-fixture.js';
 import { cliEntry, makeFixture, readEvents, repositoryRoot, runCli } from './support/run-cli.js';
 import { startScriptedModelServer, type ScriptedTurn } from './support/scripted-model-server.js';
 
 // Whether this machine's Docker daemon could serve as the fallback; asked before it is hidden below.
-const docker = await probeDocker(defaultSandboxImage);
+const docker = await probeDocker(sandboxDefaults.image);
 const dockerEnvironment = { DOCKER_HOST: process.env.DOCKER_HOST, MANUS_DOCKER_HOST: process.env.MANUS_DOCKER_HOST };
 if (!docker.available) console.warn(`the Docker fallback test is skipped: ${docker.reason}`);
 
@@ -244,7 +244,7 @@ describe.skipIf(!docker.available)('auto sandbox with no bubblewrap and a Docker
     try {
       const choice = await chooseAutoSandbox({ kind: 'auto', network: false, options: {} }, { trustGrants: new Set(['host']) });
       expect(choice.settings.kind).toBe('docker');
-      expect(choice.reason).toContain(`a Docker daemon answers and has the image ${defaultSandboxImage}`);
+      expect(choice.reason).toContain(`a Docker daemon answers and has the image ${sandboxDefaults.image}`);
     } finally {
       Object.assign(process.env, noSandbox);
     }

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { isSecretHeader, literalSecretHeaders } from '../runtime/config/literal-secrets.js';
 import { parseYamlText } from '../runtime/config/yaml-source.js';
 import type { ModelProfileConfig } from '../runtime/config/types.js';
-import { defaultRetrySettings } from '../runtime/config/load-agents.js';
+import { readModelProfile } from '../runtime/config/load-agents.js';
 import { createProgressReporter } from '../runtime/progress-reporter.js';
 import { collectSecrets, redactionMarker, SecretRedactor } from '../runtime/secret-redaction.js';
 import { runScripted, terminate, writeLoopFixture } from './support/loop-fixture.js';
@@ -33,7 +33,7 @@ function expectNoLeak(text: string, secret: string, where: string): void {
 }
 
 function profile(overrides: Partial<ModelProfileConfig> = {}): ModelProfileConfig {
-  return { name: 'default', provider: 'openai-compatible', vision: false, timeoutSeconds: 120, headers: {}, retry: defaultRetrySettings, ...overrides };
+  return { ...readModelProfile('default'), ...overrides };
 }
 
 describe('collecting secrets', () => {

@@ -5,16 +5,10 @@
  * same for a loop, a flow or a test. Progress goes to the run's trace as `checks` and `retry`
  * events, which `manus runs <id>` shows.
  */
+import { checkDefaults } from '../config/defaults.js';
 import { errorMessage } from '../errors.js';
 import type { TraceWriter } from '../tool.js';
-import {
-  defaultCheckTimeoutSeconds,
-  failedChecks,
-  type CheckDefinition,
-  type CheckInput,
-  type CheckResult,
-  type RetryPolicy,
-} from './check-types.js';
+import { failedChecks, type CheckDefinition, type CheckInput, type CheckResult, type RetryPolicy } from './check-types.js';
 import { retryPrompt } from './retry-prompt.js';
 import { runChecks, skippedChecks } from './run-checks.js';
 import { describeEnding, runShellCommand, sandboxOnce, type ShellCommandOutcome } from './shell-command.js';
@@ -88,7 +82,8 @@ async function prepareRetry(
   command: string,
   input: Omit<CheckInput, 'answer' | 'structured'>,
 ): Promise<{ command: string; ending: string; output: string }> {
-  const timeoutSeconds = defaultCheckTimeoutSeconds;
+  // `retry.on_failure` has no timeout of its own: it gets the one a command check has by default.
+  const timeoutSeconds = checkDefaults.timeout_seconds;
   let outcome: ShellCommandOutcome;
   try {
     outcome = await runShellCommand(command, { workspace: input.workspace, timeoutSeconds, signal: input.signal, sandbox: input.sandbox });

@@ -48,9 +48,6 @@ export interface RetryPolicy {
   onFailure?: string;
 }
 
-/** How long a command check may run when the recipe does not say. */
-export const defaultCheckTimeoutSeconds = 300;
-
 export function failedChecks(results: readonly CheckResult[]): CheckResult[] {
   return results.filter((result) => !result.passed && !result.skipped);
 }

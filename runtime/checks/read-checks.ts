@@ -7,7 +7,8 @@
 import { checkJsonSchema } from '../json-schema.js';
 import type { JsonSchema } from '../tool.js';
 import { patternProblem } from './check-pattern.js';
-import { defaultCheckTimeoutSeconds, type CheckDefinition, type RetryPolicy } from './check-types.js';
+import { checkDefaults, recipeDefaults } from '../config/defaults.js';
+import type { CheckDefinition, RetryPolicy } from './check-types.js';
 
 export interface CheckProblem {
   /** Where in the recipe, for example ['checks', 2, 'matches']. */
@@ -35,7 +36,7 @@ export function readChecks(
 }
 
 export function readRetryPolicy(raw: unknown): { retry: RetryPolicy; problems: CheckProblem[] } {
-  const single: RetryPolicy = { maxAttempts: 1 };
+  const single: RetryPolicy = { maxAttempts: recipeDefaults.retry.max_attempts };
   if (raw === undefined || raw === null) return { retry: single, problems: [] };
   if (!isRecord(raw)) return { retry: single, problems: [{ path: ['retry'], message: "'retry' must be a mapping" }] };
   const problems: CheckProblem[] = [];
@@ -93,7 +94,7 @@ function readKind(
   switch (kind) {
     case 'command': {
       const command = requireText(item, 'command', path, problems);
-      const timeout = item.timeout_seconds ?? defaultCheckTimeoutSeconds;
+      const timeout = item.timeout_seconds ?? checkDefaults.timeout_seconds;
       if (typeof timeout !== 'number' || !(timeout > 0)) {
         problems.push({ path: [...path, 'timeout_seconds'], message: "'timeout_seconds' must be a positive number" });
       }

@@ -2,16 +2,11 @@
 import type { Diagnostic } from '../errors.js';
 import { readAgentDefinition } from './agent-definition.js';
 import { validateConfig } from './config-schemas.js';
+import { profileDefaults } from './defaults.js';
 import { literalSecretHeaders } from './literal-secrets.js';
-import type { AgentsConfig, ModelProfileConfig } from './types.js';
+import type { AgentsYaml, ProfileYaml } from './schema-types.generated.js';
+import type { AgentsConfig, ModelProfileConfig, RetrySettings } from './types.js';
 import { locate, readYamlFile, type YamlSource } from './yaml-source.js';
-
-export const defaultRetrySettings = {
-  maxAttempts: 5,
-  baseDelayMs: 500,
-  maxDelayMs: 20_000,
-  maxRetryAfterSeconds: 60,
-};
 
 export function emptyAgentsConfig(): AgentsConfig {
   return { files: [], profiles: new Map(), agents: new Map(), trustedAgents: new Map() };
@@ -32,10 +27,10 @@ export function loadAgentsSource(source: YamlSource, into: AgentsConfig, trusted
   const schemaDiagnostics = validateConfig('agents', source);
   if (schemaDiagnostics.length > 0) return schemaDiagnostics;
   const diagnostics: Diagnostic[] = [];
-  const data = source.data as { llm?: Record<string, Record<string, unknown>>; agents?: Record<string, Record<string, unknown>> };
+  const data = source.data as AgentsYaml;
   into.files.push(source.file);
   for (const [name, raw] of Object.entries(data.llm ?? {})) {
-    const profile = readProfile(name, raw, source, trusted);
+    const profile: ModelProfileConfig = { ...readModelProfile(name, raw), location: locate(source, ['llm', name]), ...(trusted ? { trusted } : {}) };
     into.profiles.set(name, profile);
     diagnostics.push(...literalSecretHeaders(name, profile.headers, source));
   }
@@ -47,39 +42,39 @@ export function loadAgentsSource(source: YamlSource, into: AgentsConfig, trusted
   return diagnostics;
 }
 
-function readPrice(raw: Record<string, number> | undefined): ModelProfileConfig['price'] {
-  return raw ? { inputPerMillion: raw.input_per_million, outputPerMillion: raw.output_per_million } : undefined;
-}
-
-function readProfile(name: string, raw: Record<string, unknown>, source: YamlSource, trusted: boolean): ModelProfileConfig {
-  const retry = (raw.retry ?? {}) as Record<string, number | undefined>;
+/** A model profile as written; with nothing written, the profile a run falls back to. */
+export function readModelProfile(name: string, raw: ProfileYaml = {}): ModelProfileConfig {
   return {
     name,
-    provider: (raw.provider as ModelProfileConfig['provider'] | undefined) ?? 'openai-compatible',
-    baseUrl: raw.base_url as string | undefined,
-    apiKeyEnv: raw.api_key_env as string | undefined,
-    model: raw.model as string | undefined,
-    maxTokens: raw.max_tokens as number | undefined,
-    temperature: raw.temperature as number | undefined,
-    contextWindow: raw.context_window as number | undefined,
-    vision: raw.vision === true,
-    reasoning: raw.reasoning as boolean | undefined,
-    reasoningEffort: raw.reasoning_effort as ModelProfileConfig['reasoningEffort'],
-    stream: raw.stream as boolean | undefined,
-    timeoutSeconds: (raw.timeout_seconds as number | undefined) ?? 120,
-    streamIdleTimeoutSeconds: raw.stream_idle_timeout_seconds as number | undefined,
-    apiVersion: raw.api_version as string | undefined,
-    deployment: raw.deployment as string | undefined,
-    headers: (raw.headers as Record<string, string> | undefined) ?? {},
-    headersEnv: (raw.headers_env as Record<string, string> | undefined) ?? {},
-    price: readPrice(raw.price as Record<string, number> | undefined),
-    retry: {
-      maxAttempts: retry.max_attempts ?? defaultRetrySettings.maxAttempts,
-      baseDelayMs: retry.base_delay_ms ?? defaultRetrySettings.baseDelayMs,
-      maxDelayMs: retry.max_delay_ms ?? defaultRetrySettings.maxDelayMs,
-      maxRetryAfterSeconds: retry.max_retry_after_seconds ?? defaultRetrySettings.maxRetryAfterSeconds,
-    },
-    location: locate(source, ['llm', name]),
-    ...(trusted ? { trusted } : {}),
+    provider: raw.provider ?? profileDefaults.provider,
+    baseUrl: raw.base_url,
+    apiKeyEnv: raw.api_key_env,
+    model: raw.model,
+    maxTokens: raw.max_tokens,
+    temperature: raw.temperature,
+    contextWindow: raw.context_window,
+    vision: raw.vision ?? profileDefaults.vision,
+    reasoning: raw.reasoning,
+    reasoningEffort: raw.reasoning_effort,
+    stream: raw.stream,
+    timeoutSeconds: raw.timeout_seconds ?? profileDefaults.timeout_seconds,
+    streamIdleTimeoutSeconds: raw.stream_idle_timeout_seconds ?? profileDefaults.stream_idle_timeout_seconds,
+    apiVersion: raw.api_version ?? profileDefaults.api_version,
+    deployment: raw.deployment,
+    headers: raw.headers ?? { ...profileDefaults.headers },
+    headersEnv: raw.headers_env ?? { ...profileDefaults.headers_env },
+    price: raw.price && { inputPerMillion: raw.price.input_per_million, outputPerMillion: raw.price.output_per_million },
+    retry: readRetrySettings(raw.retry),
+  };
+}
+
+/** How a profile's requests are retried; with nothing written, the defaults. */
+function readRetrySettings(raw: ProfileYaml['retry'] = {}): RetrySettings {
+  const defaults = profileDefaults.retry;
+  return {
+    maxAttempts: raw.max_attempts ?? defaults.max_attempts,
+    baseDelayMs: raw.base_delay_ms ?? defaults.base_delay_ms,
+    maxDelayMs: raw.max_delay_ms ?? defaults.max_delay_ms,
+    maxRetryAfterSeconds: raw.max_retry_after_seconds ?? defaults.max_retry_after_seconds,
   };
 }

@@ -1,7 +1,6 @@
 /** Loads a recipe: schema, prompt template against parameters, inline agent, plugin folders. */
 import { dirname, resolve } from 'node:path';
 import type { Diagnostic, SourceLocation } from '../errors.js';
-import type { JsonSchema } from '../tool.js';
 import { readAgentDefinition, readPermissions, readSandbox } from './agent-definition.js';
 import { readChecks, readRetryPolicy } from '../checks/read-checks.js';
 import { validateConfig } from './config-schemas.js';
@@ -9,7 +8,9 @@ import { loadPrompt, type LoadedPrompt } from './prompt-source.js';
 import { closestName } from './did-you-mean.js';
 import { readSettingLocations } from './setting-locations.js';
 import { templatePlaceholders, unknownPlaceholderForms } from './template.js';
-import type { Recipe, RecipeParameter } from './types.js';
+import { recipeDefaults } from './defaults.js';
+import type { ParameterYaml, RecipeYaml } from './schema-types.generated.js';
+import type { ParameterValue, Recipe, RecipeParameter } from './types.js';
 import { locate, locateKey, readYamlFile, type YamlSource } from './yaml-source.js';
 
 export function loadRecipeFile(file: string): { recipe?: Recipe; diagnostics: Diagnostic[] } {
@@ -37,7 +38,7 @@ function checkReadableParts(source: YamlSource): Diagnostic[] {
 }
 
 /** The parts of a parameter definition that have the right shape; a misspelt type is read as the type it is closest to. */
-function readableParameter(definition: unknown): Record<string, unknown> {
+function readableParameter(definition: unknown): Partial<ParameterYaml> {
   if (!isRecord(definition)) return {};
   const type = typeof definition.type === 'string' ? knownTypeFor(definition.type) : undefined;
   const values = Array.isArray(definition.values) && definition.values.every((value) => typeof value === 'string') ? definition.values : undefined;
@@ -45,18 +46,18 @@ function readableParameter(definition: unknown): Record<string, unknown> {
   return {
     type,
     required: typeof definition.required === 'boolean' ? definition.required : undefined,
-    default: fits ? definition.default : undefined,
+    default: fits ? (definition.default as ParameterValue) : undefined,
     values,
   };
 }
 
-const parameterTypes = ['string', 'number', 'boolean', 'enum'];
+const parameterTypes: ReadonlyArray<ParameterYaml['type']> = ['string', 'number', 'boolean', 'enum'];
 
 /** The type a misspelt or shortened one (`bool`, `str`) most likely means. */
-function knownTypeFor(type: string): string | undefined {
-  if (parameterTypes.includes(type)) return type;
+function knownTypeFor(type: string): ParameterYaml['type'] | undefined {
   const lower = type.toLowerCase();
-  return parameterTypes.find((known) => lower.length >= 3 && known.startsWith(lower)) ?? closestName(type, parameterTypes);
+  const known = parameterTypes.find((name) => name === type || (lower.length >= 3 && name.startsWith(lower)));
+  return known ?? parameterTypes.find((name) => name === closestName(type, parameterTypes));
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -65,7 +66,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function loadRecipeSource(source: YamlSource): { recipe?: Recipe; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
-  const data = source.data as Record<string, any>;
+  const data = source.data as RecipeYaml;
   const folder = dirname(source.file);
   const parameters = readParameters(source, data.parameters ?? {}, diagnostics);
   const prompt = data.prompt === undefined ? undefined : loadPrompt(source, ['prompt'], data.prompt, diagnostics);
@@ -77,13 +78,13 @@ function loadRecipeSource(source: YamlSource): { recipe?: Recipe; diagnostics: D
   const recipe: Recipe = {
     file: source.file,
     name: data.name,
-    description: data.description ?? '',
+    description: data.description ?? recipeDefaults.description,
     parameters,
     promptTemplate: prompt?.text,
     promptFile: prompt?.file,
     agent,
     agentLocation: locate(source, ['agent']),
-    pluginFolders: ((data.plugins ?? []) as string[]).map((path, index) => ({
+    pluginFolders: (data.plugins ?? []).map((path, index) => ({
       path: resolve(folder, path),
       location: locate(source, ['plugins', index]),
     })),
@@ -93,14 +94,14 @@ function loadRecipeSource(source: YamlSource): { recipe?: Recipe; diagnostics: D
       timeSeconds: data.budgets?.time_seconds,
       cost: data.budgets?.cost,
     },
-    response: data.response as JsonSchema | undefined,
+    response: data.response,
     workspace,
     sandbox: readSandbox(data.sandbox),
     permissions: data.permissions === undefined ? undefined : readPermissions(data.permissions),
     toolSettings: data.tool_settings ?? {},
     answers: data.answers ?? {},
     checks: [],
-    retry: { maxAttempts: 1 },
+    retry: { maxAttempts: recipeDefaults.retry.max_attempts },
     settingLocations: readSettingLocations(source, [], data),
   };
   const checks = readChecks(data.checks, { responseSchema: data.response });
@@ -113,16 +114,17 @@ function loadRecipeSource(source: YamlSource): { recipe?: Recipe; diagnostics: D
   return { recipe, diagnostics };
 }
 
-function readParameters(source: YamlSource, raw: Record<string, Record<string, unknown>>, diagnostics: Diagnostic[]): RecipeParameter[] {
+function readParameters(source: YamlSource, raw: Record<string, Partial<ParameterYaml>>, diagnostics: Diagnostic[]): RecipeParameter[] {
   return Object.entries(raw).map(([name, definition]) => {
     const location = locateKey(source, ['parameters'], name);
     const parameter: RecipeParameter = {
       name,
+      // Undefined only for a recipe the schema rejected; parameterProblem then checks nothing against it.
       type: definition.type as RecipeParameter['type'],
-      description: definition.description as string | undefined,
+      description: definition.description,
       required: definition.required === true || (definition.required === undefined && definition.default === undefined),
-      default: definition.default as RecipeParameter['default'],
-      values: definition.values as string[] | undefined,
+      default: definition.default,
+      values: definition.values,
       location,
     };
     const problem = parameterProblem(parameter, definition.required);

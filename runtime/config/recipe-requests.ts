@@ -8,9 +8,9 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { formatLocation, type Diagnostic, type SourceLocation } from '../errors.js';
-import { defaultCpus, defaultMemoryMb, defaultProcessLimit, defaultSandboxImage } from '../sandbox/sandbox-options.js';
 import type { AnyToolDefinition, SandboxSettings } from '../tool.js';
 import { isInside } from '../workspace-paths.js';
+import { sandboxDefaults } from './defaults.js';
 import type { SettingLocations } from './setting-locations.js';
 import { renderTemplate, templatePlaceholders } from './template.js';
 import { trustGrantMeanings, trustGrantNames, type TrustGrant } from './trust-grants.js';
@@ -191,12 +191,12 @@ function sandboxRequests(
   const baselineOptions = baseline?.options ?? {};
   const passed = stringList(options.pass_env).filter((name) => !stringList(baselineOptions.pass_env).includes(name));
   if (passed.length > 0) requests.push({ grant: 'env', setting: `sandbox.pass_env: [${passed.join(', ')}]`, location: at('pass_env') });
-  const image = optionText(options.image) ?? defaultSandboxImage;
-  const baselineImage = optionText(baselineOptions.image) ?? defaultSandboxImage;
+  const image = optionText(options.image) ?? sandboxDefaults.image;
+  const baselineImage = optionText(baselineOptions.image) ?? sandboxDefaults.image;
   if (image !== baselineImage) {
     requests.push({ grant: 'image', setting: `sandbox.image: ${image}`, detail: `${whose} is ${baselineImage}`, location: at('image') });
   }
-  const limits: Array<[string, number]> = [['memory_mb', defaultMemoryMb], ['cpus', defaultCpus], ['pids', defaultProcessLimit]];
+  const limits: Array<[string, number]> = [['memory_mb', sandboxDefaults.memory_mb], ['cpus', sandboxDefaults.cpus], ['pids', sandboxDefaults.pids]];
   for (const [key, fallback] of limits) {
     const value = optionNumber(options[key]) ?? fallback;
     const allowed = optionNumber(baselineOptions[key]) ?? fallback;

@@ -10,8 +10,9 @@ import { packageRoot } from '../package-root.js';
 import type { ContextProviderDefinition } from '../context-provider.js';
 import { displayPath, loadPluginFolders, type LoadedPlugins, type PluginFolder } from '../plugin-loading/load-plugins.js';
 import type { AnyToolDefinition, SandboxSettings } from '../tool.js';
+import { agentDefaults } from './defaults.js';
 import { didYouMean } from './did-you-mean.js';
-import { defaultRetrySettings, emptyAgentsConfig, loadAgentsFile } from './load-agents.js';
+import { emptyAgentsConfig, loadAgentsFile, readModelProfile } from './load-agents.js';
 import { loadRecipeFile } from './load-recipe.js';
 import { profileEndpointRequest, reviewRecipeTrust, trustRequestNote, type TrustRequest } from './recipe-requests.js';
 import { defaultApiKeyEnv } from '../model/model-connection.js';
@@ -273,14 +274,8 @@ function selectContextProviders(agent: AgentConfig, plugins: LoadedPlugins, diag
   return providers;
 }
 
-const fallbackProfile: ModelProfileConfig = {
-  name: 'default',
-  provider: 'openai-compatible',
-  vision: false,
-  timeoutSeconds: 120,
-  headers: {},
-  retry: defaultRetrySettings,
-};
+/** The profile of an agent whose `llm:` names none that is declared: every setting at its default. */
+const fallbackProfile = readModelProfile(agentDefaults.llm);
 
 function resolveProfile(
   agent: AgentConfig,
@@ -291,7 +286,7 @@ function resolveProfile(
   if (model && agents.profiles.has(model)) return { profile: agents.profiles.get(model)! };
   const profile = agents.profiles.get(agent.llm);
   if (profile) return { profile, modelOverride: model };
-  if (agent.llm !== 'default') {
+  if (agent.llm !== agentDefaults.llm) {
     diagnostics.push({
       severity: 'error',
       message: `agent '${agent.name}' uses the model profile '${agent.llm}', which is not declared under llm:${didYouMean(agent.llm, agents.profiles.keys())}`,

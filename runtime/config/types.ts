@@ -22,7 +22,7 @@ export interface ModelProfileConfig {
   stream?: boolean;
   /** The longest a whole reply may take, streamed or not. */
   timeoutSeconds: number;
-  /** The longest gap between chunks of a streamed reply; undefined means 60 s. */
+  /** The longest gap between chunks of a streamed reply; undefined means the default (config/defaults.ts). */
   streamIdleTimeoutSeconds?: number;
   apiVersion?: string;
   deployment?: string;

@@ -8,6 +8,8 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Diagnostic } from '../errors.js';
 import { validateConfig } from './config-schemas.js';
+import { userConfigDefaults } from './defaults.js';
+import type { UserConfigYaml } from './schema-types.generated.js';
 import { parseTrustGrants, type TrustGrant } from './trust-grants.js';
 import { readYamlFile, type YamlSource } from './yaml-source.js';
 
@@ -44,9 +46,9 @@ export function loadUserConfig(environment: Record<string, string | undefined>):
 export function readUserConfigSource(source: YamlSource): { config: UserConfig; diagnostics: Diagnostic[] } {
   const diagnostics = validateConfig('user-config', source);
   if (diagnostics.length > 0) return { config: { file: source.file, trust: new Set() }, diagnostics };
-  const data = source.data as { trust?: string[] };
+  const data = source.data as UserConfigYaml;
   // The schema has already rejected unknown names, with their place in the file.
-  return { config: { file: source.file, trust: parseTrustGrants(data.trust ?? []) }, diagnostics: [] };
+  return { config: { file: source.file, trust: parseTrustGrants(data.trust ?? userConfigDefaults.trust) }, diagnostics: [] };
 }
 
 /** A YAML document that looks like the user configuration rather than a recipe or an agents file. */

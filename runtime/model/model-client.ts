@@ -4,14 +4,13 @@
  */
 import type { ChatCompletionChunk, ChatCompletionCreateParams } from 'openai/resources/chat/completions';
 import type OpenAI from 'openai';
+import { profileDefaults } from '../config/defaults.js';
 import { ProviderError } from '../errors.js';
 import { httpFetch } from './http-fetch.js';
 import type { ModelConnection } from './model-connection.js';
 import type { ChatModel, ModelReply, ModelRequest, RawToolCall, RetryNotice, TokenUsage } from './model-types.js';
 import { classifyProviderFailure, retryDelay, type FailureClassification } from './retry-policy.js';
 import { StreamWatchdog } from './stream-watchdog.js';
-
-const defaultStreamIdleTimeoutSeconds = 60;
 
 export interface ModelClientOptions {
   onRetry?: (notice: RetryNotice) => void;
@@ -80,7 +79,7 @@ export class ModelClient implements ChatModel {
         return new AzureOpenAI({
           ...common,
           endpoint: connection.baseUrl,
-          apiVersion: connection.profile.apiVersion ?? '2024-10-21',
+          apiVersion: connection.profile.apiVersion ?? profileDefaults.api_version,
           deployment: connection.profile.deployment ?? connection.model,
         });
       }
@@ -143,7 +142,7 @@ export class ModelClient implements ChatModel {
     const { profile } = this.connection;
     const watchdog = new StreamWatchdog({
       totalMs: profile.timeoutSeconds * 1000,
-      idleMs: (profile.streamIdleTimeoutSeconds ?? defaultStreamIdleTimeoutSeconds) * 1000,
+      idleMs: (profile.streamIdleTimeoutSeconds ?? profileDefaults.stream_idle_timeout_seconds) * 1000,
     }, request.signal);
     try {
       const stream = await client.chat.completions.create(

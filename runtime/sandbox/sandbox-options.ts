@@ -3,6 +3,7 @@
  * schema checks them at load time; this check repeats the part the sandboxes rely on, so a
  * sandbox created from code gets the same clear message.
  */
+import { sandboxDefaults } from '../config/defaults.js';
 import { SandboxError } from './sandbox-errors.js';
 
 export interface SandboxUser {
@@ -25,21 +26,17 @@ export interface SandboxOptions {
   passEnvironment: string[];
 }
 
-export const defaultSandboxImage = 'manus-sandbox:bookworm';
-export const defaultMemoryMb = 1024;
-export const defaultCpus = 1;
-export const defaultProcessLimit = 256;
 /** The conventional `nobody:nogroup`, which owns nothing on a typical system. */
 export const fallbackSandboxUser: SandboxUser = { uid: 65534, gid: 65534 };
 
 export function readSandboxOptions(options: Record<string, unknown>): SandboxOptions {
   return {
-    image: readString(options, 'image') ?? defaultSandboxImage,
-    memoryMb: readPositiveNumber(options, 'memory_mb', { integer: true }) ?? defaultMemoryMb,
-    cpus: readPositiveNumber(options, 'cpus', { integer: false }) ?? defaultCpus,
-    pids: readPositiveNumber(options, 'pids', { integer: true }) ?? defaultProcessLimit,
+    image: readString(options, 'image') ?? sandboxDefaults.image,
+    memoryMb: readPositiveNumber(options, 'memory_mb', { integer: true }) ?? sandboxDefaults.memory_mb,
+    cpus: readPositiveNumber(options, 'cpus', { integer: false }) ?? sandboxDefaults.cpus,
+    pids: readPositiveNumber(options, 'pids', { integer: true }) ?? sandboxDefaults.pids,
     user: options.user === undefined ? undefined : parseSandboxUser(readString(options, 'user') ?? ''),
-    passEnvironment: readNames(options, 'pass_env'),
+    passEnvironment: readNames(options, 'pass_env') ?? [...sandboxDefaults.pass_env],
   };
 }
 
@@ -80,9 +77,9 @@ function readPositiveNumber(
   return value;
 }
 
-function readNames(options: Record<string, unknown>, key: string): string[] {
+function readNames(options: Record<string, unknown>, key: string): string[] | undefined {
   const value = options[key];
-  if (value === undefined) return [];
+  if (value === undefined) return undefined;
   if (!Array.isArray(value) || !value.every((name) => typeof name === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(name))) {
     throw new SandboxError('sandbox_options_invalid', `sandbox.${key} must be a list of environment variable names.`);
   }

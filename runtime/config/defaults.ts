@@ -1,0 +1,60 @@
+/**
+ * Every configuration default, in one place and keyed as the YAML is written: what a run uses
+ * when an agents file, a recipe or the user's config leaves a key out. Each is typed by the
+ * schema's generated type, and test/config-schema-agreement.test.ts checks each value against the
+ * schema and against the schema's own `default:` keywords.
+ */
+import type { AgentYaml, CheckYaml, PermissionsYaml, ProfileYaml, RecipeYaml, SandboxYaml, UserConfigYaml } from './schema-types.generated.js';
+
+type SandboxObjectYaml = Exclude<SandboxYaml, string>;
+
+export const agentDefaults = {
+  description: '',
+  system_prompt:
+    'You are a capable assistant. Work step by step, use the tools you have, and finish with the terminate tool when the task is done.',
+  tools: ['terminate'],
+  max_steps: 20,
+  max_observe: 10_000,
+  tool_choice: 'auto',
+  parallel_tool_calls: true,
+  finish_on_text: true,
+  compaction: { threshold: 0.8, keep_recent_messages: 6 },
+  stuck_after: 3,
+  error_streak: 5,
+  llm: 'default',
+  context_providers: [],
+  tool_settings: {},
+} satisfies AgentYaml;
+
+export const permissionDefaults = { deny: [], ask: [] } satisfies PermissionsYaml;
+
+export const profileDefaults = {
+  provider: 'openai-compatible',
+  vision: false,
+  timeout_seconds: 120,
+  stream_idle_timeout_seconds: 60,
+  api_version: '2024-10-21',
+  headers: {},
+  headers_env: {},
+  retry: { max_attempts: 5, base_delay_ms: 500, max_delay_ms: 20_000, max_retry_after_seconds: 60 },
+} satisfies ProfileYaml;
+
+/** `sandbox: auto` and the limits of a sandbox that names none. */
+export const sandboxDefaults = {
+  kind: 'auto',
+  network: false,
+  image: 'manus-sandbox:bookworm',
+  memory_mb: 1024,
+  cpus: 1,
+  pids: 256,
+  pass_env: [],
+} satisfies SandboxObjectYaml;
+
+export const recipeDefaults = {
+  description: '',
+  retry: { max_attempts: 1 },
+} satisfies Partial<RecipeYaml>;
+
+export const checkDefaults = { timeout_seconds: 300 } satisfies Partial<CheckYaml>;
+
+export const userConfigDefaults = { trust: [] } satisfies Partial<UserConfigYaml>;

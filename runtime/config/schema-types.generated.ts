@@ -1,0 +1,392 @@
+/*
+ * Generated from the JSON Schemas in schemas/ by scripts/generate-config-types.ts: do not edit.
+ * Regenerate with `npm run generate:config-types` after changing a schema.
+ */
+
+/**
+ * Any of the YAML documents the runtime reads.
+ */
+export type ConfigYaml = AgentsYaml | RecipeYaml | UserConfigYaml;
+/**
+ * Inline text, or `file:` a path relative to this YAML file.
+ */
+export type PromptYaml =
+  | string
+  | {
+      file: string;
+    };
+/**
+ * Where code-running tools execute: `auto` (the default: bubblewrap, else Docker, else the host only with the user's consent), `bwrap`, `docker` or `host`, or an object with options.
+ */
+export type SandboxYaml =
+  | ('auto' | 'host' | 'bwrap' | 'docker')
+  | {
+      kind: 'auto' | 'host' | 'bwrap' | 'docker';
+      network?: boolean;
+      image?: string;
+      memory_mb?: number;
+      cpus?: number;
+      pids?: number;
+      /**
+       * The user commands run as in docker: uid or uid:gid; never root.
+       */
+      user?: string;
+      /**
+       * Environment variables passed into the sandbox; nothing else is.
+       */
+      pass_env?: string[];
+    };
+/**
+ * One success criterion: exactly one of command, file, answer or answer_matches.
+ */
+export type CheckYaml = CheckYaml1 & CheckYaml2;
+export type CheckYaml2 =
+  | {
+      command: unknown;
+      [k: string]: unknown;
+    }
+  | {
+      file: unknown;
+      [k: string]: unknown;
+    }
+  | {
+      answer: unknown;
+      [k: string]: unknown;
+    }
+  | {
+      answer_matches: unknown;
+      [k: string]: unknown;
+    };
+
+/**
+ * Model profiles and named agents. Each agent is data: prompts, a toolbox, budgets and a model profile.
+ */
+export interface AgentsYaml {
+  $schema?: string;
+  /**
+   * The format version; only 1 exists.
+   */
+  version: 1;
+  /**
+   * Model profiles by name; agents pick one with `llm:`. `default` is used when an agent names none.
+   */
+  llm?: {
+    [k: string]: ProfileYaml;
+  };
+  /**
+   * Agents by name.
+   */
+  agents?: {
+    [k: string]: AgentYaml;
+  };
+}
+export interface ProfileYaml {
+  /**
+   * How to reach the model. Every provider speaks the OpenAI chat completions protocol.
+   */
+  provider?: 'openai' | 'azure' | 'ollama' | 'openai-compatible';
+  /**
+   * The endpoint, for example http://127.0.0.1:11434/v1. Defaults to OPENAI_BASE_URL.
+   */
+  base_url?: string;
+  /**
+   * The environment variable holding the API key. Defaults to OPENAI_API_KEY.
+   */
+  api_key_env?: string;
+  /**
+   * The model id. MANUS_MODEL and --model override it.
+   */
+  model?: string;
+  max_tokens?: number;
+  temperature?: number;
+  context_window?: number;
+  /**
+   * The model accepts images; screenshots and image results are sent to it.
+   */
+  vision?: boolean;
+  /**
+   * A reasoning model (o-series, gpt-5): sends max_completion_tokens and reasoning_effort, no temperature. Detected from the model id when omitted.
+   */
+  reasoning?: boolean;
+  reasoning_effort?: 'minimal' | 'low' | 'medium' | 'high';
+  /**
+   * Stream replies. By default replies stream when the text is shown as it arrives (on a terminal).
+   */
+  stream?: boolean;
+  timeout_seconds?: number;
+  /**
+   * The longest wait between chunks of a streamed reply before it is abandoned and retried. Defaults to 60.
+   */
+  stream_idle_timeout_seconds?: number;
+  /**
+   * Azure OpenAI API version.
+   */
+  api_version?: string;
+  /**
+   * Azure OpenAI deployment name; defaults to the model id.
+   */
+  deployment?: string;
+  /**
+   * Extra HTTP headers sent with every request. Put credentials in headers_env, not here.
+   */
+  headers?: {
+    [k: string]: string;
+  };
+  /**
+   * Headers whose values come from environment variables: header name to variable name. Their values are secrets, redacted from every output.
+   */
+  headers_env?: {
+    [k: string]: string;
+  };
+  /**
+   * Token prices in US dollars per million tokens, for cost budgets.
+   */
+  price?: {
+    input_per_million: number;
+    output_per_million: number;
+  };
+  retry?: {
+    max_attempts?: number;
+    base_delay_ms?: number;
+    max_delay_ms?: number;
+    max_retry_after_seconds?: number;
+  };
+}
+export interface AgentYaml {
+  description?: string;
+  system_prompt?: PromptYaml;
+  next_step_prompt?: PromptYaml;
+  tools?: string[];
+  max_steps?: number;
+  /**
+   * Observations longer than this many characters keep head and tail.
+   */
+  max_observe?: number;
+  tool_choice?: 'auto' | 'required' | 'none';
+  parallel_tool_calls?: boolean;
+  /**
+   * A reply with text and no tool call ends the run (default true).
+   */
+  finish_on_text?: boolean;
+  /**
+   * Summarise older turns when a request nears the profile's context_window.
+   */
+  compaction?: {
+    /**
+     * Fraction of the context window that triggers it (default 0.8).
+     */
+    threshold?: number;
+    /**
+     * Recent messages always kept word for word (default 6).
+     */
+    keep_recent_messages?: number;
+  };
+  /**
+   * Identical turns in a row before a nudge; the same again after it stops the run.
+   */
+  stuck_after?: number;
+  /**
+   * Failed tool calls in a row, whatever they were, before a nudge (default 5); twice as many stop the run as stuck. 0 turns it off.
+   */
+  error_streak?: number;
+  /**
+   * A profile name from `llm:`.
+   */
+  llm?: string;
+  context_providers?: string[];
+  sandbox?: SandboxYaml;
+  permissions?: PermissionsYaml;
+  /**
+   * Settings handed to each tool by name.
+   */
+  tool_settings?: {
+    [k: string]: {
+      [k: string]: unknown;
+    };
+  };
+}
+export interface PermissionsYaml {
+  /**
+   * Tools the agent may not call.
+   */
+  deny?: string[];
+  /**
+   * Tools that need a person's approval before each call.
+   */
+  ask?: string[];
+}
+/**
+ * A task for an agent: a prompt template with typed parameters, the agent to run it, plugins and budgets.
+ */
+export interface RecipeYaml {
+  $schema?: string;
+  version: 1;
+  name: string;
+  description?: string;
+  /**
+   * Typed parameters filled into the prompt as {{name}}.
+   */
+  parameters?: {
+    [k: string]: ParameterYaml;
+  };
+  /**
+   * Inline text, or `file:` a path relative to this YAML file.
+   */
+  prompt?:
+    | string
+    | {
+        file: string;
+      };
+  /**
+   * An agent name from agents.yaml, or an agent declared inline.
+   */
+  agent: string | AgentYaml;
+  /**
+   * Folders of tool plugins, relative to the recipe.
+   */
+  plugins?: string[];
+  budgets?: {
+    steps?: number;
+    tokens?: number;
+    time_seconds?: number;
+    /**
+     * US dollars, priced with the model profile's `price`.
+     */
+    cost?: number;
+  };
+  /**
+   * A JSON Schema the final answer must satisfy.
+   */
+  response?: {
+    [k: string]: unknown;
+  };
+  /**
+   * The workspace folder, relative to the current directory. Default: workspace/<run id>. A folder outside the recipe's folder and the current directory needs the user's --trust workspace, unless the user chose it (--workspace, or a --param the template begins with).
+   */
+  workspace?: string;
+  /**
+   * Where code-running tools execute: `auto` (the default: bubblewrap, else Docker, else the host only with the user's consent), `bwrap`, `docker` or `host`, or an object with options.
+   */
+  sandbox?:
+    | ('auto' | 'host' | 'bwrap' | 'docker')
+    | {
+        kind: 'auto' | 'host' | 'bwrap' | 'docker';
+        network?: boolean;
+        image?: string;
+        memory_mb?: number;
+        cpus?: number;
+        pids?: number;
+        /**
+         * The user commands run as in docker: uid or uid:gid; never root.
+         */
+        user?: string;
+        /**
+         * Environment variables passed into the sandbox; nothing else is.
+         */
+        pass_env?: string[];
+      };
+  permissions?: PermissionsYaml1;
+  /**
+   * Settings handed to each tool by name, over the agent's. browser_use's executable_path, extra_args and cdp_url need the user's --trust browser.
+   */
+  tool_settings?: {
+    [k: string]: {
+      [k: string]: unknown;
+    };
+  };
+  /**
+   * Answers to the agent's questions (ask_human) for runs with no one to ask: a text the question contains, mapped to the answer. Never a permission prompt: only the user approves those.
+   */
+  answers?: {
+    [k: string]: string;
+  };
+  /**
+   * Success criteria, checked after the agent finishes with success; a failed check fails the run (exit code 1).
+   */
+  checks?: CheckYaml[];
+  /**
+   * Another attempt when checks fail: the agent is told which checks failed and what they printed.
+   */
+  retry?: {
+    /**
+     * Attempts in all, the first one included.
+     */
+    max_attempts: number;
+    /**
+     * A shell command run in the workspace before each retry, for example to reset generated files.
+     */
+    on_failure?: string;
+  };
+}
+export interface ParameterYaml {
+  type: 'string' | 'number' | 'boolean' | 'enum';
+  description?: string;
+  required?: boolean;
+  default?: string | number | boolean;
+  /**
+   * The allowed values of an enum parameter.
+   *
+   * @minItems 1
+   */
+  values?: string[];
+}
+/**
+ * Added to the agent's: a recipe can deny or ask about more tools, never fewer.
+ */
+export interface PermissionsYaml1 {
+  /**
+   * Tools the agent may not call.
+   */
+  deny?: string[];
+  /**
+   * Tools that need a person's approval before each call.
+   */
+  ask?: string[];
+}
+export interface CheckYaml1 {
+  /**
+   * How reports name the check. Default: taken from the check.
+   */
+  name?: string;
+  /**
+   * A shell command run in the workspace, in the run's sandbox; it passes when it exits with status 0.
+   */
+  command?: string;
+  /**
+   * How long the command may run before it is killed and fails. Default: 300.
+   */
+  timeout_seconds?: number;
+  /**
+   * A path relative to the workspace; the file must exist there.
+   */
+  file?: string;
+  /**
+   * A JSON Schema the file must satisfy, read as JSON, or as YAML when it ends in .yaml or .yml.
+   */
+  schema?: {
+    [k: string]: unknown;
+  };
+  /**
+   * A regular expression (JavaScript syntax) the file's text must contain a match for; ^ and $ match at line ends.
+   */
+  matches?: string;
+  /**
+   * The final answer must satisfy the recipe's response schema.
+   */
+  answer?: 'matches_response';
+  /**
+   * A regular expression (JavaScript syntax) the final answer must contain a match for; ^ and $ match at line ends.
+   */
+  answer_matches?: string;
+}
+/**
+ * The user's own settings, in $XDG_CONFIG_HOME/manus/config.yaml (default ~/.config/manus/config.yaml). Trusted: recipes and the agents.yaml files that ship with them are not.
+ */
+export interface UserConfigYaml {
+  $schema?: string;
+  version: 1;
+  /**
+   * Grants given to every run, as with --trust: what a recipe may ask for beyond its agent's sandbox and settings.
+   */
+  trust?: ('host' | 'network' | 'env' | 'image' | 'resources' | 'workspace' | 'browser' | 'all')[];
+}
