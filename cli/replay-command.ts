@@ -11,6 +11,7 @@ import { packageRoot } from '../runtime/package-root.js';
 import { loadPluginFolders } from '../runtime/plugin-loading/load-plugins.js';
 import { runsDirectoryFor } from '../runtime/run.js';
 import { SecretRedactor } from '../runtime/secret-redaction.js';
+import { mcpSecretVariables } from '../runtime/mcp/run-mcp-servers.js';
 import type { ReplayCommandOptions } from './program.js';
 import { runWithProgress } from './run-command.js';
 
@@ -38,7 +39,7 @@ export async function replayCommand(target: string, options: ReplayCommandOption
   }
   const first = divergences.first;
   // A real tool's result is compared before the run redacts it.
-  const redactor = SecretRedactor.forRun(plan.profile, process.env);
+  const redactor = SecretRedactor.forRun(plan.profile, process.env, mcpSecretVariables(plan));
   process.stderr.write(`replay diverged from the recording at step ${first.step}: ${first.what}\n`);
   if (first.recorded !== undefined) {
     process.stderr.write(`  recorded: ${oneLine(redactor.redact(first.recorded))}\n  actual:   ${oneLine(redactor.redact(first.actual ?? ''))}\n`);

@@ -13,6 +13,7 @@ import { preloadModelSdk } from '../runtime/model/model-client.js';
 import { createProgressReporter } from '../runtime/progress-reporter.js';
 import { executeRun, type RunOptions, type RunResult } from '../runtime/run.js';
 import { SecretRedactor } from '../runtime/secret-redaction.js';
+import { mcpSecretVariables } from '../runtime/mcp/run-mcp-servers.js';
 import type { RunCommandOptions } from './program.js';
 
 export async function runCommand(recipeFile: string, options: RunCommandOptions): Promise<number> {
@@ -83,7 +84,7 @@ export async function runWithProgress(plan: RunPlan, options: ProgressRunOptions
   process.on('SIGTERM', onTerminate);
 
   const isTerminal = process.stderr.isTTY === true && !ci;
-  const redactor = SecretRedactor.forRun(plan.profile, process.env);
+  const redactor = SecretRedactor.forRun(plan.profile, process.env, mcpSecretVariables(plan));
   const progress = options.quiet ? undefined : createProgressReporter({
     write: (text) => process.stderr.write(text),
     color: isTerminal && !process.env.NO_COLOR,

@@ -20,6 +20,7 @@ import { StuckDetector, turnSignature } from './stuck-detector.js';
 import type { RunFaultGuard } from './tool-fault-guard.js';
 import type { AnyToolDefinition, ChatContentPart, ChatMessage, RunResources, ToolContext, ToolImage } from './tool.js';
 import { hasCode, prepareCall, runToolCalls, type CallOutcome } from './tool-runner.js';
+import { toolboxRevision } from './toolbox.js';
 
 export type BudgetName = 'steps' | 'tokens' | 'time' | 'cost';
 
@@ -74,6 +75,8 @@ export interface LoopSettings {
   onTextDelta?: (text: string) => void;
   /** Catches tools' stray asynchronous errors during the run. */
   faults?: RunFaultGuard;
+  /** Tokens spent for the run outside the loop's own requests (an MCP server's sampling), taken each step. */
+  outsideUsage?: { take(): TokenUsage | undefined };
 }
 
 export interface ResumeState {
@@ -92,6 +95,7 @@ export async function runAgentLoop(settings: LoopSettings): Promise<LoopOutcome>
   const timeBudget = settings.budgets.timeSeconds ? AbortSignal.timeout(settings.budgets.timeSeconds * 1000) : undefined;
   const signal = timeBudget ? AbortSignal.any([settings.signal, timeBudget]) : settings.signal;
   for (;;) {
+    state.takeOutsideUsage();
     const exhausted = state.exhaustedBudget(timeBudget);
     if (exhausted) return state.outcome('budget-exhausted', `The ${exhausted} budget ran out.`, { exhaustedBudget: exhausted });
     state.step += 1;
@@ -135,7 +139,8 @@ export async function runAgentLoop(settings: LoopSettings): Promise<LoopOutcome>
 class LoopState {
   readonly settings: LoopSettings;
   history: ChatMessage[];
-  readonly toolSpecifications: ToolSpecification[];
+  private specifications: ToolSpecification[] = [];
+  private specificationsRevision = -1;
   readonly stuck: StuckDetector;
   readonly errors: ErrorStreak;
   readonly files = new Set<string>();
@@ -160,13 +165,27 @@ class LoopState {
       this.append({ role: 'system', content: settings.agent.systemPrompt });
       this.append({ role: 'user', content: settings.task });
     }
-    this.toolSpecifications = [...settings.tools.values()].map((tool) => ({
-      type: 'function',
-      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
-    }));
     this.promptBudget = new PromptBudget(settings.budgets, settings.prices);
     this.stuck = new StuckDetector(settings.agent.stuckAfter);
     this.errors = new ErrorStreak(settings.agent.errorStreak);
+  }
+
+  /** What the model is told about the tools; rebuilt only when the toolbox changed since the last step. */
+  get toolSpecifications(): ToolSpecification[] {
+    const revision = toolboxRevision(this.settings.tools);
+    if (revision !== this.specificationsRevision) {
+      this.specificationsRevision = revision;
+      this.specifications = [...this.settings.tools.values()].map((tool) => ({
+        type: 'function',
+        function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+      }));
+    }
+    return this.specifications;
+  }
+
+  takeOutsideUsage(): void {
+    const usage = this.settings.outsideUsage?.take();
+    if (usage) this.addTokens(usage);
   }
 
   /** Adds a message to history and to the events file, from which a resumed run rebuilds it. */
@@ -185,6 +204,7 @@ class LoopState {
   }
 
   outcome(status: LoopStatus, answer: string, extra: Partial<LoopOutcome> = {}): LoopOutcome {
+    this.takeOutsideUsage();
     return { status, answer, steps: this.step, usage: { ...this.usage }, cost: this.cost, files: [...this.files], history: this.history, ...extra };
   }
 

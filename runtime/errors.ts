@@ -12,6 +12,8 @@ export const ExitCode = {
   permissionDenied: 5,
   /** A question only a person can answer came up with no one to ask; the run can be resumed with the answer. */
   needsInput: 5,
+  /** A required tool source (an MCP server) could not be started, or was lost during the run. */
+  toolSourceFailed: 6,
   interrupted: 130,
 } as const;
 

@@ -157,6 +157,7 @@ export function planFromRecording(run: RecordedRun, basePlan?: RunPlan): RunPlan
       answers: {},
       checks: [],
       retry: { maxAttempts: recipeDefaults.retry.max_attempts },
+      mcpServers: [],
     },
     overrides: {},
     agent: { ...agent, maxSteps: budgets.steps },
@@ -173,5 +174,8 @@ export function planFromRecording(run: RecordedRun, basePlan?: RunPlan): RunPlan
     agentsConfig: basePlan?.agentsConfig ?? emptyAgentsConfig(),
     trustGrants: basePlan?.trustGrants ?? new Set(),
     trustRequests: basePlan?.trustRequests ?? [],
+    // A replay gives recorded results; it starts no MCP server.
+    mcpServers: [],
+    mcpToolNames: [],
   };
 }

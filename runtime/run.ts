@@ -25,14 +25,18 @@ import type { ChatModel, TokenUsage } from './model/model-types.js';
 import { redactingModel } from './model/redacting-model.js';
 import { TokenCounter } from './model/token-counter.js';
 import { RunResourceRegistry } from './run-resources.js';
+import { mcpSecretVariables, startMcpServers } from './mcp/run-mcp-servers.js';
+import { createSandbox } from './sandbox/create-sandbox.js';
+import { UsageLedger } from './model/usage-ledger.js';
+import { Toolbox } from './toolbox.js';
 import { RunTrace, type RunEventListener } from './run-trace.js';
 import { SecretRedactor } from './secret-redaction.js';
 import { RunFaultGuard } from './tool-fault-guard.js';
-import type { AnyToolDefinition, SandboxSettings, ToolContext } from './tool.js';
+import type { SandboxSettings, ToolContext } from './tool.js';
 import { compareSnapshots, snapshotWorkspace, type WorkspaceSnapshot } from './sandbox/workspace-changes.js';
 import { copyWorkspaceSource } from './workspace-source.js';
 
-export type RunStatus = LoopOutcome['status'] | 'checks-failed' | 'provider-failed' | 'permission-denied' | 'needs-input' | 'error';
+export type RunStatus = LoopOutcome['status'] | 'checks-failed' | 'provider-failed' | 'permission-denied' | 'needs-input' | 'tool-source-failed' | 'error';
 
 export interface RunResult {
   runId: string;
@@ -122,7 +126,7 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
   // What was there before, so the result lists only what the run wrote; taken while the run starts.
   const workspaceBefore = snapshotWorkspace(realWorkspace);
 
-  const redactor = options.redactor ?? SecretRedactor.forRun(plan.profile, options.environment);
+  const redactor = options.redactor ?? SecretRedactor.forRun(plan.profile, options.environment, mcpSecretVariables(plan));
   const trace = new RunTrace(join(runDirectory, 'events.jsonl'), redactor, options.recordFile);
   if (options.onEvent) trace.onEvent(options.onEvent);
   const resources = new RunResourceRegistry();
@@ -168,7 +172,8 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
       client.prepare();
       model = redactingModel(client, redactor);
     }
-    const tools = new Map<string, AnyToolDefinition>(plan.tools);
+    const tools = new Toolbox(plan.tools);
+    const outsideUsage = new UsageLedger();
     const responseSchema = plan.recipe.response ? new FinalAnswerSchema(plan.recipe.response) : undefined;
     if (responseSchema) tools.set(responseSchema.tool().name, responseSchema.tool());
     if (options.resume) {
@@ -209,6 +214,19 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
         return reply.content ?? '';
       },
     };
+    await startMcpServers(plan, {
+      toolbox: tools,
+      resources,
+      trace,
+      model,
+      human,
+      signal: options.signal,
+      usage: outsideUsage,
+      environment: options.environment,
+      runSandbox: () => sandboxForRun({ resources, sandboxSettings, workspace: realWorkspace, runDirectory, runId, protectedPaths }),
+      hostSandbox: () => resources.get('mcp-host-sandbox', () => createSandbox({ kind: 'host', network: true, options: {}, workspace: realWorkspace, runDirectory, runId }), (sandbox) => sandbox.dispose()),
+      failRun: (error) => faults.failRun(error),
+    });
     const loopSettings: LoopSettings = {
       agent: plan.agent,
       task: plan.task,
@@ -231,6 +249,7 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
       onTextDelta: options.onTextDelta,
       toolSettings: plan.toolSettings,
       faults,
+      outsideUsage,
       toolContext: async (call) => {
         // Before the first call does anything: the state every later check compares with.
         await protectedPaths.ready();
@@ -393,6 +412,7 @@ function statusOf(error: ManusError): RunStatus {
   if (error.exitCode === ExitCode.providerFailed) return 'provider-failed';
   if (error.exitCode === ExitCode.permissionDenied) return 'permission-denied';
   if (error.exitCode === ExitCode.interrupted) return 'interrupted';
+  if (error.exitCode === ExitCode.toolSourceFailed) return 'tool-source-failed';
   return 'error';
 }
 

@@ -67,18 +67,18 @@ export class SecretRedactor {
   }
 
   /** The secrets a run sees: its profile's key and header variables, literal credential headers, and the environment's secret-looking variables. */
-  static forRun(profile: ModelProfileConfig, environment: Environment): SecretRedactor {
-    return SecretRedactor.forProfiles([profile], environment);
+  static forRun(profile: ModelProfileConfig, environment: Environment, otherSecretVariables: readonly string[] = []): SecretRedactor {
+    return SecretRedactor.forProfiles([profile], environment, otherSecretVariables);
   }
 
   /** The secrets of several profiles at once, for showing runs recorded earlier with any of them. */
-  static forProfiles(profiles: Iterable<ModelProfileConfig>, environment: Environment): SecretRedactor {
+  static forProfiles(profiles: Iterable<ModelProfileConfig>, environment: Environment, otherSecretVariables: readonly string[] = []): SecretRedactor {
     const all = [...profiles];
     const headerValues = all.flatMap((profile) => [
       ...Object.entries(profile.headers).filter(([name, value]) => isSecretHeader(name, value)).map(([, value]) => value),
       ...Object.values(profile.headersEnv ?? {}).map((variable) => environment[variable] ?? ''),
     ]);
-    return new SecretRedactor([...collectSecrets(environment, all.flatMap(secretVariablesOf)), ...headerValues.flatMap(secretPartsOfHeader)]);
+    return new SecretRedactor([...collectSecrets(environment, [...all.flatMap(secretVariablesOf), ...otherSecretVariables]), ...headerValues.flatMap(secretPartsOfHeader)]);
   }
 
   get active(): boolean {

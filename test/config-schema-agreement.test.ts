@@ -32,6 +32,7 @@ const groupLocations: Record<DefaultsGroup, string> = {
   recipeDefaults: 'recipe.schema.json#',
   checkDefaults: 'recipe.schema.json#/$defs/check',
   userConfigDefaults: 'user-config.schema.json#',
+  mcpServerDefaults: 'agents.schema.json#/$defs/mcp_server',
 };
 
 interface DefaultValue {

@@ -4,7 +4,7 @@
  * schema's generated type, and test/config-schema-agreement.test.ts checks each value against the
  * schema and against the schema's own `default:` keywords.
  */
-import type { AgentYaml, CheckYaml, PermissionsYaml, ProfileYaml, RecipeYaml, SandboxYaml, UserConfigYaml } from './schema-types.generated.js';
+import type { AgentYaml, CheckYaml, McpServerYaml, PermissionsYaml, ProfileYaml, RecipeYaml, SandboxYaml, UserConfigYaml } from './schema-types.generated.js';
 
 type SandboxObjectYaml = Exclude<SandboxYaml, string>;
 
@@ -58,3 +58,10 @@ export const recipeDefaults = {
 export const checkDefaults = { timeout_seconds: 300 } satisfies Partial<CheckYaml>;
 
 export const userConfigDefaults = { trust: [] } satisfies Partial<UserConfigYaml>;
+
+/** What an MCP server that leaves these out gets. */
+export const mcpServerDefaults = {
+  required: false,
+  startup_timeout_seconds: 30,
+  call_timeout_seconds: 120,
+} satisfies McpServerYaml;

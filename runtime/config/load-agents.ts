@@ -7,9 +7,10 @@ import { literalSecretHeaders } from './literal-secrets.js';
 import type { AgentsYaml, ProfileYaml } from './schema-types.generated.js';
 import type { AgentsConfig, ModelProfileConfig, RetrySettings } from './types.js';
 import { locate, readYamlFile, type YamlSource } from './yaml-source.js';
+import { mergeMcpServers, readMcpServers } from '../mcp/server-config.js';
 
 export function emptyAgentsConfig(): AgentsConfig {
-  return { files: [], profiles: new Map(), agents: new Map(), trustedAgents: new Map() };
+  return { files: [], profiles: new Map(), agents: new Map(), trustedAgents: new Map(), mcpServers: [] };
 }
 
 /**
@@ -39,6 +40,7 @@ export function loadAgentsSource(source: YamlSource, into: AgentsConfig, trusted
     into.agents.set(name, agent);
     if (trusted) into.trustedAgents.set(name, agent);
   }
+  into.mcpServers = mergeMcpServers(into.mcpServers, readMcpServers(source, ['mcp_servers'], data.mcp_servers, trusted ? 'package' : 'project', diagnostics));
   return diagnostics;
 }
 

@@ -12,6 +12,7 @@ import { recipeDefaults } from './defaults.js';
 import type { ParameterYaml, RecipeYaml } from './schema-types.generated.js';
 import type { ParameterValue, Recipe, RecipeParameter } from './types.js';
 import { locate, locateKey, readYamlFile, type YamlSource } from './yaml-source.js';
+import { readMcpServers } from '../mcp/server-config.js';
 
 export function loadRecipeFile(file: string): { recipe?: Recipe; diagnostics: Diagnostic[] } {
   const { source, diagnostics } = readYamlFile(file);
@@ -102,6 +103,7 @@ function loadRecipeSource(source: YamlSource): { recipe?: Recipe; diagnostics: D
     answers: data.answers ?? {},
     checks: [],
     retry: { maxAttempts: recipeDefaults.retry.max_attempts },
+    mcpServers: readMcpServers(source, ['mcp_servers'], data.mcp_servers, 'project', diagnostics),
     settingLocations: readSettingLocations(source, [], data),
   };
   const checks = readChecks(data.checks, { responseSchema: data.response });

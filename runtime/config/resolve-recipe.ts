@@ -19,6 +19,8 @@ import { defaultApiKeyEnv } from '../model/model-connection.js';
 import { renderTemplate } from './template.js';
 import type { TrustGrant } from './trust-grants.js';
 import { loadUserConfig } from './user-config.js';
+import { mergeMcpServers, type McpServerConfig } from '../mcp/server-config.js';
+import { serverOfToolName } from '../mcp/tool-names.js';
 import type { AgentConfig, AgentsConfig, ModelProfileConfig, ParameterValue, Recipe, RecipeParameter } from './types.js';
 
 export interface RecipeOverrides {
@@ -35,6 +37,8 @@ export interface RecipeOverrides {
   trust?: TrustGrant[];
   /** The sandbox kind the user chose with `--sandbox`; it replaces the configured kind. */
   sandbox?: SandboxSettings['kind'];
+  /** MCP servers the user added for this run (`--mcp`); all their tools are offered. */
+  mcpServers?: McpServerConfig[];
 }
 
 export interface RunBudgets {
@@ -67,6 +71,10 @@ export interface RunPlan {
   trustGrants: ReadonlySet<TrustGrant>;
   /** What the recipe and its agents files ask for beyond what they may take; runs only when granted. */
   trustRequests: TrustRequest[];
+  /** Every MCP server declared for the run, by the agents files, the user, the recipe and the command line. */
+  mcpServers: McpServerConfig[];
+  /** The agent's tools that name MCP servers' tools (`mcp_fs_read_file`, `mcp_fs_*`): checked when those servers start. */
+  mcpToolNames: string[];
 }
 
 /** agents.yaml files in the order they apply: the package's, the current folder's, the recipe's. */
@@ -160,7 +168,9 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
   const workspace = overrides.workspace ?? (recipe.workspace && values ? renderTemplate(recipe.workspace, values) : recipe.workspace);
   if (!agent) throw new ConfigError(diagnostics);
 
-  const tools = selectTools(agent, plugins, diagnostics);
+  const mcpServers = mergeMcpServers(agents.config.mcpServers, userConfig.config.mcpServers, recipe.mcpServers, overrides.mcpServers ?? []);
+  const mcpToolNames = agent.tools.filter((name) => !plugins.tools.has(name) && serverOfToolName(name, mcpServers.map((server) => server.name)) !== undefined);
+  const tools = selectTools(agent, plugins, diagnostics, new Set(mcpToolNames), mcpServers);
   const contextProviders = selectContextProviders(agent, plugins, diagnostics);
   const trust = reviewRecipeTrust({
     recipe,
@@ -223,6 +233,8 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
     agentsConfig: agents.config,
     trustGrants: new Set([...(overrides.trust ?? []), ...userConfig.config.trust]),
     trustRequests: trust.requests,
+    mcpServers,
+    mcpToolNames,
   };
 }
 
@@ -241,14 +253,32 @@ function resolveAgent(recipe: Recipe, agents: AgentsConfig, diagnostics: Diagnos
 }
 
 /** A tool the agent lists that no plugin in the run's folders defines is an error, typo or not. */
-function selectTools(agent: AgentConfig, plugins: LoadedPlugins, diagnostics: Diagnostic[]): Map<string, AnyToolDefinition> {
+function selectTools(
+  agent: AgentConfig,
+  plugins: LoadedPlugins,
+  diagnostics: Diagnostic[],
+  mcpToolNames: ReadonlySet<string>,
+  mcpServers: readonly McpServerConfig[],
+): Map<string, AnyToolDefinition> {
   const tools = new Map<string, AnyToolDefinition>();
   for (const name of agent.tools) {
+    // An MCP server's tools are known once it starts; the names are checked then.
+    if (mcpToolNames.has(name)) continue;
     const loaded = plugins.tools.get(name);
     if (loaded) tools.set(name, loaded.tool);
+    else if (name.startsWith('mcp_')) diagnostics.push(mcpServerNotDeclared(agent, name, mcpServers));
     else diagnostics.push(toolNotAvailable(agent, name, [...plugins.tools.keys(), ...(plugins.unloadedNames ?? [])]));
   }
   return tools;
+}
+
+function mcpServerNotDeclared(agent: AgentConfig, tool: string, servers: readonly McpServerConfig[]): Diagnostic {
+  const declared = servers.map((server) => server.name);
+  return {
+    severity: 'error',
+    message: `agent '${agent.name}' lists the tool '${tool}', but no MCP server it could belong to is declared (mcp_<server>_<tool>); declared MCP servers: ${declared.join(', ') || 'none'}`,
+    location: agent.toolLocations[tool] ?? agent.location,
+  };
 }
 
 /** The error for a tool an agent lists but no plugin of the run defines. */

@@ -79,6 +79,7 @@ export interface AgentsYaml {
   agents?: {
     [k: string]: AgentYaml;
   };
+  mcp_servers?: McpServersYaml;
 }
 export interface ProfileYaml {
   /**
@@ -216,6 +217,71 @@ export interface PermissionsYaml {
   ask?: string[];
 }
 /**
+ * MCP servers whose tools agents may name (mcp_<server>_<tool>, or mcp_<server>_* for all of them). `file:` names an mcpServers JSON file (the .mcp.json format), relative to this file, whose servers are added.
+ */
+export interface McpServersYaml {
+  /**
+   * An mcpServers JSON file (the .mcp.json format), relative to this file.
+   */
+  file?: string;
+  [k: string]: McpServerYaml | string | undefined;
+}
+/**
+ * One MCP server: a command spoken to over stdio (command, args, env, cwd), or a URL (Streamable HTTP, falling back to SSE).
+ */
+export interface McpServerYaml {
+  /**
+   * The program to start; a relative path is relative to the folder it starts in.
+   */
+  command?: string;
+  args?: string[];
+  /**
+   * Variables for the server: a value, or {env: NAME} to pass one of the user's variables.
+   */
+  env?: {
+    [k: string]: string | EnvironmentReferenceYaml;
+  };
+  /**
+   * The folder the command starts in, relative to the declaring file; the declaring file's folder when left out.
+   */
+  cwd?: string;
+  /**
+   * The server's HTTP endpoint.
+   */
+  url?: string;
+  /**
+   * Header name to the environment variable holding its value.
+   */
+  headers_env?: {
+    [k: string]: string;
+  };
+  /**
+   * Which of the server's tools are offered: `allow` lists the only ones, `deny` removes some.
+   */
+  tools?: {
+    allow?: string[];
+    deny?: string[];
+  };
+  /**
+   * The run fails (exit code 6) when the server cannot start or is lost; otherwise it goes on without it.
+   */
+  required?: boolean;
+  /**
+   * How long the server may take to start and list its tools.
+   */
+  startup_timeout_seconds?: number;
+  /**
+   * How long one tool call may take before it is cancelled.
+   */
+  call_timeout_seconds?: number;
+}
+export interface EnvironmentReferenceYaml {
+  /**
+   * The name of one of the user's environment variables.
+   */
+  env: string;
+}
+/**
  * A task for an agent: a prompt template with typed parameters, the agent to run it, plugins and budgets.
  */
 export interface RecipeYaml {
@@ -286,6 +352,7 @@ export interface RecipeYaml {
         pass_env?: string[];
       };
   permissions?: PermissionsYaml1;
+  mcp_servers?: McpServersYaml1;
   /**
    * Settings handed to each tool by name, over the agent's. browser_use's executable_path, extra_args and cdp_url need the user's --trust browser.
    */
@@ -343,6 +410,16 @@ export interface PermissionsYaml1 {
    */
   ask?: string[];
 }
+/**
+ * MCP servers whose tools agents may name (mcp_<server>_<tool>, or mcp_<server>_* for all of them). `file:` names an mcpServers JSON file (the .mcp.json format), relative to this file, whose servers are added.
+ */
+export interface McpServersYaml1 {
+  /**
+   * An mcpServers JSON file (the .mcp.json format), relative to this file.
+   */
+  file?: string;
+  [k: string]: McpServerYaml | string | undefined;
+}
 export interface CheckYaml1 {
   /**
    * How reports name the check. Default: taken from the check.
@@ -388,5 +465,16 @@ export interface UserConfigYaml {
   /**
    * Grants given to every run, as with --trust: what a recipe may ask for beyond its agent's sandbox and settings.
    */
-  trust?: ('host' | 'network' | 'env' | 'image' | 'resources' | 'workspace' | 'browser' | 'all')[];
+  trust?: ('host' | 'network' | 'env' | 'image' | 'resources' | 'workspace' | 'browser' | 'mcp' | 'sampling' | 'all')[];
+  mcp_servers?: McpServersYaml2;
+}
+/**
+ * MCP servers whose tools agents may name (mcp_<server>_<tool>, or mcp_<server>_* for all of them). `file:` names an mcpServers JSON file (the .mcp.json format), relative to this file, whose servers are added.
+ */
+export interface McpServersYaml2 {
+  /**
+   * An mcpServers JSON file (the .mcp.json format), relative to this file.
+   */
+  file?: string;
+  [k: string]: McpServerYaml | string | undefined;
 }

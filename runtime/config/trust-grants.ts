@@ -6,7 +6,7 @@
 import { UsageError } from '../errors.js';
 import { didYouMean } from './did-you-mean.js';
 
-export const trustGrantNames = ['host', 'network', 'env', 'image', 'resources', 'workspace', 'browser'] as const;
+export const trustGrantNames = ['host', 'network', 'env', 'image', 'resources', 'workspace', 'browser', 'mcp', 'sampling'] as const;
 
 export type TrustGrant = (typeof trustGrantNames)[number];
 
@@ -19,6 +19,8 @@ export const trustGrantMeanings: Record<TrustGrant, string> = {
   resources: 'raise the sandbox\'s memory, CPU or process limits',
   workspace: 'work in a folder outside the recipe\'s folder and the current folder',
   browser: 'choose the browser executable, its arguments or a browser to attach to',
+  mcp: 'start the MCP servers it declares on the host, outside the sandbox',
+  sampling: 'let MCP servers ask the run\'s model for completions, counted in the run\'s budgets',
 };
 
 /** Parses `--trust host,network` (or `all`); an unknown name is a usage error with a suggestion. */

@@ -5,6 +5,7 @@ import type { CompactionSettings } from '../context-compaction.js';
 import type { TokenPrices } from '../model/pricing.js';
 import type { JsonSchema, SandboxSettings } from '../tool.js';
 import type { SettingLocations } from './setting-locations.js';
+import type { McpServerConfig } from '../mcp/server-config.js';
 
 export interface ModelProfileConfig {
   name: string;
@@ -94,6 +95,8 @@ export interface AgentsConfig {
   agents: Map<string, AgentConfig>;
   /** The agents as the trusted files (the package's agents.yaml) define them, before others replace them. */
   trustedAgents: Map<string, AgentConfig>;
+  /** MCP servers the files declare for their agents, later files replacing earlier ones by name. */
+  mcpServers: McpServerConfig[];
 }
 
 export type ParameterValue = string | number | boolean;
@@ -137,6 +140,7 @@ export interface Recipe {
   answers: Record<string, string>;
   checks: CheckDefinition[];
   retry: RetryPolicy;
+  mcpServers: McpServerConfig[];
   /** Where its sandbox, permission, browser and workspace settings were written. */
   settingLocations?: SettingLocations;
 }

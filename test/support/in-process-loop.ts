@@ -114,6 +114,8 @@ export interface InProcessRunOptions extends LoopRecipeOptions {
   answers?: string[];
   signal?: AbortSignal;
   overrides?: RecipeOverrides;
+  /** Variables the run sees besides XDG_CONFIG_HOME. */
+  environment?: Record<string, string>;
 }
 
 export type RunEvent = Record<string, any>;
@@ -183,7 +185,7 @@ export function useInProcessRuns(): (script: ScriptedTurn[] | ScriptedChatModel,
     writeLoopRecipe(folder, '../tools', options);
     const model = script instanceof ScriptedChatModel ? script : new ScriptedChatModel(script);
     // The user's own configuration (trust grants) stays out of the test.
-    const environment = { XDG_CONFIG_HOME: join(folder, 'no-user-config') };
+    const environment = { ...options.environment, XDG_CONFIG_HOME: join(folder, 'no-user-config') };
     const plan = await resolveRecipe('recipe.yaml', { cwd: folder, overrides: options.overrides, environment });
     const result = await executeRun(plan, {
       cwd: folder,

@@ -1,0 +1,36 @@
+/**
+ * The tools a run offers the model. Sources that learn their tools while the run goes on (MCP
+ * servers that start, restart or change their list) add and remove entries; the loop reads the
+ * revision each step and rebuilds what it sends the model only when it changed.
+ */
+import type { AnyToolDefinition } from './tool.js';
+
+export class Toolbox extends Map<string, AnyToolDefinition> {
+  private changes = 0;
+
+  constructor(tools: Iterable<[string, AnyToolDefinition]> = []) {
+    super();
+    for (const [name, tool] of tools) super.set(name, tool);
+  }
+
+  /** Counts changes; the same number means the same tools. */
+  get revision(): number {
+    return this.changes;
+  }
+
+  override set(name: string, tool: AnyToolDefinition): this {
+    this.changes += 1;
+    return super.set(name, tool);
+  }
+
+  override delete(name: string): boolean {
+    const deleted = super.delete(name);
+    if (deleted) this.changes += 1;
+    return deleted;
+  }
+}
+
+/** A plain map never changes during a run; a toolbox says when it did. */
+export function toolboxRevision(tools: ReadonlyMap<string, AnyToolDefinition>): number {
+  return tools instanceof Toolbox ? tools.revision : 0;
+}

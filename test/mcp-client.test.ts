@@ -1,0 +1,236 @@
+/**
+ * MCP servers as a source of tools, driven through real runs of the kernel: the test server in
+ * test/support (written with the SDK) and the published filesystem server, each a real process.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { probeBwrap } from '../runtime/sandbox/create-sandbox.js';
+import { useInProcessRuns } from './support/in-process-loop.js';
+import { repositoryRoot } from './support/run-cli.js';
+import { callReply, messageText, terminateReply } from './support/scripted-chat-model.js';
+
+const testServer = join(repositoryRoot, 'test', 'support', 'mcp-test-server.mjs');
+const filesystemServer = join(repositoryRoot, 'node_modules', '.bin', 'mcp-server-filesystem');
+
+/** Recipe lines declaring the test server as `test`, with extra settings. */
+function testServerRecipe(extra = '', name = 'test'): string {
+  return [
+    'mcp_servers:',
+    `  ${name}:`,
+    '    command: node',
+    `    args: [${JSON.stringify(testServer)}]`,
+    ...extra.split('\n').filter(Boolean).map((line) => `    ${line}`),
+  ].join('\n');
+}
+
+const trusted = { trust: ['mcp' as const] };
+const toolText = (request: { messages: Array<{ role: string; content: unknown }> }) =>
+  request.messages.filter((message) => message.role === 'tool').map((message) => messageText(message as never));
+
+describe('MCP tools in a run', () => {
+  const run = useInProcessRuns();
+
+  it('offers the named tools as mcp_<server>_<tool> and keeps text, images, resources, structured content and errors', async () => {
+    const { result, model, events } = await run([
+      callReply('mcp_test_echo', { text: 'hello' }),
+      callReply('mcp_test_image'),
+      callReply('mcp_test_resource'),
+      callReply('mcp_test_fail'),
+      terminateReply('finished'),
+    ], { tools: ['mcp_test_echo', 'mcp_test_image', 'mcp_test_resource', 'mcp_test_fail', 'terminate'], recipe: testServerRecipe(), overrides: trusted, profile: 'vision: true' });
+    expect(result.status).toBe('success');
+    expect(model.requests[0].toolNames.sort()).toEqual(['mcp_test_echo', 'mcp_test_fail', 'mcp_test_image', 'mcp_test_resource', 'terminate']);
+    const texts = toolText(model.requests[4]);
+    expect(texts[0]).toBe('echo: hello');
+    expect(texts[1]).toContain('a pixel');
+    // The image goes to the vision model with the next request.
+    expect(JSON.stringify(model.requests[2].messages.at(-1))).toContain('data:image/png;base64,');
+    expect(texts[2]).toContain('[resource file:///notes.txt (text/plain)]\nthe notes');
+    expect(texts[2]).toContain('"count": 3');
+    expect(texts[3]).toBe('it went wrong');
+    const ends = events.filter((event) => event.type === 'tool-call-end');
+    expect(ends.map((event) => event.isError)).toEqual([false, false, false, true, false]);
+    expect(events.find((event) => event.type === 'mcp-server-ready')).toMatchObject({ server: 'test', place: 'host' });
+  });
+
+  it('offers all of a server\'s tools for mcp_<server>_*, within allow and deny', async () => {
+    const { model } = await run([terminateReply()], { tools: ['mcp_test_*', 'terminate'], recipe: testServerRecipe('tools: { deny: [crash, slow] }'), overrides: trusted });
+    expect(model.requests[0].toolNames).toContain('mcp_test_echo');
+    expect(model.requests[0].toolNames).not.toContain('mcp_test_crash');
+    expect(model.requests[0].toolNames).not.toContain('mcp_test_slow');
+    const allowed = await run([terminateReply()], { tools: ['mcp_test_*', 'terminate'], recipe: testServerRecipe('tools: { allow: [echo] }'), overrides: trusted });
+    expect(allowed.model.requests[0].toolNames.sort()).toEqual(['mcp_test_echo', 'terminate']);
+  });
+
+  it('names a tool the server does not have, with what it has, before the first model request', async () => {
+    const { result, model } = await run([terminateReply()], { tools: ['mcp_test_ecko', 'terminate'], recipe: testServerRecipe('tools: { allow: [echo, fail] }'), overrides: trusted });
+    expect(result.exitCode).toBe(2);
+    expect(result.answer).toContain("lists the tool 'mcp_test_ecko', which the MCP server 'test' does not offer; it offers: mcp_test_echo, mcp_test_fail");
+    expect(result.answer).toMatch(/recipe\.yaml:\d+:\d+/);
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it('starts only the servers the agent refers to', async () => {
+    const { events } = await run([terminateReply()], {
+      tools: ['mcp_test_echo', 'terminate'],
+      recipe: `${testServerRecipe()}\n  unused:\n    command: /nonexistent/server`,
+      overrides: trusted,
+    });
+    expect(events.filter((event) => event.type === 'mcp-server-ready' || event.type === 'mcp-server-failed').map((event) => event.server)).toEqual(['test']);
+  });
+
+  it('passes literal and {env: NAME} variables and starts the server in the declaring folder', async () => {
+    {
+      const { model, events, folder } = await run([
+        callReply('mcp_test_environment', { name: 'GREETING' }),
+        callReply('mcp_test_environment', { name: 'TOKEN' }),
+        terminateReply(),
+      ], { tools: ['mcp_test_environment', 'terminate'], recipe: testServerRecipe('env: { GREETING: hi, TOKEN: { env: MCP_TEST_SECRET_TOKEN } }'), overrides: trusted, environment: { MCP_TEST_SECRET_TOKEN: 'secret-value-1234' } });
+      const texts = toolText(model.requests[2]);
+      expect(texts[0]).toBe(`GREETING=hi cwd=${folder}`);
+      // The secret reaches the server but no sink: not the model, not the events.
+      expect(texts[1]).toBe(`TOKEN=[redacted] cwd=${folder}`);
+      expect(JSON.stringify(events)).not.toContain('secret-value-1234');
+    }
+    const missing = await run([terminateReply()], { tools: ['mcp_test_environment', 'terminate'], recipe: testServerRecipe('env: { TOKEN: { env: MCP_TEST_SECRET_TOKEN } }'), overrides: trusted });
+    expect(missing.result.exitCode).toBe(2);
+    expect(missing.result.answer).toMatch(/recipe\.yaml:\d+:\d+: error: the MCP server 'test' needs environment variables that are not set: MCP_TEST_SECRET_TOKEN/);
+  });
+
+  it('cancels a call that takes longer than call_timeout_seconds and goes on', async () => {
+    const { result, model } = await run([
+      callReply('mcp_test_slow', { seconds: 30 }),
+      callReply('mcp_test_echo', { text: 'after' }),
+      terminateReply(),
+    ], { tools: ['mcp_test_slow', 'mcp_test_echo', 'terminate'], recipe: testServerRecipe('call_timeout_seconds: 1'), overrides: trusted });
+    expect(result.status).toBe('success');
+    const texts = toolText(model.requests[2]);
+    expect(texts[0]).toContain("took longer than 1 s (call_timeout_seconds) and was cancelled");
+    expect(texts[1]).toBe('echo: after');
+    expect(result.durationMs).toBeLessThan(15_000);
+  });
+
+  it('restarts a server that crashed, once', async () => {
+    const { result, model, events } = await run([
+      callReply('mcp_test_crash'),
+      callReply('mcp_test_echo', { text: 'again' }),
+      terminateReply(),
+    ], { tools: ['mcp_test_*', 'terminate'], recipe: testServerRecipe(), overrides: trusted });
+    expect(result.status).toBe('success');
+    expect(toolText(model.requests[2])[0]).toContain("the MCP server 'test' exited during the call to 'crash'");
+    expect(toolText(model.requests[2])[1]).toBe('echo: again');
+    expect(events.some((event) => event.type === 'mcp-server-restart')).toBe(true);
+  });
+
+  it('fails the run with exit code 6 when a required server is lost', async () => {
+    const crashFile = join(mkdtempSync(join(tmpdir(), 'mcp-crash-')), 'crashed');
+    const { result } = await run([
+      callReply('mcp_test_crash'),
+      { content: 'waiting', delayMs: 3000 },
+      terminateReply(),
+    ], {
+      tools: ['mcp_test_*', 'terminate'],
+      recipe: testServerRecipe(`required: true\nenv: { MCP_TEST_CRASH_FILE: ${JSON.stringify(crashFile)} }`),
+      overrides: trusted,
+      agent: 'finish_on_text: false',
+    });
+    expect(result.exitCode).toBe(6);
+    expect(result.status).toBe('tool-source-failed');
+    expect(result.answer).toContain("the MCP server 'test' was lost");
+    expect(result.answer).toContain('refusing to start after a crash');
+  });
+
+  it('names a server that never starts: exit code 6 when required, a warning otherwise', async () => {
+    const recipe = (required: boolean) => [
+      'mcp_servers:',
+      '  stuck:',
+      '    command: sleep',
+      '    args: ["30"]',
+      '    startup_timeout_seconds: 1',
+      `    required: ${required}`,
+    ].join('\n');
+    const required = await run([terminateReply()], { tools: ['mcp_stuck_*', 'terminate'], recipe: recipe(true), overrides: trusted });
+    expect(required.result.exitCode).toBe(6);
+    expect(required.result.answer).toContain("the MCP server 'stuck' could not be started: it did not answer within 1 s (startup_timeout_seconds)");
+    expect(required.result.durationMs).toBeLessThan(10_000);
+    const optional = await run([terminateReply()], { tools: ['mcp_stuck_*', 'terminate'], recipe: recipe(false), overrides: trusted });
+    expect(optional.result.status).toBe('success');
+    expect(optional.events.some((event) => event.type === 'run-warning' && event.message.includes("'stuck' could not be started"))).toBe(true);
+  });
+
+  it('names the missing command of a server that cannot start', async () => {
+    const { result } = await run([terminateReply()], {
+      tools: ['mcp_gone_*', 'terminate'],
+      recipe: 'mcp_servers:\n  gone:\n    command: ./no-such-server\n    required: true',
+      overrides: trusted,
+    });
+    expect(result.exitCode).toBe(6);
+    expect(result.answer).toMatch(/'gone' could not be started: .*no-such-server/s);
+  });
+
+  it('refreshes the toolbox when the server\'s tool list changes', async () => {
+    const { model } = await run([
+      callReply('mcp_test_add_tool'),
+      (request) => {
+        expect(request.toolNames).toContain('mcp_test_added');
+        return callReply('mcp_test_added');
+      },
+      terminateReply(),
+    ], { tools: ['mcp_test_*', 'terminate'], recipe: testServerRecipe(), overrides: trusted });
+    expect(model.requests[0].toolNames).not.toContain('mcp_test_added');
+    expect(toolText(model.requests[2])[1]).toBe('added tool answers');
+  });
+
+  it('refuses sampling unless the user grants it, and counts granted sampling in the run\'s usage', async () => {
+    const refused = await run([callReply('mcp_test_ask_model', { question: 'two plus two?' }), terminateReply()], { tools: ['mcp_test_*', 'terminate'], recipe: testServerRecipe(), overrides: trusted });
+    expect(toolText(refused.model.requests[1])[0]).toContain('sampling is not allowed in this run: the user has not granted it (--trust sampling)');
+    const granted = await run([
+      callReply('mcp_test_ask_model', { question: 'two plus two?' }),
+      { content: 'four' },
+      terminateReply(),
+    ], { tools: ['mcp_test_*', 'terminate'], recipe: testServerRecipe(), overrides: { trust: ['mcp', 'sampling'] } });
+    expect(messageText(granted.model.requests[1].messages.at(-1)!)).toBe('two plus two?');
+    expect(toolText(granted.model.requests[2])[0]).toBe('model said: four');
+    expect(granted.result.usage.totalTokens).toBe(45);
+  });
+
+  it('asks the user for elicitation, and declines when no one can answer', async () => {
+    const headless = await run([callReply('mcp_test_ask_user'), terminateReply()], { tools: ['mcp_test_*', 'terminate'], recipe: testServerRecipe(), overrides: trusted });
+    expect(toolText(headless.model.requests[1])[0]).toBe('user decline');
+    const answered = await run([callReply('mcp_test_ask_user'), terminateReply()], { tools: ['mcp_test_*', 'terminate'], recipe: testServerRecipe(), overrides: trusted, answers: ['blue'] });
+    expect(toolText(answered.model.requests[1])[0]).toBe('user accept: blue');
+  });
+
+  it('uses the published filesystem server, started in the recipe\'s folder', async () => {
+    const { model } = await run([
+      callReply('mcp_fs_list_directory', { path: '.' }),
+      terminateReply(),
+    ], {
+      tools: ['mcp_fs_*', 'terminate'],
+      recipe: `mcp_servers:\n  fs:\n    command: ${JSON.stringify(filesystemServer)}\n    args: ["."]`,
+      overrides: trusted,
+    });
+    expect(model.requests[0].toolNames).toEqual(expect.arrayContaining(['mcp_fs_read_text_file', 'mcp_fs_list_directory', 'terminate']));
+    expect(toolText(model.requests[1])[0]).toContain('[FILE] recipe.yaml');
+  });
+
+  // Node reserves more address space than the default limit (memory_mb: 1024) allows.
+  it('runs a recipe\'s stdio server inside the bubblewrap sandbox without --trust mcp', async (context) => {
+    const bwrap = await probeBwrap();
+    if (!bwrap.usable) {
+      console.log(`skipped: bubblewrap is not usable here (${bwrap.reason})`);
+      context.skip();
+    }
+    const { result, model, events } = await run([
+      callReply('mcp_test_echo', { text: 'from the sandbox' }),
+      terminateReply(),
+    ], { tools: ['mcp_test_echo', 'terminate'], recipe: `${testServerRecipe()}\nsandbox: { kind: bwrap, memory_mb: 8192 }`, overrides: { trust: ['resources'] } });
+    expect(result.status, result.answer).toBe('success');
+    expect(events.filter((event) => event.type === 'run-warning')).toEqual([]);
+    expect(events.find((event) => event.type === 'mcp-server-ready')).toMatchObject({ place: 'bwrap' });
+    expect(toolText(model.requests[1])[0]).toBe('echo: from the sandbox');
+  });
+});
+
