@@ -50,6 +50,7 @@ function createProgram(): Command {
     .option('--quiet', 'no progress on stderr')
     .option('--ci', 'no questions, no colours, plain progress (also when CI=true)')
     .option('--report <folder>', 'write manus-report.json and manus-junit.xml there')
+    .option('--mcp <server>', 'add an MCP server for this run, name=command args... (repeatable); all its tools are offered, as mcp_<name>_<tool>', collect, [])
     .action(async (recipe: string, options: RunCommandOptions) => {
       const { runCommand } = await import('./run-command.js');
       return finish(await runCommand(recipe, options));
@@ -125,6 +126,19 @@ function createProgram(): Command {
     });
 
   program
+    .command('mcp')
+    .description('MCP servers: `mcp list [recipe]` starts the declared servers and prints their tools')
+    .command('list')
+    .description('start the MCP servers the agents files, your config and the recipe declare, and print their tools and schemas')
+    .argument('[recipe]', 'a recipe whose servers to add')
+    .option('--trust <grants>', trustHelp, collect, [])
+    .option('--json', 'print JSON')
+    .action(async (recipe: string | undefined, options: { json?: boolean; trust: string[] }) => {
+      const { listMcpServers } = await import('./mcp-list-command.js');
+      return finish(await listMcpServers(recipe, options));
+    });
+
+  program
     .command('agents')
     .description('list the agents declared in agents.yaml files')
     .option('--json', 'print JSON')
@@ -190,6 +204,7 @@ export interface RunCommandOptions {
   runsDir?: string;
   json?: boolean;
   quiet?: boolean;
+  mcp: string[];
 }
 
 function collect(value: string, previous: string[]): string[] {

@@ -14,6 +14,7 @@ import { createProgressReporter } from '../runtime/progress-reporter.js';
 import { executeRun, type RunOptions, type RunResult } from '../runtime/run.js';
 import { SecretRedactor } from '../runtime/secret-redaction.js';
 import { mcpSecretVariables } from '../runtime/mcp/run-mcp-servers.js';
+import { parseCommandLineServer } from '../runtime/mcp/command-line-server.js';
 import type { RunCommandOptions } from './program.js';
 
 export async function runCommand(recipeFile: string, options: RunCommandOptions): Promise<number> {
@@ -32,6 +33,7 @@ export async function runCommand(recipeFile: string, options: RunCommandOptions)
       workspace: options.workspace,
       trust,
       sandbox: options.sandbox,
+      mcpServers: options.mcp.map((text) => parseCommandLineServer(text, process.cwd())),
     },
   });
   printPlanWarnings(plan, options);

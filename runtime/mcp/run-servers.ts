@@ -32,7 +32,7 @@ export interface RunServerServices extends LaunchServices {
   human: HumanChannel;
   signal: AbortSignal;
   usage: UsageLedger;
-  agent: AgentConfig;
+  agent: Pick<AgentConfig, 'name' | 'toolLocations' | 'location'>;
   /** Ends the run with this error (a required server was lost). */
   failRun(error: Error): void;
 }
@@ -141,7 +141,7 @@ function updateToolbox(connection: McpServerConnection, tools: Tool[], agentName
 }
 
 /** An agent's name for a tool the server does not offer is an error that lists what it does offer. */
-function unknownNames(server: McpServerConfig, tools: Tool[], agentNames: string[], agent: AgentConfig): Diagnostic[] {
+function unknownNames(server: McpServerConfig, tools: Tool[], agentNames: string[], agent: RunServerServices['agent']): Diagnostic[] {
   const available = [...modelToolNames(server.name, offeredTools(tools, server.tools).map((tool) => tool.name)).values()];
   return agentNames.filter((name) => !isWildcard(name) && !available.includes(name)).map((name) => ({
     severity: 'error' as const,

@@ -1,0 +1,98 @@
+/**
+ * `manus mcp list [recipe]`: starts the MCP servers the agents files, the user's config and the
+ * recipe declare, as a run would start them, and prints each server's tools with their schemas.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { agentsFilesFor, loadAgentsConfig } from '../runtime/config/resolve-recipe.js';
+import { loadRecipeFile } from '../runtime/config/load-recipe.js';
+import { parseTrustGrants } from '../runtime/config/trust-grants.js';
+import { loadUserConfig } from '../runtime/config/user-config.js';
+import { ConfigError, ExitCode, formatDiagnostic } from '../runtime/errors.js';
+import { createHumanChannel } from '../runtime/human-channel.js';
+import { mergeMcpServers } from '../runtime/mcp/server-config.js';
+import { serverPrefix } from '../runtime/mcp/tool-names.js';
+import { UsageLedger } from '../runtime/model/usage-ledger.js';
+import { RunResourceRegistry } from '../runtime/run-resources.js';
+import { createSandbox, probeBwrap } from '../runtime/sandbox/create-sandbox.js';
+import { Toolbox } from '../runtime/toolbox.js';
+import { parameterLines, wrapText } from './parameter-listing.js';
+
+interface ServerListing {
+  server: string;
+  place?: string;
+  error?: string;
+  tools: Array<{ name: string; description: string; parameters: Record<string, unknown> }>;
+}
+
+export async function listMcpServers(recipeFile: string | undefined, options: { json?: boolean; trust: string[] }): Promise<number> {
+  const cwd = process.cwd();
+  const recipePath = recipeFile === undefined ? undefined : resolve(cwd, recipeFile);
+  const agents = loadAgentsConfig(agentsFilesFor(recipePath, cwd));
+  const user = loadUserConfig(process.env);
+  const recipe = recipePath ? loadRecipeFile(recipePath) : { recipe: undefined, diagnostics: [] };
+  const diagnostics = [...agents.diagnostics, ...user.diagnostics, ...recipe.diagnostics];
+  if (diagnostics.some((diagnostic) => diagnostic.severity === 'error')) throw new ConfigError(diagnostics);
+  for (const diagnostic of diagnostics) process.stderr.write(`${formatDiagnostic(diagnostic)}\n`);
+  const servers = mergeMcpServers(agents.config.mcpServers, user.config.mcpServers, recipe.recipe?.mcpServers ?? []);
+
+  const listings = new Map<string, ServerListing>(servers.map((server) => [server.name, { server: server.name, tools: [] }]));
+  const toolbox = new Toolbox();
+  const resources = new RunResourceRegistry();
+  const workspace = await mkdtemp(join(tmpdir(), 'manus-mcp-list-'));
+  const grants = new Set([...parseTrustGrants(options.trust), ...user.config.trust]);
+  try {
+    const { startRunServers } = await import('../runtime/mcp/run-servers.js');
+    await startRunServers(servers.map((server) => ({ ...server, required: false })), servers.map((server) => `${serverPrefix(server.name)}*`), {
+      toolbox,
+      resources,
+      trace: {
+        emit: (type, data) => {
+          const listing = listings.get(String(data.server));
+          if (!listing) return;
+          if (type === 'mcp-server-ready') listing.place = String(data.place);
+          if (type === 'mcp-server-failed') listing.error = String(data.reason);
+        },
+      },
+      model: { complete: () => Promise.reject(new Error('no model while listing')) },
+      human: createHumanChannel({ interactive: false, answers: [], recipeAnswers: {} }),
+      signal: new AbortController().signal,
+      usage: new UsageLedger(),
+      agent: { name: 'mcp list', toolLocations: {} },
+      trustGrants: grants,
+      hostChosenByUser: false,
+      environment: process.env,
+      runSandbox: async () => {
+        const bwrap = await probeBwrap();
+        if (!bwrap.usable) throw new Error(`it is declared by a recipe or project and bubblewrap is not usable here (${bwrap.reason}); list it with --trust mcp to start it on the host`);
+        return resources.get('sandbox', () => createSandbox({ kind: 'bwrap', network: false, options: {}, workspace, runDirectory: workspace, runId: 'mcp-list' }), (sandbox) => sandbox.dispose());
+      },
+      hostSandbox: () => resources.get('host', () => createSandbox({ kind: 'host', network: true, options: {}, workspace, runDirectory: workspace, runId: 'mcp-list' }), (sandbox) => sandbox.dispose()),
+      failRun: () => undefined,
+    });
+    for (const listing of listings.values()) {
+      const prefix = serverPrefix(listing.server);
+      listing.tools = [...toolbox.values()]
+        .filter((tool) => tool.name.startsWith(prefix))
+        .map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters }));
+    }
+  } finally {
+    await resources.disposeAll();
+    await rm(workspace, { recursive: true, force: true });
+  }
+  const all = [...listings.values()];
+  if (options.json) process.stdout.write(`${JSON.stringify(all, null, 2)}\n`);
+  else if (all.length === 0) process.stdout.write('no MCP servers are declared\n');
+  else for (const listing of all) process.stdout.write(`${describe(listing)}\n`);
+  return all.some((listing) => listing.error) ? ExitCode.toolSourceFailed : ExitCode.success;
+}
+
+function describe(listing: ServerListing): string {
+  if (listing.error) return `${listing.server}: could not be started: ${listing.error}`;
+  const lines = [`${listing.server} (${listing.place}): ${listing.tools.length} tool(s)`];
+  for (const tool of listing.tools) {
+    lines.push(`  ${tool.name}`, ...wrapText(tool.description.split('\n')[0], '    ', '    '), ...parameterLines(tool.parameters, '      '));
+  }
+  return lines.join('\n');
+}
