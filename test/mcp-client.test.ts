@@ -2,17 +2,21 @@
  * MCP servers as a source of tools, driven through real runs of the kernel: the test server in
  * test/support (written with the SDK) and the published filesystem server, each a real process.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { probeBwrap } from '../runtime/sandbox/create-sandbox.js';
+import { processesWithArgument } from './support/processes.js';
 import { useInProcessRuns } from './support/in-process-loop.js';
 import { repositoryRoot } from './support/run-cli.js';
 import { callReply, messageText, terminateReply } from './support/scripted-chat-model.js';
 
 const testServer = join(repositoryRoot, 'test', 'support', 'mcp-test-server.mjs');
 const filesystemServer = join(repositoryRoot, 'node_modules', '.bin', 'mcp-server-filesystem');
+const everythingServer = join(repositoryRoot, 'node_modules', '.bin', 'mcp-server-everything');
 
 /** Recipe lines declaring the test server as `test`, with extra settings. */
 function testServerRecipe(extra = '', name = 'test'): string {
@@ -170,6 +174,23 @@ describe('MCP tools in a run', () => {
     expect(result.answer).toMatch(/'gone' could not be started: .*no-such-server/s);
   });
 
+  it('leaves no server running when the run ends, or when it is interrupted', async () => {
+    const marker = `marker-${Math.random().toString(16).slice(2)}`;
+    const recipe = `mcp_servers:\n  test:\n    command: node\n    args: [${JSON.stringify(testServer)}, ${marker}]`;
+    await run([callReply('mcp_test_echo', { text: 'x' }), terminateReply()], { tools: ['mcp_test_*', 'terminate'], recipe, overrides: trusted });
+    expect(processesWithArgument(marker)).toEqual([]);
+    const interrupt = new AbortController();
+    const { result } = await run([
+      () => {
+        expect(processesWithArgument(marker).length).toBeGreaterThan(0);
+        setTimeout(() => interrupt.abort(), 100);
+        return { content: 'thinking', delayMs: 30_000 };
+      },
+    ], { tools: ['mcp_test_*', 'terminate'], recipe, overrides: trusted, signal: interrupt.signal });
+    expect(result.status).toBe('interrupted');
+    expect(processesWithArgument(marker)).toEqual([]);
+  });
+
   it('refreshes the toolbox when the server\'s tool list changes', async () => {
     const { model } = await run([
       callReply('mcp_test_add_tool'),
@@ -216,6 +237,24 @@ describe('MCP tools in a run', () => {
     expect(toolText(model.requests[1])[0]).toContain('[FILE] recipe.yaml');
   });
 
+  for (const [mode, path, place] of [['streamableHttp', '/mcp', 'streamable-http'], ['sse', '/sse', 'sse']] as const) {
+    it(`speaks to an HTTP server (${place}), falling back to SSE for old servers`, async () => {
+      const server = await startEverythingServer(mode);
+      try {
+        const { result, model, events } = await run([callReply('mcp_everything_echo', { message: 'over http' }), terminateReply()], {
+          tools: ['mcp_everything_echo', 'terminate'],
+          recipe: `mcp_servers:\n  everything:\n    url: http://127.0.0.1:${server.port}${path}\n    headers_env: { X-Test: TEST_HEADER }`,
+          environment: { TEST_HEADER: 'header-value' },
+        });
+        expect(result.status, result.answer).toBe('success');
+        expect(events.find((event) => event.type === 'mcp-server-ready')).toMatchObject({ place });
+        expect(toolText(model.requests[1])[0]).toContain('over http');
+      } finally {
+        server.child.kill();
+      }
+    });
+  }
+
   // Node reserves more address space than the default limit (memory_mb: 1024) allows.
   it('runs a recipe\'s stdio server inside the bubblewrap sandbox without --trust mcp', async (context) => {
     const bwrap = await probeBwrap();
@@ -234,3 +273,23 @@ describe('MCP tools in a run', () => {
   });
 });
 
+
+/** The published reference server over HTTP, on a free port. */
+async function startEverythingServer(mode: 'streamableHttp' | 'sse'): Promise<{ child: ChildProcess; port: number }> {
+  const port = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address() as AddressInfo;
+      probe.close(() => resolve(free));
+    });
+  });
+  const child = spawn(everythingServer, [mode], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  await new Promise<void>((resolve, reject) => {
+    let output = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (/listening|running/i.test(output)) resolve();
+    });
+    child.on('exit', () => reject(new Error(`the everything server exited: ${output}`)));
+  });
+  return { child, port };
+}
