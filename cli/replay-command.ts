@@ -56,7 +56,9 @@ async function eventsFileFor(target: string, options: ReplayCommandOptions): Pro
 
 async function recordedToolsPlan(recorded: RecordedRun, divergences: DivergenceLog): Promise<RunPlan> {
   const plan = planFromRecording(recorded);
-  const toolNames = (recorded.start.tools as string[] | undefined) ?? [];
+  // MCP servers' tools joined the run after it started; their names are in the servers' events.
+  const serverTools = recorded.events.filter((event) => event.type === 'mcp-server-ready' || event.type === 'mcp-tools-changed').flatMap((event) => (event.tools as string[] | undefined) ?? []);
+  const toolNames = [...new Set([...((recorded.start.tools as string[] | undefined) ?? []), ...serverTools])];
   plan.tools = recordedTools(recorded, toolNames, divergences);
   // terminate behaves the same everywhere, so it runs for real even when other results are recorded.
   if (toolNames.includes('terminate')) {

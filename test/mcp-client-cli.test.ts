@@ -59,6 +59,19 @@ describe('manus run --mcp', () => {
   });
 });
 
+describe('manus replay of a run with MCP tools', () => {
+  it('gives the recorded results without starting the server', async () => {
+    const folder = fixture(`mcp_servers:\n  test:\n    command: node\n    args: [${JSON.stringify(testServer)}]`, '[mcp_test_echo, terminate]');
+    await withModel([call('mcp_test_echo', { text: 'recorded' }), finish], async (environment) => {
+      const recorded = await runCli(['run', 'recipe.yaml', '--json', '--trust', 'mcp', '--record', 'run.jsonl'], { cwd: folder, env: environment });
+      expect(recorded.exitCode, recorded.stderr).toBe(0);
+    });
+    const replayed = await runCli(['replay', 'run.jsonl', '--json'], { cwd: folder });
+    expect(replayed.exitCode, replayed.stderr).toBe(0);
+    expect(replayed.stderr).toContain('echo: recorded');
+  });
+});
+
 describe('manus mcp list', () => {
   it('starts the declared servers and prints their tools and schemas', async () => {
     const folder = fixture(`mcp_servers:\n  test:\n    command: node\n    args: [${JSON.stringify(testServer)}]\n    tools: { allow: [echo, fail] }`);
