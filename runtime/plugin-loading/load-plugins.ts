@@ -190,9 +190,10 @@ function isContextProvider(candidate: unknown): candidate is ContextProviderDefi
 /** The plugins of a folder: its plugin files, and the `index` file of each sub-folder that has one. */
 export function pluginFilesIn(folder: string): string[] {
   const files: string[] = [];
-  for (const entry of readdirSync(folder, { withFileTypes: true }).sort((first, second) => first.name.localeCompare(second.name))) {
-    const path = join(folder, entry.name);
-    if (isPluginFile(entry.name) && !isDirectory(path)) files.push(path);
+  // Sorted by code unit, not by locale: a locale comparison would load ICU's collation data at every start.
+  for (const name of readdirSync(folder).sort()) {
+    const path = join(folder, name);
+    if (isPluginFile(name) && !isDirectory(path)) files.push(path);
     else if (isDirectory(path)) {
       const index = indexFileNames.map((name) => join(path, name)).find((candidate) => existsSync(candidate));
       if (index) files.push(index);
