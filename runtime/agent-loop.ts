@@ -15,6 +15,7 @@ import { costOf, type TokenPrices } from './model/pricing.js';
 import type { TokenCounter } from './model/token-counter.js';
 import type { RunTrace } from './run-trace.js';
 import { ErrorStreak } from './error-streak.js';
+import { finishHint } from './finish-hint.js';
 import { PromptBudget } from './prompt-budget.js';
 import { StuckDetector, turnSignature } from './stuck-detector.js';
 import type { RunFaultGuard } from './tool-fault-guard.js';
@@ -147,6 +148,8 @@ class LoopState {
   corrections = 0;
   /** Images from the last step's tools, shown to a vision model once and then dropped. */
   pendingImages: ToolImage[] = [];
+  /** How the agent can end the run ("call terminate"), for the nudges; undefined when it cannot. */
+  readonly finishHint: string | undefined;
   constructor(settings: LoopSettings) {
     this.settings = settings;
     if (settings.resume) {
@@ -164,6 +167,9 @@ class LoopState {
       type: 'function',
       function: { name: tool.name, description: tool.description, parameters: tool.parameters },
     }));
+    // With tool_choice none the model is offered no tools, so only a text answer can end the run.
+    const offeredTools = settings.agent.toolChoice === 'none' ? [] : settings.tools.values();
+    this.finishHint = finishHint(offeredTools, finishesOnText(settings));
     this.promptBudget = new PromptBudget(settings.budgets, settings.prices);
     this.stuck = new StuckDetector(settings.agent.stuckAfter);
     this.errors = new ErrorStreak(settings.agent.errorStreak);
@@ -372,7 +378,7 @@ function continueCutOffText(state: LoopState, text: string): StepResult {
 function finishWithText(state: LoopState, text: string): StepResult {
   const { settings } = state;
   if (text.trim() === '') {
-    state.append({ role: 'user', content: 'Your last reply was empty. Continue with the task, or call terminate if it is done.' });
+    state.append({ role: 'user', content: `Your last reply was empty. Continue with the task${orFinish(state, 'if it is done')}.` });
     return checkRepetition(state, 'text:');
   }
   state.append({ role: 'assistant', content: text });
@@ -383,6 +389,16 @@ function finishWithText(state: LoopState, text: string): StepResult {
   }
   if (settings.agent.finishOnText || settings.agent.toolChoice === 'none') return { kind: 'finished', status: 'success', answer: text };
   return checkRepetition(state, turnSignature(text, []));
+}
+
+/** Whether a plain-text reply can be the answer: as JSON for a required format, or as the agent allows. */
+function finishesOnText(settings: LoopSettings): boolean {
+  return settings.responseSchema !== undefined || settings.agent.finishOnText || settings.agent.toolChoice === 'none';
+}
+
+/** ", or call terminate if <when>" for a nudge, or nothing when the agent has no way to finish. */
+function orFinish(state: LoopState, when: string): string {
+  return state.finishHint ? `, or ${state.finishHint} ${when}` : '';
 }
 
 function finishingResult(state: LoopState, outcomes: CallOutcome[]): StepResult | undefined {
@@ -415,8 +431,7 @@ function checkRepetition(state: LoopState, signature: string): StepResult {
   state.settings.trace.emit('stuck-nudge', { step: state.step });
   state.append({
     role: 'user',
-    content: 'You have repeated the same action several times without progress. Change your approach, ' +
-      'or call terminate if the task is done or cannot be done.',
+    content: `You have repeated the same action several times without progress. Change your approach${orFinish(state, 'if the task is done or cannot be done')}.`,
   });
   return { kind: 'continue' };
 }
@@ -433,7 +448,7 @@ function checkErrorStreak(state: LoopState, outcomes: CallOutcome[]): StepResult
   state.append({
     role: 'user',
     content: `Your last ${failures} tool calls all failed. Stop and work out why before trying again: read the errors, ` +
-      'check your assumptions (paths, names, installed programs), try a different approach, or call terminate if the task cannot be done.',
+      `check your assumptions (paths, names, installed programs), try a different approach${orFinish(state, 'if the task cannot be done')}.`,
   });
   return { kind: 'continue' };
 }
