@@ -56,13 +56,10 @@ async function eventsFileFor(target: string, options: ReplayCommandOptions): Pro
 async function recordedToolsPlan(recorded: RecordedRun, divergences: DivergenceLog): Promise<RunPlan> {
   const plan = planFromRecording(recorded);
   const toolNames = (recorded.start.tools as string[] | undefined) ?? [];
-  plan.tools = recordedTools(recorded, toolNames, divergences);
-  // terminate behaves the same everywhere, so it runs for real even when other results are recorded.
-  if (toolNames.includes('terminate')) {
-    const builtIn = await loadPluginFolders([{ path: join(packageRoot, 'plugins') }]);
-    const terminate = builtIn.tools.get('terminate');
-    if (terminate) plan.tools.set('terminate', terminate.tool);
-  }
+  // Built-in tools that declare themselves replay-safe run for real even when other results are recorded.
+  const builtIn = await loadPluginFolders([{ path: join(packageRoot, 'plugins') }]);
+  const available = new Map([...builtIn.tools].map(([name, loaded]) => [name, loaded.tool]));
+  plan.tools = recordedTools(recorded, toolNames, divergences, available);
   return plan;
 }
 

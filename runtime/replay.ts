@@ -70,14 +70,24 @@ export class RecordedModel implements ChatModel {
   }
 }
 
-/** Tools that always behave the same whatever the world does; replays run them for real. */
-const pureTools = new Set(['terminate', 'create_chat_completion']);
-
-/** Stand-ins answering each call with its recorded result. */
-export function recordedTools(run: RecordedRun, toolNames: string[], divergences: DivergenceLog): Map<string, AnyToolDefinition> {
+/**
+ * Stand-ins answering each call with its recorded result. Tools among `available` that declare
+ * `replaySafe` behave the same whatever the world does, so they run for real.
+ */
+export function recordedTools(
+  run: RecordedRun,
+  toolNames: string[],
+  divergences: DivergenceLog,
+  available: ReadonlyMap<string, AnyToolDefinition> = new Map(),
+): Map<string, AnyToolDefinition> {
   const results = recordedToolResults(run);
   const tools = new Map<string, AnyToolDefinition>();
-  for (const name of toolNames.filter((tool) => !pureTools.has(tool))) {
+  for (const name of toolNames) {
+    const real = available.get(name);
+    if (real?.replaySafe) {
+      tools.set(name, real);
+      continue;
+    }
     tools.set(name, defineTool({
       name,
       description: `${name} (recorded results)`,
@@ -99,7 +109,7 @@ export function comparedTools(run: RecordedRun, tools: ReadonlyMap<string, AnyTo
   const results = recordedToolResults(run);
   const wrapped = new Map<string, AnyToolDefinition>();
   for (const [name, tool] of tools) {
-    if (pureTools.has(name)) {
+    if (tool.replaySafe) {
       wrapped.set(name, tool);
       continue;
     }
