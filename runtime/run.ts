@@ -11,9 +11,8 @@ import { attemptWithChecks } from './checks/check-attempts.js';
 import type { CheckResult } from './checks/check-types.js';
 import { ProtectedPaths, protectedPathsFor } from './protected-paths.js';
 import { sandboxForRun } from './sandbox/run-sandbox.js';
-import type { SandboxChoice } from './sandbox/auto-sandbox.js';
+import { chooseRunSandbox, requestedSandbox } from './sandbox/sandbox-choice.js';
 import { killLeftoverProcesses } from './sandbox/process-records.js';
-import { sandboxDefaults } from './config/defaults.js';
 import type { RunPlan } from './config/resolve-recipe.js';
 import { assertTrustGranted } from './config/trust-consent.js';
 import { ConfigError, ExitCode, ManusError, type ExitCodeValue, type HumanInputNeededError } from './errors.js';
@@ -139,7 +138,11 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
   if (leftovers.killed.length > 0) trace.emit('sandbox-cleanup', { killedProcesses: leftovers.killed });
   // Chosen when a tool first needs it, so runs that execute no code never probe for a sandbox.
   let sandbox: Promise<SandboxSettings> | undefined;
-  const sandboxSettings = () => (sandbox ??= chooseSandbox(plan, trace, options));
+  const hostConsent = {
+    trustGrants: plan.trustGrants,
+    ask: options.interactive ? (question: string) => askOnTerminal(question, {}, options.signal) : undefined,
+  };
+  const sandboxSettings = () => (sandbox ??= chooseRunSandbox(plan, hostConsent, trace));
   // What the runtime, git or a shell would later load or run on the host; kept as it is now.
   const protectedPaths = new ProtectedPaths(
     () => protectedPathsFor(plan, { cwd: options.cwd, workspace: realWorkspace, runsDirectory, environment: options.environment }),
@@ -334,43 +337,6 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
   trace.close();
   if (plan.workspace === undefined) removeIfEmpty(realWorkspace);
   return result;
-}
-
-/** The sandbox the run asks for: the user's `--sandbox` over the recipe's and the agent's, `auto` by default. */
-function requestedSandbox(plan: RunPlan): SandboxSettings {
-  const configured = plan.sandbox ?? { kind: sandboxDefaults.kind, network: sandboxDefaults.network, options: {} };
-  return plan.overrides.sandbox ? { ...configured, kind: plan.overrides.sandbox } : configured;
-}
-
-/** Resolves `auto`, records the choice and why, and warns about what a host sandbox does not cover. */
-async function chooseSandbox(plan: RunPlan, trace: RunTrace, options: RunOptions): Promise<SandboxSettings> {
-  const requested = requestedSandbox(plan);
-  let choice: SandboxChoice;
-  if (requested.kind === 'auto') {
-    const { chooseAutoSandbox } = await import('./sandbox/auto-sandbox.js');
-    choice = await chooseAutoSandbox(requested, {
-      trustGrants: plan.trustGrants,
-      ask: options.interactive ? (question) => askOnTerminal(question, {}, options.signal) : undefined,
-    });
-  } else {
-    choice = { settings: requested, reason: plan.overrides.sandbox ? `chosen with --sandbox ${plan.overrides.sandbox}` : 'configured' };
-  }
-  const { settings } = choice;
-  if (settings.kind === 'docker') {
-    const { cleanupLeftoverContainers } = await import('./sandbox/docker-ownership.js');
-    const removed = await cleanupLeftoverContainers().catch(() => []);
-    if (removed.length > 0) trace.emit('sandbox-cleanup', { removedContainers: removed });
-  }
-  let containment: Record<string, unknown> = {};
-  if (settings.kind === 'host') {
-    const { probeHostContainment } = await import('./sandbox/host-containment.js');
-    const found = await probeHostContainment();
-    trace.emit('run-warning', { message: `code runs on the host without isolation (${choice.reason}).` });
-    for (const gap of found.gaps) trace.emit('run-warning', { message: `${gap}.` });
-    containment = { containment: { pidNamespace: found.namespace !== undefined, dieWithRuntime: found.parentDeathSignal, cgroup: found.cgroupParent !== undefined } };
-  }
-  trace.emit('sandbox-selected', { requested: requested.kind, kind: settings.kind, reason: choice.reason, ...containment });
-  return settings;
 }
 
 function relativeToCwd(cwd: string, path: string): string {
