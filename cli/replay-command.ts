@@ -9,7 +9,7 @@ import { resolveRunId } from '../runtime/run-history.js';
 import { comparedTools, DivergenceLog, planFromRecording, RecordedModel, recordedTools, type ReplayToolMode } from '../runtime/replay.js';
 import { packageRoot } from '../runtime/package-root.js';
 import { loadPluginFolders } from '../runtime/plugin-loading/load-plugins.js';
-import { runsDirectoryFor } from '../runtime/run.js';
+import { runsDirectoryFor } from '../runtime/run-preparation.js';
 import { SecretRedactor } from '../runtime/secret-redaction.js';
 import type { ReplayCommandOptions } from './program.js';
 import { runWithProgress } from './run-command.js';

@@ -7,7 +7,7 @@
 import { ExitCode } from '../runtime/errors.js';
 import { formatRunTable, formatTranscript } from '../runtime/reports/run-transcript.js';
 import { listRuns, readRun, RunLookupError, type RunRecord } from '../runtime/run-history.js';
-import { runsDirectoryFor } from '../runtime/run.js';
+import { runsDirectoryFor } from '../runtime/run-preparation.js';
 import { SecretRedactor } from '../runtime/secret-redaction.js';
 import { agentsFilesFor, loadAgentsConfig } from '../runtime/config/resolve-recipe.js';
 

@@ -4,7 +4,7 @@
  * result; nothing here knows any particular agent.
  */
 import type { AgentConfig } from './config/types.js';
-import type { ContextProviderDefinition } from './context-provider.js';
+import type { ContextProviderDefinition, ContextProviderInput, ContextProviderStep } from './context-provider.js';
 import { FinalAnswerSchema, structuredAnswerToolName } from './final-answer.js';
 import { compactHistory, dropOldestTurns } from './context-compaction.js';
 import { errorMessage } from './errors.js';
@@ -19,7 +19,7 @@ import { finishHint } from './finish-hint.js';
 import { PromptBudget } from './prompt-budget.js';
 import { StuckDetector, turnSignature } from './stuck-detector.js';
 import type { RunFaultGuard } from './tool-fault-guard.js';
-import type { AnyToolDefinition, ChatContentPart, ChatMessage, RunResources, ToolContext, ToolImage } from './tool.js';
+import type { AnyToolDefinition, ChatContentPart, ChatMessage, ToolContext, ToolImage } from './tool.js';
 import { hasCode, prepareCall, runToolCalls, type CallOutcome } from './tool-runner.js';
 
 export type BudgetName = 'steps' | 'tokens' | 'time' | 'cost';
@@ -66,12 +66,10 @@ export interface LoopSettings {
   /** Whether the model profile takes images. */
   vision: boolean;
   signal: AbortSignal;
-  runId: string;
-  workspace: string;
-  runDirectory: string;
-  resources: RunResources;
+  /** What a tool is given for one call. */
   toolContext(call: { id: string; step: number; name: string; signal: AbortSignal }): Promise<ToolContext>;
-  toolSettings: Record<string, Record<string, unknown>>;
+  /** What a context provider is given to render its state at a step. */
+  contextProviderInput(provider: string, step: ContextProviderStep): ContextProviderInput;
   onTextDelta?: (text: string) => void;
   /** Catches tools' stray asynchronous errors during the run. */
   faults?: RunFaultGuard;
@@ -467,17 +465,7 @@ async function ephemeralMessages(state: LoopState, signal: AbortSignal): Promise
   state.pendingImages = [];
   const recentTools = state.recentToolNames();
   for (const provider of settings.contextProviders) {
-    const snapshot = await provider.render({
-      runId: settings.runId,
-      workspace: settings.workspace,
-      runDirectory: settings.runDirectory,
-      step: state.step,
-      recentTools,
-      resources: settings.resources,
-      signal,
-      vision: settings.vision,
-      settings: settings.toolSettings[provider.name] ?? {},
-    });
+    const snapshot = await provider.render(settings.contextProviderInput(provider.name, { step: state.step, recentTools, signal }));
     if (snapshot?.text) texts.push(snapshot.text);
     if (snapshot?.images && settings.vision) images.push(...snapshot.images);
   }
