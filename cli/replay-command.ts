@@ -3,7 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { resolveRecipe, type RecipeOverrides, type RunPlan } from '../runtime/config/resolve-recipe.js';
 import { parseTrustGrants, type TrustGrant } from '../runtime/config/trust-grants.js';
-import { ExitCode, UsageError } from '../runtime/errors.js';
+import { UsageError } from '../runtime/errors.js';
 import { readRecordedRun, type RecordedRun } from '../runtime/recorded-run.js';
 import { resolveRunId } from '../runtime/run-history.js';
 import { comparedTools, DivergenceLog, planFromRecording, RecordedModel, recordedTools, type ReplayToolMode } from '../runtime/replay.js';
@@ -11,6 +11,7 @@ import { packageRoot } from '../runtime/package-root.js';
 import { loadPluginFolders } from '../runtime/plugin-loading/load-plugins.js';
 import { runsDirectoryFor } from '../runtime/run-preparation.js';
 import { SecretRedactor } from '../runtime/secret-redaction.js';
+import { ExitCode } from './exit-codes.js';
 import type { ReplayCommandOptions } from './program.js';
 import { runWithProgress } from './run-command.js';
 

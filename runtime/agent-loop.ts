@@ -7,7 +7,7 @@ import type { AgentConfig } from './config/types.js';
 import type { ContextProviderDefinition, ContextProviderInput, ContextProviderStep } from './context-provider.js';
 import { FinalAnswerSchema, structuredAnswerToolName } from './final-answer.js';
 import { compactHistory, dropOldestTurns } from './context-compaction.js';
-import { errorMessage } from './errors.js';
+import { errorMessage, ManusError, ProviderError } from './errors.js';
 import { prepareJsonSchemas } from './json-schema.js';
 import type { RunBudgets } from './config/resolve-recipe.js';
 import type { ChatModel, ModelReply, ToolSpecification, TokenUsage } from './model/model-types.js';
@@ -20,7 +20,7 @@ import { PromptBudget } from './prompt-budget.js';
 import { StuckDetector, turnSignature } from './stuck-detector.js';
 import type { RunFaultGuard } from './tool-fault-guard.js';
 import type { AnyToolDefinition, ChatContentPart, ChatMessage, ToolContext, ToolImage } from './tool.js';
-import { hasCode, prepareCall, runToolCalls, type CallOutcome } from './tool-runner.js';
+import { prepareCall, runToolCalls, type CallOutcome } from './tool-runner.js';
 
 export type BudgetName = 'steps' | 'tokens' | 'time' | 'cost';
 
@@ -237,7 +237,8 @@ async function runStep(state: LoopState, signal: AbortSignal): Promise<StepResul
     reply = await requestReply(state, requestMessages, signal);
   } catch (error) {
     // A provider that says the conversation is too long gets one compaction and one more try.
-    if (!hasCode(error, 'provider_context_too_long') || !(await compact(state, 'context-too-long', undefined, signal))) throw error;
+    const tooLong = ProviderError.isInstance(error) && error.kind === 'context_too_long';
+    if (!tooLong || !(await compact(state, 'context-too-long', undefined, signal))) throw error;
     requestMessages = [...state.history, ...ephemeral];
     reply = await requestReply(state, requestMessages, signal);
   }
@@ -322,7 +323,7 @@ async function compact(state: LoopState, reason: string, tokensBefore: number | 
     result = await compactHistory(state.history, settings.model, settings.agent.compaction, signal);
   } catch (error) {
     if (signal.aborted) throw error;
-    settings.trace.emit('compaction-failed', { step: state.step, reason, error: { code: codeOf(error), message: errorMessage(error) } });
+    settings.trace.emit('compaction-failed', { step: state.step, reason, error: { code: ManusError.isInstance(error) ? error.code : undefined, message: errorMessage(error) } });
     return dropOldest(state, reason, tokensBefore);
   }
   if (!result) return false;
@@ -489,9 +490,4 @@ function linkedSignal(parent: AbortSignal): { signal: AbortSignal; release(): vo
 
 function round(milliseconds: number): number {
   return Math.round(milliseconds * 1000) / 1000;
-}
-
-function codeOf(error: unknown): string | undefined {
-  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
-  return typeof code === 'string' ? code : undefined;
 }

@@ -11,7 +11,7 @@ import { emptyAgentsConfig, readModelProfile } from './config/load-agents.js';
 import type { ChatModel, ModelReply, ModelRequest } from './model/model-types.js';
 import { recordedReplies, recordedToolResults, type RecordedRun } from './recorded-run.js';
 import { defineTool, type AnyToolDefinition, type ToolResult } from './tool.js';
-import { ManusError, ExitCode } from './errors.js';
+import { ManusError } from './errors.js';
 
 export type ReplayToolMode = 'recorded' | 'real';
 
@@ -33,9 +33,18 @@ export class DivergenceLog {
   }
 }
 
+const recordingExhaustedErrorMarker = 'manus.error.RecordingExhaustedError';
+const recordingExhaustedErrorSymbol = Symbol.for(recordingExhaustedErrorMarker);
+
 export class RecordingExhaustedError extends ManusError {
+  private readonly [recordingExhaustedErrorSymbol] = true;
+
   constructor(replies: number) {
-    super('replay_exhausted', `the replay asked for more model replies than the recording has (${replies})`, ExitCode.taskFailed);
+    super('replay_exhausted', `the replay asked for more model replies than the recording has (${replies})`);
+  }
+
+  static isInstance(error: unknown): error is RecordingExhaustedError {
+    return ManusError.hasMarker(error, recordingExhaustedErrorMarker);
   }
 }
 

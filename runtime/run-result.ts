@@ -3,12 +3,12 @@
  * wrote listed, and one result that says exactly how it ended, recorded as the run-end event.
  */
 import { readdirSync, rmdirSync } from 'node:fs';
-import type { LoopOutcome } from './agent-loop.js';
 import type { RunPlan } from './config/resolve-recipe.js';
-import { ExitCode, ManusError, type ExitCodeValue, type HumanInputNeededError } from './errors.js';
-import type { RunOptions, RunResult, RunStatus } from './run.js';
+import { HumanInputNeededError, ManusError, PermissionDeniedError } from './errors.js';
+import type { RunOptions, RunResult } from './run.js';
 import type { TaskAttempts } from './run-attempt.js';
 import type { PreparedRun, RunModel } from './run-preparation.js';
+import { failureStatus } from './run-status.js';
 import { compareSnapshots, snapshotWorkspace, type WorkspaceSnapshot } from './sandbox/workspace-changes.js';
 
 /** What the run came to before it ends: the attempts, or the error that cut them short. */
@@ -22,8 +22,9 @@ export async function finishRun(run: PreparedRun, plan: RunPlan, options: RunOpt
   const failure = await settleFailure(run, ending.failure);
   const result = runResult(run, plan, options, { ...ending, failure }, await filesWritten(run, ending.attempts?.outcome.files ?? []));
   // Where the run lives is known from the file's own place; keep machine paths out of recordings.
-  const { runId: _runId, runDirectory: _runDirectory, workspace: _workspace, ...end } = result;
-  if (!run.trace.failure) run.trace.emit('run-end', end);
+  const { runId: _runId, runDirectory: _runDirectory, workspace: _workspace, status, ...end } = result;
+  // The caller's details (the CLI's exit code) follow the status, where they have always stood.
+  if (!run.trace.failure) run.trace.emit('run-end', { status, ...options.endDetails?.(result), ...end });
   run.trace.close();
   if (plan.workspace === undefined) removeIfEmpty(run.workspace);
   return result;
@@ -51,7 +52,7 @@ async function settleFailure(run: PreparedRun, failure: ManusError | undefined):
   // The last check: whatever changed a protected path (a tool that runs no command, a process that
   // outlived its command) is undone, and the run ends as denied.
   const lateChange = await run.protectedPaths.verify().then(() => undefined, (error: ManusError) => error);
-  if (lateChange && failure?.code !== 'permission_denied') return lateChange;
+  if (lateChange && !PermissionDeniedError.isInstance(failure)) return lateChange;
   return failure;
 }
 
@@ -63,8 +64,7 @@ function runResult(run: PreparedRun, plan: RunPlan, options: RunOptions, ending:
   const checksFailed = attempts !== undefined && !attempts.interrupted && attempts.checksFailed;
   return {
     runId: run.runId,
-    status: failure ? statusOf(failure) : checksFailed ? 'checks-failed' : outcome!.status,
-    exitCode: failure ? failure.exitCode : checksFailed ? ExitCode.taskFailed : exitCodeOf(outcome!.status),
+    status: failure ? failureStatus(failure) : checksFailed ? 'checks-failed' : outcome!.status,
     answer: failure ? answerFor(failure, run.runId) : outcome!.answer,
     checks: attempts?.checks ?? [],
     attempts: attempts?.attempts ?? 1,
@@ -75,7 +75,7 @@ function runResult(run: PreparedRun, plan: RunPlan, options: RunOptions, ending:
     cost: plan.profile.price ? outcome?.cost : undefined,
     exhaustedBudget: outcome?.exhaustedBudget,
     error: failure ? { code: failure.code, message: failure.message } : undefined,
-    question: failure?.code === 'needs_input' ? (failure as HumanInputNeededError).question : undefined,
+    question: HumanInputNeededError.isInstance(failure) ? failure.question : undefined,
     model: ending.model?.connection?.model ?? (options.model ? 'recorded' : ''),
     runDirectory: run.runDirectory,
     workspace: run.workspace,
@@ -84,42 +84,16 @@ function runResult(run: PreparedRun, plan: RunPlan, options: RunOptions, ending:
   };
 }
 
+/** Errors of the runtime's own kinds as they are, whichever copy of the runtime made them; anything else is an internal error. */
 export function asManusError(error: unknown): ManusError {
-  if (error instanceof ManusError || hasExitCode(error)) return error as ManusError;
-  return new ManusError('internal_error', error instanceof Error ? error.stack ?? error.message : String(error), ExitCode.taskFailed);
-}
-
-function hasExitCode(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && typeof (error as { exitCode?: unknown }).exitCode === 'number'
-    && typeof (error as { code?: unknown }).code === 'string';
-}
-
-function statusOf(error: ManusError): RunStatus {
-  if (error.code === 'needs_input') return 'needs-input';
-  if (error.exitCode === ExitCode.providerFailed) return 'provider-failed';
-  if (error.exitCode === ExitCode.permissionDenied) return 'permission-denied';
-  if (error.exitCode === ExitCode.interrupted) return 'interrupted';
-  return 'error';
+  if (ManusError.isInstance(error)) return error;
+  return new ManusError('internal_error', error instanceof Error ? error.stack ?? error.message : String(error));
 }
 
 /** A run waiting for an answer says how to give it. */
 function answerFor(error: ManusError, runId: string): string {
-  if (error.code !== 'needs_input') return error.message;
+  if (!HumanInputNeededError.isInstance(error)) return error.message;
   return `${error.message}; answer it with: manus resume ${runId} --answer "..."`;
-}
-
-function exitCodeOf(status: LoopOutcome['status']): ExitCodeValue {
-  switch (status) {
-    case 'success':
-      return ExitCode.success;
-    case 'budget-exhausted':
-      return ExitCode.budgetExhausted;
-    case 'interrupted':
-      return ExitCode.interrupted;
-    case 'failure':
-    case 'stuck':
-      return ExitCode.taskFailed;
-  }
 }
 
 async function filesWritten(run: PreparedRun, reported: string[]): Promise<string[]> {

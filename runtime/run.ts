@@ -3,25 +3,26 @@
  * loop and the recipe's checks), and finished with a result that says exactly how it ended.
  * Resources are released however it ends.
  */
-import type { BudgetName, LoopOutcome, ResumeState } from './agent-loop.js';
+import type { BudgetName, ResumeState } from './agent-loop.js';
 import type { CheckResult } from './checks/check-types.js';
 import type { RunPlan } from './config/resolve-recipe.js';
 import { assertTrustGranted } from './config/trust-consent.js';
-import { ConfigError, type ExitCodeValue, type ManusError } from './errors.js';
+import { ConfigError, type ManusError } from './errors.js';
 import { missingEnvironment } from './model/model-connection.js';
 import type { ChatModel, TokenUsage } from './model/model-types.js';
 import { attemptTask, type TaskAttempts } from './run-attempt.js';
 import { connectModel, prepareRun, recordRunStart, runToolbox, type RunModel } from './run-preparation.js';
 import { asManusError, finishRun } from './run-result.js';
+import type { RunStatus } from './run-status.js';
 import type { RunEventListener } from './run-trace.js';
 import type { SecretRedactor } from './secret-redaction.js';
 
-export type RunStatus = LoopOutcome['status'] | 'checks-failed' | 'provider-failed' | 'permission-denied' | 'needs-input' | 'error';
+export type { RunStatus } from './run-status.js';
+
 
 export interface RunResult {
   runId: string;
   status: RunStatus;
-  exitCode: ExitCodeValue;
   answer: string;
   structured?: unknown;
   /** The last attempt's check results (skipped ones when the agent did not succeed). */
@@ -35,6 +36,7 @@ export interface RunResult {
   /** US dollars, when the model profile has prices. */
   cost?: number;
   exhaustedBudget?: BudgetName;
+  /** The error that ended the run; its code is stable, for callers to act on. */
   error?: { code: string; message: string };
   /** The question the run stopped on when its status is `needs-input`. */
   question?: string;
@@ -61,6 +63,8 @@ export interface RunOptions {
   model?: ChatModel;
   /** Extra fields for the run-start event (a replay names what it replays), or the run-resume event. */
   startDetails?: Record<string, unknown>;
+  /** Extra fields for the run-end event, from the result (the CLI records the exit code it gives the run). */
+  endDetails?: (result: RunResult) => Record<string, unknown>;
   /** Also write every event to this file: a self-contained recording. */
   recordFile?: string;
   /** Hides the run's secrets; built from the profile and environment when not given. */
