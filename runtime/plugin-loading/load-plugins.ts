@@ -285,7 +285,7 @@ let jitiInstance: Promise<{ import(id: string): Promise<unknown> }> | undefined;
 
 /**
  * A TypeScript plugin's `import ... from 'manus-runtime'` gets this process's own runtime module,
- * not a second copy read from disk: `instanceof` checks on its errors hold, and nothing is loaded.
+ * not a second copy read from disk: its errors and helpers are the kernel's own, and nothing is loaded.
  */
 function sharedJiti() {
   jitiInstance ??= Promise.all([import('jiti'), import('../index.js')]).then(([{ createJiti }, runtime]) =>
