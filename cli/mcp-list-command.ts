@@ -9,7 +9,8 @@ import { agentsFilesFor, loadAgentsConfig } from '../runtime/config/resolve-reci
 import { loadRecipeFile } from '../runtime/config/load-recipe.js';
 import { parseTrustGrants } from '../runtime/config/trust-grants.js';
 import { loadUserConfig } from '../runtime/config/user-config.js';
-import { ConfigError, ExitCode, formatDiagnostic } from '../runtime/errors.js';
+import { ConfigError, formatDiagnostic } from '../runtime/errors.js';
+import { ExitCode } from './exit-codes.js';
 import { createHumanChannel } from '../runtime/human-channel.js';
 import { mergeMcpServers } from '../runtime/mcp/server-config.js';
 import { serverPrefix } from '../runtime/mcp/tool-names.js';

@@ -5,7 +5,8 @@
 import { Command, Help, InvalidArgumentError, type Option } from 'commander';
 import { dropWritesAfterClose } from './closed-output.js';
 import { helpAfter } from './help-text.js';
-import { ExitCode, formatDiagnostic, ManusError, UsageError, type Diagnostic } from '../runtime/errors.js';
+import { ConfigError, formatDiagnostic, ManusError, UsageError, type Diagnostic } from '../runtime/errors.js';
+import { ExitCode, exitCodeForError } from './exit-codes.js';
 import type { SandboxSettings } from '../runtime/tool.js';
 
 /** The package's version, filled in by the build. */
@@ -244,11 +245,10 @@ export async function runCli(argv: readonly string[]): Promise<never> {
   try {
     await createProgram().parseAsync([...argv]);
   } catch (error) {
-    if (error instanceof ManusError) {
-      const diagnostics = (error as { diagnostics?: Diagnostic[] }).diagnostics;
-      if (diagnostics) printDiagnostics(diagnostics);
+    if (ManusError.isInstance(error)) {
+      if (ConfigError.isInstance(error)) printDiagnostics(error.diagnostics);
       else process.stderr.write(`manus: ${error.message}\n`);
-      process.exit(error.exitCode);
+      process.exit(exitCodeForError(error));
     }
     // A failed system call (a full disk, a missing permission) is a fact to report, not a bug to trace.
     if (isSystemError(error)) process.stderr.write(`manus: ${error.message}\n`);

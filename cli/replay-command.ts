@@ -3,15 +3,16 @@ import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { resolveRecipe, type RecipeOverrides, type RunPlan } from '../runtime/config/resolve-recipe.js';
 import { parseTrustGrants, type TrustGrant } from '../runtime/config/trust-grants.js';
-import { ExitCode, UsageError } from '../runtime/errors.js';
+import { UsageError } from '../runtime/errors.js';
 import { readRecordedRun, type RecordedRun } from '../runtime/recorded-run.js';
 import { resolveRunId } from '../runtime/run-history.js';
 import { comparedTools, DivergenceLog, planFromRecording, RecordedModel, recordedTools, type ReplayToolMode } from '../runtime/replay.js';
 import { packageRoot } from '../runtime/package-root.js';
 import { loadPluginFolders } from '../runtime/plugin-loading/load-plugins.js';
-import { runsDirectoryFor } from '../runtime/run.js';
+import { runsDirectoryFor } from '../runtime/run-preparation.js';
 import { SecretRedactor } from '../runtime/secret-redaction.js';
 import { mcpSecretVariables } from '../runtime/mcp/run-mcp-servers.js';
+import { ExitCode } from './exit-codes.js';
 import type { ReplayCommandOptions } from './program.js';
 import { runWithProgress } from './run-command.js';
 
@@ -59,13 +60,10 @@ async function recordedToolsPlan(recorded: RecordedRun, divergences: DivergenceL
   // MCP servers' tools joined the run after it started; their names are in the servers' events.
   const serverTools = recorded.events.filter((event) => event.type === 'mcp-server-ready' || event.type === 'mcp-tools-changed').flatMap((event) => (event.tools as string[] | undefined) ?? []);
   const toolNames = [...new Set([...((recorded.start.tools as string[] | undefined) ?? []), ...serverTools])];
-  plan.tools = recordedTools(recorded, toolNames, divergences);
-  // terminate behaves the same everywhere, so it runs for real even when other results are recorded.
-  if (toolNames.includes('terminate')) {
-    const builtIn = await loadPluginFolders([{ path: join(packageRoot, 'plugins') }]);
-    const terminate = builtIn.tools.get('terminate');
-    if (terminate) plan.tools.set('terminate', terminate.tool);
-  }
+  // Built-in tools that declare themselves replay-safe run for real even when other results are recorded.
+  const builtIn = await loadPluginFolders([{ path: join(packageRoot, 'plugins') }]);
+  const available = new Map([...builtIn.tools].map(([name, loaded]) => [name, loaded.tool]));
+  plan.tools = recordedTools(recorded, toolNames, divergences, available);
   return plan;
 }
 

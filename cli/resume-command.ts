@@ -4,7 +4,7 @@ import { parseTrustGrants } from '../runtime/config/trust-grants.js';
 import { UsageError } from '../runtime/errors.js';
 import { readRecordedRun, resumeStateOf } from '../runtime/recorded-run.js';
 import { activeDurationMs, resolveRunId } from '../runtime/run-history.js';
-import { runsDirectoryFor } from '../runtime/run.js';
+import { runsDirectoryFor } from '../runtime/run-preparation.js';
 import { join, resolve } from 'node:path';
 import type { ResumeCommandOptions } from './program.js';
 import { printPlanWarnings, runWithProgress } from './run-command.js';

@@ -8,13 +8,14 @@ import { settleTrustRequests } from '../runtime/config/trust-consent.js';
 import { parseTrustGrants } from '../runtime/config/trust-grants.js';
 import { writeJunitReport } from '../runtime/reports/junit-report.js';
 import { writeJsonReport, type RunReport } from '../runtime/reports/run-report.js';
-import { ConfigError, ExitCode, formatDiagnostic, InterruptedError } from '../runtime/errors.js';
+import { ConfigError, formatDiagnostic, InterruptedError } from '../runtime/errors.js';
 import { preloadModelSdk } from '../runtime/model/model-client.js';
 import { createProgressReporter } from '../runtime/progress-reporter.js';
 import { executeRun, type RunOptions, type RunResult } from '../runtime/run.js';
 import { SecretRedactor } from '../runtime/secret-redaction.js';
 import { mcpSecretVariables } from '../runtime/mcp/run-mcp-servers.js';
 import { parseCommandLineServer } from '../runtime/mcp/command-line-server.js';
+import { ExitCode, exitCodeForRun, type ExitCodeValue } from './exit-codes.js';
 import type { RunCommandOptions } from './program.js';
 
 export async function runCommand(recipeFile: string, options: RunCommandOptions): Promise<number> {
@@ -59,11 +60,14 @@ export interface ProgressRunOptions {
   report?: string;
 }
 
+/** A run's result with the exit code the CLI gives it, as `--json` prints it and the reports record it. */
+export type ReportedRun = RunResult & { exitCode: ExitCodeValue };
+
 /**
  * Runs a plan with progress on stderr and Ctrl-C handling, then prints the outcome. Shared by
  * run, resume and replay, so they report alike.
  */
-export async function runWithProgress(plan: RunPlan, options: ProgressRunOptions, extra: Partial<RunOptions> = {}, label?: string): Promise<RunResult> {
+export async function runWithProgress(plan: RunPlan, options: ProgressRunOptions, extra: Partial<RunOptions> = {}, label?: string): Promise<ReportedRun> {
   const ci = options.ci === true || isCi();
   const interactive = isatty(0) && !ci;
   // Before anything starts, and before Ctrl-C means "stop the run": at this prompt it means quit.
@@ -105,15 +109,19 @@ export async function runWithProgress(plan: RunPlan, options: ProgressRunOptions
     onEvent: progress?.onEvent,
     onTextDelta: progress?.onTextDelta,
     redactor,
+    // The events file records the exit code too, for listings and CI that read it.
+    endDetails: (ended) => ({ exitCode: exitCodeForRun(ended) }),
     ...extra,
   });
   process.off('SIGINT', onInterrupt);
   process.off('SIGTERM', onTerminate);
+  const { runId, status, ...rest } = result;
+  const reported: ReportedRun = { runId, status, exitCode: exitCodeForRun(result), ...rest };
   // What is printed and reported is redacted whole; the run's own result stays as it was.
-  const shown = redactor.redactValue(result);
+  const shown = redactor.redactValue(reported);
   printResult(shown, options.json === true);
   if (options.report) await writeReports(resolve(options.report), { ...shown, recipe: redactor.redactValue({ name: plan.recipe.name, file: plan.recipe.file }) });
-  return result;
+  return reported;
 }
 
 const terminateGraceMilliseconds = 2500;

@@ -4,12 +4,12 @@
  * to main.ts. Events files are redacted as they are written; what these commands print is
  * redacted again with the secrets of the current environment, for runs recorded without them.
  */
-import { ExitCode } from '../runtime/errors.js';
 import { formatRunTable, formatTranscript } from '../runtime/reports/run-transcript.js';
 import { listRuns, readRun, RunLookupError, type RunRecord } from '../runtime/run-history.js';
-import { runsDirectoryFor } from '../runtime/run.js';
+import { runsDirectoryFor } from '../runtime/run-preparation.js';
 import { SecretRedactor } from '../runtime/secret-redaction.js';
 import { agentsFilesFor, loadAgentsConfig } from '../runtime/config/resolve-recipe.js';
+import { ExitCode, exitCodeForError } from './exit-codes.js';
 
 export interface RunsCommandOptions {
   json?: boolean;
@@ -53,9 +53,9 @@ export async function showRunCommand(id: string, options: ShowRunOptions, output
   try {
     run = await readRun(runsDirectoryFor(process.cwd(), process.env, options.runsDir), id);
   } catch (error) {
-    if (!(error instanceof RunLookupError)) throw error;
+    if (!RunLookupError.isInstance(error)) throw error;
     output.error(`manus: ${error.message}\n`);
-    return error.exitCode;
+    return exitCodeForError(error);
   }
   // Redacted before the transcript shortens anything, so no cut leaves part of a secret.
   const shown = currentRedactor().redactValue(run);

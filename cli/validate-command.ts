@@ -1,6 +1,7 @@
 /** `manus validate`: every file checked without running anything; diagnostics as text on stderr, or as JSON on stdout. */
 import { isAbsolute, relative } from 'node:path';
-import { ExitCode, formatDiagnostic, type Diagnostic } from '../runtime/errors.js';
+import { formatDiagnostic, type Diagnostic } from '../runtime/errors.js';
+import { ExitCode } from './exit-codes.js';
 import { validateFiles } from '../runtime/validate.js';
 
 export interface ValidateReport {

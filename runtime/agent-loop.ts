@@ -4,10 +4,10 @@
  * result; nothing here knows any particular agent.
  */
 import type { AgentConfig } from './config/types.js';
-import type { ContextProviderDefinition } from './context-provider.js';
+import type { ContextProviderDefinition, ContextProviderInput, ContextProviderStep } from './context-provider.js';
 import { FinalAnswerSchema, structuredAnswerToolName } from './final-answer.js';
 import { compactHistory, dropOldestTurns } from './context-compaction.js';
-import { errorMessage } from './errors.js';
+import { errorMessage, ManusError, ProviderError } from './errors.js';
 import { prepareJsonSchemas } from './json-schema.js';
 import type { RunBudgets } from './config/resolve-recipe.js';
 import type { ChatModel, ModelReply, ToolSpecification, TokenUsage } from './model/model-types.js';
@@ -15,11 +15,12 @@ import { costOf, type TokenPrices } from './model/pricing.js';
 import type { TokenCounter } from './model/token-counter.js';
 import type { RunTrace } from './run-trace.js';
 import { ErrorStreak } from './error-streak.js';
+import { finishHint } from './finish-hint.js';
 import { PromptBudget } from './prompt-budget.js';
 import { StuckDetector, turnSignature } from './stuck-detector.js';
 import type { RunFaultGuard } from './tool-fault-guard.js';
-import type { AnyToolDefinition, ChatContentPart, ChatMessage, RunResources, ToolContext, ToolImage } from './tool.js';
-import { hasCode, prepareCall, runToolCalls, type CallOutcome } from './tool-runner.js';
+import type { AnyToolDefinition, ChatContentPart, ChatMessage, ToolContext, ToolImage } from './tool.js';
+import { prepareCall, runToolCalls, type CallOutcome } from './tool-runner.js';
 import { toolboxRevision } from './toolbox.js';
 
 export type BudgetName = 'steps' | 'tokens' | 'time' | 'cost';
@@ -66,12 +67,10 @@ export interface LoopSettings {
   /** Whether the model profile takes images. */
   vision: boolean;
   signal: AbortSignal;
-  runId: string;
-  workspace: string;
-  runDirectory: string;
-  resources: RunResources;
+  /** What a tool is given for one call. */
   toolContext(call: { id: string; step: number; name: string; signal: AbortSignal }): Promise<ToolContext>;
-  toolSettings: Record<string, Record<string, unknown>>;
+  /** What a context provider is given to render its state at a step. */
+  contextProviderInput(provider: string, step: ContextProviderStep): ContextProviderInput;
   onTextDelta?: (text: string) => void;
   /** Catches tools' stray asynchronous errors during the run. */
   faults?: RunFaultGuard;
@@ -152,6 +151,8 @@ class LoopState {
   corrections = 0;
   /** Images from the last step's tools, shown to a vision model once and then dropped. */
   pendingImages: ToolImage[] = [];
+  /** How the agent can end the run ("call terminate"), for the nudges; undefined when it cannot. */
+  readonly finishHint: string | undefined;
   constructor(settings: LoopSettings) {
     this.settings = settings;
     if (settings.resume) {
@@ -165,6 +166,9 @@ class LoopState {
       this.append({ role: 'system', content: settings.agent.systemPrompt });
       this.append({ role: 'user', content: settings.task });
     }
+    // With tool_choice none the model is offered no tools, so only a text answer can end the run.
+    const offeredTools = settings.agent.toolChoice === 'none' ? [] : settings.tools.values();
+    this.finishHint = finishHint(offeredTools, finishesOnText(settings));
     this.promptBudget = new PromptBudget(settings.budgets, settings.prices);
     this.stuck = new StuckDetector(settings.agent.stuckAfter);
     this.errors = new ErrorStreak(settings.agent.errorStreak);
@@ -253,7 +257,8 @@ async function runStep(state: LoopState, signal: AbortSignal): Promise<StepResul
     reply = await requestReply(state, requestMessages, signal);
   } catch (error) {
     // A provider that says the conversation is too long gets one compaction and one more try.
-    if (!hasCode(error, 'provider_context_too_long') || !(await compact(state, 'context-too-long', undefined, signal))) throw error;
+    const tooLong = ProviderError.isInstance(error) && error.kind === 'context_too_long';
+    if (!tooLong || !(await compact(state, 'context-too-long', undefined, signal))) throw error;
     requestMessages = [...state.history, ...ephemeral];
     reply = await requestReply(state, requestMessages, signal);
   }
@@ -338,7 +343,7 @@ async function compact(state: LoopState, reason: string, tokensBefore: number | 
     result = await compactHistory(state.history, settings.model, settings.agent.compaction, signal);
   } catch (error) {
     if (signal.aborted) throw error;
-    settings.trace.emit('compaction-failed', { step: state.step, reason, error: { code: codeOf(error), message: errorMessage(error) } });
+    settings.trace.emit('compaction-failed', { step: state.step, reason, error: { code: ManusError.isInstance(error) ? error.code : undefined, message: errorMessage(error) } });
     return dropOldest(state, reason, tokensBefore);
   }
   if (!result) return false;
@@ -392,7 +397,7 @@ function continueCutOffText(state: LoopState, text: string): StepResult {
 function finishWithText(state: LoopState, text: string): StepResult {
   const { settings } = state;
   if (text.trim() === '') {
-    state.append({ role: 'user', content: 'Your last reply was empty. Continue with the task, or call terminate if it is done.' });
+    state.append({ role: 'user', content: `Your last reply was empty. Continue with the task${orFinish(state, 'if it is done')}.` });
     return checkRepetition(state, 'text:');
   }
   state.append({ role: 'assistant', content: text });
@@ -403,6 +408,16 @@ function finishWithText(state: LoopState, text: string): StepResult {
   }
   if (settings.agent.finishOnText || settings.agent.toolChoice === 'none') return { kind: 'finished', status: 'success', answer: text };
   return checkRepetition(state, turnSignature(text, []));
+}
+
+/** Whether a plain-text reply can be the answer: as JSON for a required format, or as the agent allows. */
+function finishesOnText(settings: LoopSettings): boolean {
+  return settings.responseSchema !== undefined || settings.agent.finishOnText || settings.agent.toolChoice === 'none';
+}
+
+/** ", or call terminate if <when>" for a nudge, or nothing when the agent has no way to finish. */
+function orFinish(state: LoopState, when: string): string {
+  return state.finishHint ? `, or ${state.finishHint} ${when}` : '';
 }
 
 function finishingResult(state: LoopState, outcomes: CallOutcome[]): StepResult | undefined {
@@ -435,8 +450,7 @@ function checkRepetition(state: LoopState, signature: string): StepResult {
   state.settings.trace.emit('stuck-nudge', { step: state.step });
   state.append({
     role: 'user',
-    content: 'You have repeated the same action several times without progress. Change your approach, ' +
-      'or call terminate if the task is done or cannot be done.',
+    content: `You have repeated the same action several times without progress. Change your approach${orFinish(state, 'if the task is done or cannot be done')}.`,
   });
   return { kind: 'continue' };
 }
@@ -453,7 +467,7 @@ function checkErrorStreak(state: LoopState, outcomes: CallOutcome[]): StepResult
   state.append({
     role: 'user',
     content: `Your last ${failures} tool calls all failed. Stop and work out why before trying again: read the errors, ` +
-      'check your assumptions (paths, names, installed programs), try a different approach, or call terminate if the task cannot be done.',
+      `check your assumptions (paths, names, installed programs), try a different approach${orFinish(state, 'if the task cannot be done')}.`,
   });
   return { kind: 'continue' };
 }
@@ -472,17 +486,7 @@ async function ephemeralMessages(state: LoopState, signal: AbortSignal): Promise
   state.pendingImages = [];
   const recentTools = state.recentToolNames();
   for (const provider of settings.contextProviders) {
-    const snapshot = await provider.render({
-      runId: settings.runId,
-      workspace: settings.workspace,
-      runDirectory: settings.runDirectory,
-      step: state.step,
-      recentTools,
-      resources: settings.resources,
-      signal,
-      vision: settings.vision,
-      settings: settings.toolSettings[provider.name] ?? {},
-    });
+    const snapshot = await provider.render(settings.contextProviderInput(provider.name, { step: state.step, recentTools, signal }));
     if (snapshot?.text) texts.push(snapshot.text);
     if (snapshot?.images && settings.vision) images.push(...snapshot.images);
   }
@@ -506,9 +510,4 @@ function linkedSignal(parent: AbortSignal): { signal: AbortSignal; release(): vo
 
 function round(milliseconds: number): number {
   return Math.round(milliseconds * 1000) / 1000;
-}
-
-function codeOf(error: unknown): string | undefined {
-  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
-  return typeof code === 'string' ? code : undefined;
 }

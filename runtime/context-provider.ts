@@ -24,6 +24,9 @@ export interface ContextProviderInput {
   settings: Record<string, unknown>;
 }
 
+/** What changes from step to step in a provider's input; the run adds the rest. */
+export type ContextProviderStep = Pick<ContextProviderInput, 'step' | 'recentTools' | 'signal'>;
+
 export interface ContextProviderDefinition {
   name: string;
   description: string;

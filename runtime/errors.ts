@@ -1,33 +1,32 @@
 /**
- * Typed errors with stable codes. The CLI maps `exitCode` to the process exit status; nothing
- * else in the runtime exits the process.
+ * Typed errors with stable codes. Each class marks its instances with a registered symbol and
+ * recognises them with a static `isInstance`, which holds where `instanceof` does not: for an
+ * error made by another copy of this module, such as a plugin bundled with its own copy of the
+ * runtime. A subclass declares its own marker and `isInstance`, as the classes here do. What an
+ * error means for the process exit status is for the CLI to say (cli/exit-codes.ts).
  */
 
-export const ExitCode = {
-  success: 0,
-  taskFailed: 1,
-  usage: 2,
-  budgetExhausted: 3,
-  providerFailed: 4,
-  permissionDenied: 5,
-  /** A question only a person can answer came up with no one to ask; the run can be resumed with the answer. */
-  needsInput: 5,
-  /** A required tool source (an MCP server) could not be started, or was lost during the run. */
-  toolSourceFailed: 6,
-  interrupted: 130,
-} as const;
-
-export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+const manusErrorMarker = 'manus.error';
+const manusErrorSymbol = Symbol.for(manusErrorMarker);
 
 export class ManusError extends Error {
+  private readonly [manusErrorSymbol] = true;
+  /** Stable, for callers to act on: `config_invalid`, `permission_denied`, `provider_rate_limited`, ... */
   readonly code: string;
-  readonly exitCode: ExitCodeValue;
 
-  constructor(code: string, message: string, exitCode: ExitCodeValue, options?: { cause?: unknown }) {
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
     this.code = code;
-    this.exitCode = exitCode;
+  }
+
+  static isInstance(error: unknown): error is ManusError {
+    return ManusError.hasMarker(error, manusErrorMarker);
+  }
+
+  /** Whether `error` carries the marker registered under `marker`, whichever copy of a class made it. */
+  protected static hasMarker(error: unknown, marker: string): boolean {
+    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[Symbol.for(marker)] === true;
   }
 }
 
@@ -65,27 +64,54 @@ export function formatDiagnostic(diagnostic: Diagnostic): string {
   return `${where ? `${where}: ` : ''}${diagnostic.severity}: ${diagnostic.message}`;
 }
 
+const configErrorMarker = 'manus.error.ConfigError';
+const configErrorSymbol = Symbol.for(configErrorMarker);
+
 /** Bad YAML, schema violations, missing files or variables: found before any model call. */
 export class ConfigError extends ManusError {
+  private readonly [configErrorSymbol] = true;
   readonly diagnostics: Diagnostic[];
 
   constructor(diagnostics: Diagnostic[]) {
     const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
     const summary = errors.map(formatDiagnostic).join('\n');
-    super('config_invalid', summary || 'invalid configuration', ExitCode.usage);
+    super('config_invalid', summary || 'invalid configuration');
     this.diagnostics = diagnostics;
   }
-}
 
-export class UsageError extends ManusError {
-  constructor(message: string) {
-    super('usage', message, ExitCode.usage);
+  static isInstance(error: unknown): error is ConfigError {
+    return ManusError.hasMarker(error, configErrorMarker);
   }
 }
 
+const usageErrorMarker = 'manus.error.UsageError';
+const usageErrorSymbol = Symbol.for(usageErrorMarker);
+
+/** A command line, run id or recording that cannot be used as given. */
+export class UsageError extends ManusError {
+  private readonly [usageErrorSymbol] = true;
+
+  constructor(message: string) {
+    super('usage', message);
+  }
+
+  static isInstance(error: unknown): error is UsageError {
+    return ManusError.hasMarker(error, usageErrorMarker);
+  }
+}
+
+const pluginLoadErrorMarker = 'manus.error.PluginLoadError';
+const pluginLoadErrorSymbol = Symbol.for(pluginLoadErrorMarker);
+
 export class PluginLoadError extends ManusError {
+  private readonly [pluginLoadErrorSymbol] = true;
+
   constructor(message: string, options?: { cause?: unknown }) {
-    super('plugin_invalid', message, ExitCode.usage, options);
+    super('plugin_invalid', message, options);
+  }
+
+  static isInstance(error: unknown): error is PluginLoadError {
+    return ManusError.hasMarker(error, pluginLoadErrorMarker);
   }
 }
 
@@ -103,48 +129,92 @@ export type ProviderFailureKind =
   | 'malformed_reply'
   | 'context_too_long';
 
+const providerErrorMarker = 'manus.error.ProviderError';
+const providerErrorSymbol = Symbol.for(providerErrorMarker);
+
 /** The model provider could not give a usable reply after the retry policy ran its course. */
 export class ProviderError extends ManusError {
+  private readonly [providerErrorSymbol] = true;
   readonly kind: ProviderFailureKind;
   readonly status?: number;
 
   constructor(kind: ProviderFailureKind, message: string, options?: { status?: number; cause?: unknown }) {
-    super(`provider_${kind}`, message, ExitCode.providerFailed, options);
+    super(`provider_${kind}`, message, options);
     this.kind = kind;
     this.status = options?.status;
   }
+
+  static isInstance(error: unknown): error is ProviderError {
+    return ManusError.hasMarker(error, providerErrorMarker);
+  }
 }
+
+const toolErrorMarker = 'manus.error.ToolError';
+const toolErrorSymbol = Symbol.for(toolErrorMarker);
 
 /** A tool's expected failure; the message goes back to the model as an error result. */
 export class ToolError extends ManusError {
+  private readonly [toolErrorSymbol] = true;
+
   constructor(message: string, code = 'tool_failed') {
-    super(code, message, ExitCode.taskFailed);
+    super(code, message);
+  }
+
+  static isInstance(error: unknown): error is ToolError {
+    return ManusError.hasMarker(error, toolErrorMarker);
   }
 }
 
+const permissionDeniedErrorMarker = 'manus.error.PermissionDeniedError';
+const permissionDeniedErrorSymbol = Symbol.for(permissionDeniedErrorMarker);
+
 /** An action the run's permissions forbid, or an approval needed with no one to ask. */
 export class PermissionDeniedError extends ManusError {
+  private readonly [permissionDeniedErrorSymbol] = true;
+
   constructor(message: string) {
-    super('permission_denied', message, ExitCode.permissionDenied);
+    super('permission_denied', message);
+  }
+
+  static isInstance(error: unknown): error is PermissionDeniedError {
+    return ManusError.hasMarker(error, permissionDeniedErrorMarker);
   }
 }
+
+const humanInputNeededErrorMarker = 'manus.error.HumanInputNeededError';
+const humanInputNeededErrorSymbol = Symbol.for(humanInputNeededErrorMarker);
 
 /**
  * The agent asked a question that no one was there to answer (a run without a terminal, no
  * --answer left, no recipe answer matching). The run stops, to be resumed with the answer.
  */
 export class HumanInputNeededError extends ManusError {
+  private readonly [humanInputNeededErrorSymbol] = true;
   readonly question: string;
 
   constructor(question: string) {
-    super('needs_input', `the agent needs an answer to "${question}", and the run is not interactive`, ExitCode.needsInput);
+    super('needs_input', `the agent needs an answer to "${question}", and the run is not interactive`);
     this.question = question;
+  }
+
+  static isInstance(error: unknown): error is HumanInputNeededError {
+    return ManusError.hasMarker(error, humanInputNeededErrorMarker);
   }
 }
 
+const interruptedErrorMarker = 'manus.error.InterruptedError';
+const interruptedErrorSymbol = Symbol.for(interruptedErrorMarker);
+
+/** The user stopped the run (Ctrl-C, SIGTERM); the reason its signal was aborted with. */
 export class InterruptedError extends ManusError {
+  private readonly [interruptedErrorSymbol] = true;
+
   constructor(message = 'interrupted') {
-    super('interrupted', message, ExitCode.interrupted);
+    super('interrupted', message);
+  }
+
+  static isInstance(error: unknown): error is InterruptedError {
+    return ManusError.hasMarker(error, interruptedErrorMarker);
   }
 }
 

@@ -48,6 +48,7 @@ export class FinalAnswerSchema {
         required: ['response'],
       },
       finishesRun: true,
+      replaySafe: true,
       execute: ({ response }) => ({
         content: 'The answer was recorded.',
         finish: { status: 'success', answer: JSON.stringify(response, null, 2), structured: response },

@@ -11,7 +11,7 @@ import { emptyAgentsConfig, readModelProfile } from './config/load-agents.js';
 import type { ChatModel, ModelReply, ModelRequest } from './model/model-types.js';
 import { recordedReplies, recordedToolResults, type RecordedRun } from './recorded-run.js';
 import { defineTool, type AnyToolDefinition, type ToolResult } from './tool.js';
-import { ManusError, ExitCode } from './errors.js';
+import { ManusError } from './errors.js';
 
 export type ReplayToolMode = 'recorded' | 'real';
 
@@ -33,9 +33,18 @@ export class DivergenceLog {
   }
 }
 
+const recordingExhaustedErrorMarker = 'manus.error.RecordingExhaustedError';
+const recordingExhaustedErrorSymbol = Symbol.for(recordingExhaustedErrorMarker);
+
 export class RecordingExhaustedError extends ManusError {
+  private readonly [recordingExhaustedErrorSymbol] = true;
+
   constructor(replies: number) {
-    super('replay_exhausted', `the replay asked for more model replies than the recording has (${replies})`, ExitCode.taskFailed);
+    super('replay_exhausted', `the replay asked for more model replies than the recording has (${replies})`);
+  }
+
+  static isInstance(error: unknown): error is RecordingExhaustedError {
+    return ManusError.hasMarker(error, recordingExhaustedErrorMarker);
   }
 }
 
@@ -70,14 +79,24 @@ export class RecordedModel implements ChatModel {
   }
 }
 
-/** Tools that always behave the same whatever the world does; replays run them for real. */
-const pureTools = new Set(['terminate', 'create_chat_completion']);
-
-/** Stand-ins answering each call with its recorded result. */
-export function recordedTools(run: RecordedRun, toolNames: string[], divergences: DivergenceLog): Map<string, AnyToolDefinition> {
+/**
+ * Stand-ins answering each call with its recorded result. Tools among `available` that declare
+ * `replaySafe` behave the same whatever the world does, so they run for real.
+ */
+export function recordedTools(
+  run: RecordedRun,
+  toolNames: string[],
+  divergences: DivergenceLog,
+  available: ReadonlyMap<string, AnyToolDefinition> = new Map(),
+): Map<string, AnyToolDefinition> {
   const results = recordedToolResults(run);
   const tools = new Map<string, AnyToolDefinition>();
-  for (const name of toolNames.filter((tool) => !pureTools.has(tool))) {
+  for (const name of toolNames) {
+    const real = available.get(name);
+    if (real?.replaySafe) {
+      tools.set(name, real);
+      continue;
+    }
     tools.set(name, defineTool({
       name,
       description: `${name} (recorded results)`,
@@ -99,7 +118,7 @@ export function comparedTools(run: RecordedRun, tools: ReadonlyMap<string, AnyTo
   const results = recordedToolResults(run);
   const wrapped = new Map<string, AnyToolDefinition>();
   for (const [name, tool] of tools) {
-    if (pureTools.has(name)) {
+    if (tool.replaySafe) {
       wrapped.set(name, tool);
       continue;
     }

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { open, readdir, readFile, type FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { ExitCode, ManusError } from './errors.js';
+import { ManusError } from './errors.js';
 import { isRecord, numberField, recordField, textField } from './reports/event-fields.js';
 
 export interface RunEventRecord {
@@ -45,9 +45,20 @@ export interface RunRecord {
 
 export type RunLookupErrorCode = 'run_not_found' | 'run_ambiguous';
 
+const runLookupErrorMarker = 'manus.error.RunLookupError';
+const runLookupErrorSymbol = Symbol.for(runLookupErrorMarker);
+
+/** A run id that names no run, or more than one. */
 export class RunLookupError extends ManusError {
+  private readonly [runLookupErrorSymbol] = true;
+  declare readonly code: RunLookupErrorCode;
+
   constructor(code: RunLookupErrorCode, message: string) {
-    super(code, message, ExitCode.usage);
+    super(code, message);
+  }
+
+  static isInstance(error: unknown): error is RunLookupError {
+    return ManusError.hasMarker(error, runLookupErrorMarker);
   }
 }
 

@@ -7,16 +7,25 @@
  * the run, since a run must not go on without its record.
  */
 import { closeSync, fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs';
-import { ExitCode, ManusError } from './errors.js';
+import { ManusError } from './errors.js';
 import type { SecretRedactor } from './secret-redaction.js';
 import type { TraceWriter } from './tool.js';
 
 export type RunEventListener = (type: string, data: Record<string, unknown>) => void;
 
+const runTraceErrorMarker = 'manus.error.RunTraceError';
+const runTraceErrorSymbol = Symbol.for(runTraceErrorMarker);
+
 /** The events file (or the recording beside it) could not be written. */
 export class RunTraceError extends ManusError {
+  private readonly [runTraceErrorSymbol] = true;
+
   constructor(file: string, cause: unknown) {
-    super('run_trace_failed', `cannot write the run's events to ${file}: ${describeWriteFailure(cause)}`, ExitCode.taskFailed, { cause });
+    super('run_trace_failed', `cannot write the run's events to ${file}: ${describeWriteFailure(cause)}`, { cause });
+  }
+
+  static isInstance(error: unknown): error is RunTraceError {
+    return ManusError.hasMarker(error, runTraceErrorMarker);
   }
 }
 

@@ -16,6 +16,7 @@ export default defineTool({
     additionalProperties: false,
   },
   finishesRun: true,
+  replaySafe: true,
   execute({ status, message }) {
     const answer = message ?? '';
     return { content: `The run finished with status ${status}.`, finish: { status, answer } };

@@ -7,7 +7,7 @@
  * the run are skipped.
  */
 import type { PermissionSettings } from './config/types.js';
-import { PermissionDeniedError } from './errors.js';
+import { HumanInputNeededError, PermissionDeniedError } from './errors.js';
 import { isYes } from './human-channel.js';
 import type { RawToolCall } from './model/model-types.js';
 import type { AnyToolDefinition, ToolContext, ToolResult, TraceWriter } from './tool.js';
@@ -15,6 +15,7 @@ import { parseToolArguments, validateToolArguments } from './tool-arguments.js';
 import { truncateMiddle } from './truncate.js';
 import { didYouMean } from './config/did-you-mean.js';
 import type { RunFaultGuard } from './tool-fault-guard.js';
+import { RunTraceError } from './run-trace.js';
 
 export interface PreparedCall {
   id: string;
@@ -177,12 +178,12 @@ async function execute(call: PreparedCall, settings: ToolRunnerSettings, context
     return typeof value === 'string' ? { content: value } : normaliseResult(value);
   } catch (error) {
     if (context.signal.aborted) throw context.signal.reason ?? error;
-    if (hasCode(error, 'needs_input')) {
+    if (HumanInputNeededError.isInstance(error)) {
       // Recorded so that a resumed run gives the user's answer to this call as its result.
-      settings.trace.emit('human-input-needed', { step: settings.step, callId: call.id, tool: call.name, question: (error as { question?: unknown }).question });
+      settings.trace.emit('human-input-needed', { step: settings.step, callId: call.id, tool: call.name, question: error.question });
       throw error;
     }
-    if (hasCode(error, 'permission_denied') || hasCode(error, 'run_trace_failed')) throw error;
+    if (PermissionDeniedError.isInstance(error) || RunTraceError.isInstance(error)) throw error;
     const message = error instanceof Error ? error.message : String(error);
     // The model gets the message; the stack trace is for whoever reads the events file.
     settings.trace.emit('tool-error', { step: settings.step, callId: call.id, tool: call.name, message, stack: error instanceof Error ? error.stack : undefined });
@@ -212,7 +213,7 @@ async function permissionProblem(call: PreparedCall, permissions: PermissionSett
   const question = `Allow the agent to call ${call.name} with ${call.argumentsText}? (yes/no)`;
   // Only the user approves: the recipe's answers never reach a permission prompt.
   const answer = await context.human.ask(question, { required: true, permission: true, signal: context.signal }).catch((error: unknown) => {
-    if (hasCode(error, 'permission_denied')) throw error;
+    if (PermissionDeniedError.isInstance(error)) throw error;
     throw new PermissionDeniedError(`approval needed to call '${call.name}', and no one could be asked: ${error instanceof Error ? error.message : String(error)}`);
   });
   return isYes(answer) ? undefined : `Permission denied: the user did not approve the call to '${call.name}'.`;
@@ -220,8 +221,4 @@ async function permissionProblem(call: PreparedCall, permissions: PermissionSett
 
 function matches(patterns: readonly string[], name: string): boolean {
   return patterns.includes('*') || patterns.includes(name);
-}
-
-export function hasCode(error: unknown, code: string): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
 }

@@ -152,6 +152,12 @@ export interface ToolDefinition<Input = Record<string, unknown>> {
    * with that grant (`--trust <grant>`, the user's config, or a yes at the terminal).
    */
   settingGrants?: Readonly<Record<string, TrustGrant>>;
+  /**
+   * The result depends on the arguments alone: the tool reads and changes nothing outside the call
+   * (no files, commands, network, clock or person). A replay runs such a tool for real instead of
+   * answering with its recorded result, and does not compare its result with the recording.
+   */
+  replaySafe?: boolean;
   execute(input: Input, context: ToolContext): Promise<string | ToolResult> | string | ToolResult;
 }
 

@@ -68,7 +68,7 @@ async function validateYaml(file: string, cwd: string): Promise<Diagnostic[]> {
     const plan = await resolveRecipe(file, { cwd, strictParameters: false, checkSchemas: true, reportTrust: true });
     return plan.warnings;
   } catch (error) {
-    if (error instanceof ConfigError) return error.diagnostics;
+    if (ConfigError.isInstance(error)) return error.diagnostics;
     throw error;
   }
 }

@@ -7,7 +7,7 @@
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { ToolError } from './errors.js';
+import { ManusError, ToolError } from './errors.js';
 import type { ProtectedPaths } from './protected-paths.js';
 import type { ToolContext } from './tool.js';
 
@@ -19,13 +19,21 @@ export type WorkspacePathErrorCode =
   | 'path_protected'
   | 'path_unresolvable';
 
+const workspacePathErrorMarker = 'manus.error.WorkspacePathError';
+const workspacePathErrorSymbol = Symbol.for(workspacePathErrorMarker);
+
 export class WorkspacePathError extends ToolError {
+  private readonly [workspacePathErrorSymbol] = true;
   /** The path exactly as the caller gave it. */
   readonly requestedPath: string;
 
   constructor(code: WorkspacePathErrorCode, message: string, requestedPath: string) {
     super(message, code);
     this.requestedPath = requestedPath;
+  }
+
+  static isInstance(error: unknown): error is WorkspacePathError {
+    return ManusError.hasMarker(error, workspacePathErrorMarker);
   }
 }
 

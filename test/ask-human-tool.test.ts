@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { exitCodeForError } from '../cli/exit-codes.js';
 import { HumanInputNeededError, InterruptedError, PermissionDeniedError, ToolError } from '../runtime/errors.js';
 import { createHumanChannel } from '../runtime/human-channel.js';
 import type { HumanChannel } from '../runtime/tool.js';
@@ -72,7 +73,8 @@ describe('ask_human', () => {
     const harness = contextWith({ human: createHumanChannel({ interactive: false, answers: [], recipeAnswers: { colour: 'green' } }) });
     const error = await outcome(askHuman.execute({ question: 'Which city first?' }, harness.context));
     expect(error).toBeInstanceOf(HumanInputNeededError);
-    expect(error).toMatchObject({ code: 'needs_input', exitCode: 5, question: 'Which city first?' });
+    expect(error).toMatchObject({ code: 'needs_input', question: 'Which city first?' });
+    expect(exitCodeForError(error)).toBe(5);
     expect(await askHuman.execute({ question: 'Favourite colour?' }, harness.context)).toBe('green');
   });
 

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ProviderError } from '../runtime/errors.js';
-import { eventsOfType, useInProcessRuns } from './support/in-process-loop.js';
+import { eventsOfType, useInProcessRuns, type InProcessRunOptions } from './support/in-process-loop.js';
 import { callReply, messageText, terminateReply, type ReceivedRequest } from './support/scripted-chat-model.js';
 
 const run = useInProcessRuns();
@@ -136,6 +136,21 @@ describe('stuck detection', () => {
     expect(model.requests.slice(0, 3).map((request) => JSON.stringify(request.messages))).not.toContainEqual(expect.stringContaining('repeated the same action'));
     expect(eventsOfType(events, 'stuck-nudge')).toMatchObject([{ step: 3 }]);
     expect(eventsOfType(events, 'step-end').at(-1)).toMatchObject({ step: 4, kind: 'stuck' });
+  });
+
+  it('names in its nudge the tools that can finish the run, or a plain-text answer when none is offered', async () => {
+    const same = callReply('echo', { text: 'again' });
+    const nudge = async (options: InProcessRunOptions) => {
+      const { model } = await run(Array.from({ length: 4 }, () => same), options);
+      return messageText(lastMessage(model.requests[3]));
+    };
+    expect(await nudge({})).toContain('Change your approach, or call terminate if the task is done or cannot be done.');
+    const withAnswerTool = await nudge({ recipe: 'response: { type: object, properties: { city: { type: string } }, required: [city] }' });
+    expect(withAnswerTool).toContain('Change your approach, or call terminate or create_chat_completion if the task is done or cannot be done.');
+    const textOnly = await nudge({ tools: ['echo'] });
+    expect(textOnly).toContain('Change your approach, or give your final answer as plain text if the task is done or cannot be done.');
+    expect(textOnly).not.toContain('terminate');
+    expect(await nudge({ tools: ['echo'], agent: 'finish_on_text: false' })).toContain('without progress. Change your approach.');
   });
 
   it('treats the same arguments in another order as the same call', async () => {

@@ -70,7 +70,7 @@ describe('MCP tools in a run', () => {
 
   it('names a tool the server does not have, with what it has, before the first model request', async () => {
     const { result, model } = await run([terminateReply()], { tools: ['mcp_test_ecko', 'terminate'], recipe: testServerRecipe('tools: { allow: [echo, fail] }'), overrides: trusted });
-    expect(result.exitCode).toBe(2);
+    expect(result.error?.code).toBe('config_invalid');
     expect(result.answer).toContain("lists the tool 'mcp_test_ecko', which the MCP server 'test' does not offer; it offers: mcp_test_echo, mcp_test_fail");
     expect(result.answer).toMatch(/recipe\.yaml:\d+:\d+/);
     expect(model.requests).toHaveLength(0);
@@ -99,7 +99,7 @@ describe('MCP tools in a run', () => {
       expect(JSON.stringify(events)).not.toContain('secret-value-1234');
     }
     const missing = await run([terminateReply()], { tools: ['mcp_test_environment', 'terminate'], recipe: testServerRecipe('env: { TOKEN: { env: MCP_TEST_SECRET_TOKEN } }'), overrides: trusted });
-    expect(missing.result.exitCode).toBe(2);
+    expect(missing.result.error?.code).toBe('config_invalid');
     expect(missing.result.answer).toMatch(/recipe\.yaml:\d+:\d+: error: the MCP server 'test' needs environment variables that are not set: MCP_TEST_SECRET_TOKEN/);
   });
 
@@ -140,7 +140,7 @@ describe('MCP tools in a run', () => {
       overrides: trusted,
       agent: 'finish_on_text: false',
     });
-    expect(result.exitCode).toBe(6);
+    expect(result.status).toBe('tool-source-failed');
     expect(result.status).toBe('tool-source-failed');
     expect(result.answer).toContain("the MCP server 'test' was lost");
     expect(result.answer).toContain('refusing to start after a crash');
@@ -156,7 +156,7 @@ describe('MCP tools in a run', () => {
       `    required: ${required}`,
     ].join('\n');
     const required = await run([terminateReply()], { tools: ['mcp_stuck_*', 'terminate'], recipe: recipe(true), overrides: trusted });
-    expect(required.result.exitCode).toBe(6);
+    expect(required.result.status).toBe('tool-source-failed');
     expect(required.result.answer).toContain("the MCP server 'stuck' could not be started: it did not answer within 1 s (startup_timeout_seconds)");
     expect(required.result.durationMs).toBeLessThan(10_000);
     const optional = await run([terminateReply()], { tools: ['mcp_stuck_*', 'terminate'], recipe: recipe(false), overrides: trusted });
@@ -170,7 +170,7 @@ describe('MCP tools in a run', () => {
       recipe: 'mcp_servers:\n  gone:\n    command: ./no-such-server\n    required: true',
       overrides: trusted,
     });
-    expect(result.exitCode).toBe(6);
+    expect(result.status).toBe('tool-source-failed');
     expect(result.answer).toMatch(/'gone' could not be started: .*no-such-server/s);
   });
 

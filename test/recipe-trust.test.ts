@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { exitCodeForError } from '../cli/exit-codes.js';
 import { loadRecipeFile } from '../runtime/config/load-recipe.js';
 import { reviewAgentsTrust, reviewRecipeTrust } from '../runtime/config/recipe-requests.js';
 import { loadAgentsConfig, resolveRecipe, type RecipeOverrides, type RunPlan } from '../runtime/config/resolve-recipe.js';
@@ -232,7 +233,7 @@ describe('consent to what a recipe requests', () => {
     const refused = await plan(files);
     const { error } = await answerAtTerminal(refused, '');
     expect(error).toBeInstanceOf(PermissionDeniedError);
-    expect((error as PermissionDeniedError).exitCode).toBe(5);
+    expect(exitCodeForError(error)).toBe(5);
     expect((error as Error).message).toContain('rerun with --trust host,network');
     await expect(settleTrustRequests(await plan(files), { interactive: false, environment: { XDG_CONFIG_HOME: '/config' } }))
       .rejects.toThrow(/rerun with --trust host,network to allow it \(or list them under trust: in \/config\/manus\/config\.yaml\)/);

@@ -3,6 +3,10 @@ import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resumeStateOf, type RecordedRun, type RunEvent } from '../runtime/recorded-run.js';
+import { comparedTools, DivergenceLog, recordedTools } from '../runtime/replay.js';
+import terminateTool from '../runtime/terminate-tool.js';
+import { defineTool, type AnyToolDefinition } from '../runtime/tool.js';
+import { createTestToolContext } from './support/tool-context.js';
 import { cliEntry, readEvents, runCli } from './support/run-cli.js';
 import { terminate, toolMessages, writeLoopFixture } from './support/loop-fixture.js';
 import { startScriptedModelServer, type RecordedChatRequest, type ScriptedModelServer, type ScriptedTurn } from './support/scripted-model-server.js';
@@ -247,6 +251,38 @@ describe('replay', () => {
     expect(changed.stderr).toContain('replay diverged from the recording at step 2: the result of read_env differs from the recording');
     expect(changed.stderr).toContain('recorded: value=first');
     expect(changed.stderr).toContain('actual:   value=second');
+  });
+
+  it('runs tools that declare themselves replay-safe for real, and answers other calls from the recording', async () => {
+    const call = (callId: string, tool: string, content: string): RunEvent => ({ type: 'tool-call-end', callId, tool, content, isError: false });
+    const recording: RecordedRun = {
+      file: 'events.jsonl',
+      warnings: [],
+      start: { type: 'run-start', runId: 'r1' },
+      events: [call('call_1', 'add', 'recorded sum'), call('call_2', 'clock', 'recorded time')],
+    };
+    const add = defineTool<{ a: number; b: number }>({
+      name: 'add',
+      description: 'Adds two numbers.',
+      parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } },
+      replaySafe: true,
+      execute: ({ a, b }) => String(a + b),
+    });
+    const clock = defineTool({ name: 'clock', description: 'The time now.', parameters: { type: 'object' }, execute: () => new Date().toISOString() });
+    const available = new Map<string, AnyToolDefinition>([[add.name, add], [clock.name, clock], [terminateTool.name, terminateTool]]);
+    const { context } = createTestToolContext();
+    const divergences = new DivergenceLog();
+
+    const recorded = recordedTools(recording, ['add', 'clock', 'terminate'], divergences, available);
+    expect(recorded.get('add')).toBe(add);
+    expect(recorded.get('terminate')).toBe(terminateTool);
+    expect(await recorded.get('clock')!.execute({}, { ...context, callId: 'call_2' })).toEqual({ content: 'recorded time', isError: false });
+
+    const compared = comparedTools(recording, available, divergences);
+    expect(await compared.get('add')!.execute({ a: 2, b: 3 }, { ...context, callId: 'call_1' })).toBe('5');
+    expect(divergences.count).toBe(0);
+    await compared.get('clock')!.execute({}, { ...context, callId: 'call_2' });
+    expect(divergences.first).toMatchObject({ what: 'the result of clock differs from the recording', recorded: 'recorded time' });
   });
 
   it('keeps secrets out of recordings', async () => {

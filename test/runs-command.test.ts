@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { exitCodeForError } from '../cli/exit-codes.js';
 import { runsCommand, showRunCommand, type CommandOutput } from '../cli/runs-command.js';
 import { formatDuration } from '../runtime/reports/display-format.js';
 import { listRuns, readRun, RunLookupError } from '../runtime/run-history.js';
@@ -325,9 +326,9 @@ describe('reading one run', () => {
     expect(failure).toBeInstanceOf(RunLookupError);
     expect(failure).toMatchObject({
       code: 'run_ambiguous',
-      exitCode: 2,
       message: "'20250201' matches 2 runs (20250201-100000-abd456, 20250201-100000-abc123); give more of the id",
     });
+    expect(exitCodeForError(failure)).toBe(2);
   });
 
   it('refuses an unknown id', async () => {

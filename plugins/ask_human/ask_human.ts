@@ -36,13 +36,9 @@ export default defineTool({
 
 /**
  * A denied permission and a question no one can answer end the run (exit 5), and an error of the
- * runtime's own kind other than a tool failure is the kernel's to handle. The code is compared as
- * well as the class so a plugin loaded with its own copy of the runtime module still recognises
- * the kernel's errors.
+ * runtime's own kind other than a tool failure is the kernel's to handle. Recognised by marker, so
+ * a plugin loaded with its own copy of the runtime module still recognises the kernel's errors.
  */
 function mustStopTheRun(error: unknown): boolean {
-  if (error instanceof ToolError) return false;
-  if (error instanceof ManusError) return true;
-  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
-  return code === 'permission_denied' || code === 'needs_input';
+  return ManusError.isInstance(error) && !ToolError.isInstance(error);
 }

@@ -2,7 +2,7 @@
  * Errors of the browser tools. They extend ToolError, so a failed action goes back to the model
  * as an error result that says what to do next, and the run goes on.
  */
-import { ToolError } from 'manus-runtime';
+import { ManusError, ToolError } from 'manus-runtime';
 
 export type BrowserErrorCode =
   /** Chromium could not be started or reached (missing executable, bad cdp_url). */
@@ -22,9 +22,18 @@ export type BrowserErrorCode =
   /** The action does not fit the element or the page (typing into a link, an unknown tab id). */
   | 'browser_action_failed';
 
+const browserErrorMarker = 'manus.error.BrowserError';
+const browserErrorSymbol = Symbol.for(browserErrorMarker);
+
 export class BrowserError extends ToolError {
+  private readonly [browserErrorSymbol] = true;
+
   constructor(code: BrowserErrorCode, message: string) {
     super(message, code);
+  }
+
+  static isInstance(error: unknown): error is BrowserError {
+    return ManusError.hasMarker(error, browserErrorMarker);
   }
 }
 

@@ -46,7 +46,7 @@ export async function httpRequest(request: HttpRequest): Promise<HttpResponse> {
     if (timeout.aborted) {
       throw new WebError('web_timeout', `${request.url.href} did not answer within ${request.timeoutMs / 1000} s.`);
     }
-    if (error instanceof WebError) throw error;
+    if (WebError.isInstance(error)) throw error;
     const reason = networkReason(error);
     throw new WebUnreachableError(`${request.url.href} could not be reached: ${reason.text}.`, reason.code);
   }

@@ -156,10 +156,10 @@ function classifyFailure(error: unknown): { reason: string; retry: boolean } {
     if (error.status === 429 || error.status === 403) return { reason: `blocked: HTTP ${error.status}`, retry: false };
     return { reason: `HTTP ${error.status}`, retry: error.status >= 500 };
   }
-  if (error instanceof WebUnreachableError) {
+  if (WebUnreachableError.isInstance(error)) {
     return { reason: error.message, retry: !lastingNetworkFailures.has(error.networkCode ?? '') };
   }
-  if (error instanceof WebError) {
+  if (WebError.isInstance(error)) {
     return { reason: error.message, retry: error.code === 'web_timeout' };
   }
   return { reason: error instanceof Error ? error.message : String(error), retry: false };

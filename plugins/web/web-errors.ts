@@ -1,5 +1,5 @@
 /** Failures of web requests, searches and page reads, with stable codes. */
-import { ToolError } from 'manus-runtime';
+import { ManusError, ToolError } from 'manus-runtime';
 
 export type WebErrorCode =
   | 'web_url_invalid'
@@ -14,21 +14,37 @@ export type WebErrorCode =
   | 'web_extraction_failed'
   | 'web_settings_invalid';
 
+const webErrorMarker = 'manus.error.WebError';
+const webErrorSymbol = Symbol.for(webErrorMarker);
+
 export class WebError extends ToolError {
+  private readonly [webErrorSymbol] = true;
   declare readonly code: WebErrorCode;
 
   constructor(code: WebErrorCode, message: string) {
     super(message, code);
   }
+
+  static isInstance(error: unknown): error is WebError {
+    return ManusError.hasMarker(error, webErrorMarker);
+  }
 }
+
+const webUnreachableErrorMarker = 'manus.error.WebUnreachableError';
+const webUnreachableErrorSymbol = Symbol.for(webUnreachableErrorMarker);
 
 /** A request that reached no server; `networkCode` says why (ENOTFOUND, ECONNREFUSED, ECONNRESET). */
 export class WebUnreachableError extends WebError {
+  private readonly [webUnreachableErrorSymbol] = true;
   readonly networkCode?: string;
 
   constructor(message: string, networkCode?: string) {
     super('web_unreachable', message);
     this.networkCode = networkCode;
+  }
+
+  static isInstance(error: unknown): error is WebUnreachableError {
+    return ManusError.hasMarker(error, webUnreachableErrorMarker);
   }
 }
 
@@ -40,11 +56,19 @@ export interface EngineFailure {
   attempts: number;
 }
 
+const webSearchErrorMarker = 'manus.error.WebSearchError';
+const webSearchErrorSymbol = Symbol.for(webSearchErrorMarker);
+
 export class WebSearchError extends WebError {
+  private readonly [webSearchErrorSymbol] = true;
   readonly failures: EngineFailure[];
 
   constructor(message: string, failures: EngineFailure[]) {
     super('web_search_failed', message);
     this.failures = failures;
+  }
+
+  static isInstance(error: unknown): error is WebSearchError {
+    return ManusError.hasMarker(error, webSearchErrorMarker);
   }
 }

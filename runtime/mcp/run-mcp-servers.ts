@@ -2,6 +2,12 @@
  * The run's entry to its MCP servers. Runs that need none never load the MCP SDK.
  */
 import type { RunPlan } from '../config/resolve-recipe.js';
+import type { ChatModel } from '../model/model-types.js';
+import type { RunOptions } from '../run.js';
+import type { PreparedRun } from '../run-preparation.js';
+import { createSandbox } from '../sandbox/create-sandbox.js';
+import { sandboxForRun } from '../sandbox/run-sandbox.js';
+import type { Toolbox } from '../toolbox.js';
 import type { RunServerServices } from './run-servers.js';
 import { environmentVariablesOf } from './server-config.js';
 
@@ -25,4 +31,24 @@ export async function startMcpServers(plan: RunPlan, services: McpRunServices): 
 /** The user's variables the run's MCP servers read: hidden in every sink like a key. */
 export function mcpSecretVariables(plan: RunPlan): string[] {
   return plan.mcpServers.flatMap(environmentVariablesOf);
+}
+
+/** What the run's servers use of the run: its toolbox, resources, trace, model, human channel and sandboxes. */
+export function mcpServicesFor(run: PreparedRun, options: RunOptions, model: ChatModel, toolbox: Toolbox): McpRunServices {
+  return {
+    toolbox,
+    resources: run.resources,
+    trace: run.trace,
+    model,
+    human: run.human,
+    signal: options.signal,
+    usage: run.outsideUsage,
+    environment: options.environment,
+    runSandbox: () => sandboxForRun(run),
+    // The user's own servers run on the host, contained and recorded in the run folder like any host command.
+    hostSandbox: () => run.resources.get('mcp-host-sandbox', () => createSandbox({
+      kind: 'host', network: true, options: {}, workspace: run.workspace, runDirectory: run.runDirectory, runId: run.runId,
+    }), (sandbox) => sandbox.dispose()),
+    failRun: (error) => run.faults.failRun(error),
+  };
 }

@@ -26,7 +26,7 @@ interface ErrorLike {
 }
 
 export function classifyProviderFailure(error: unknown): FailureClassification {
-  if (error instanceof ProviderError) {
+  if (ProviderError.isInstance(error)) {
     return { kind: error.kind, retryable: error.kind === 'malformed_reply' || error.kind === 'timeout', status: error.status, detail: error.message };
   }
   const failure = (error ?? {}) as ErrorLike;

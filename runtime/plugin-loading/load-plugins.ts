@@ -190,9 +190,10 @@ function isContextProvider(candidate: unknown): candidate is ContextProviderDefi
 /** The plugins of a folder: its plugin files, and the `index` file of each sub-folder that has one. */
 export function pluginFilesIn(folder: string): string[] {
   const files: string[] = [];
-  for (const entry of readdirSync(folder, { withFileTypes: true }).sort((first, second) => first.name.localeCompare(second.name))) {
-    const path = join(folder, entry.name);
-    if (isPluginFile(entry.name) && !isDirectory(path)) files.push(path);
+  // Sorted by code unit, not by locale: a locale comparison would load ICU's collation data at every start.
+  for (const name of readdirSync(folder).sort()) {
+    const path = join(folder, name);
+    if (isPluginFile(name) && !isDirectory(path)) files.push(path);
     else if (isDirectory(path)) {
       const index = indexFileNames.map((name) => join(path, name)).find((candidate) => existsSync(candidate));
       if (index) files.push(index);
@@ -284,7 +285,7 @@ let jitiInstance: Promise<{ import(id: string): Promise<unknown> }> | undefined;
 
 /**
  * A TypeScript plugin's `import ... from 'manus-runtime'` gets this process's own runtime module,
- * not a second copy read from disk: `instanceof` checks on its errors hold, and nothing is loaded.
+ * not a second copy read from disk: its errors and helpers are the kernel's own, and nothing is loaded.
  */
 function sharedJiti() {
   jitiInstance ??= Promise.all([import('jiti'), import('../index.js')]).then(([{ createJiti }, runtime]) =>

@@ -2,7 +2,7 @@
  * Errors of the sandboxes. They extend ToolError so that a tool which cannot get its sandbox
  * returns the reason to the model instead of failing the run.
  */
-import { ToolError } from '../errors.js';
+import { ManusError, ToolError } from '../errors.js';
 
 export type SandboxErrorCode =
   /** The requested kind cannot run here: no bwrap, no Docker daemon, no image. */
@@ -12,8 +12,17 @@ export type SandboxErrorCode =
   /** Starting a command or a session failed for a reason other than the command itself. */
   | 'sandbox_failed';
 
+const sandboxErrorMarker = 'manus.error.SandboxError';
+const sandboxErrorSymbol = Symbol.for(sandboxErrorMarker);
+
 export class SandboxError extends ToolError {
+  private readonly [sandboxErrorSymbol] = true;
+
   constructor(code: SandboxErrorCode, message: string) {
     super(message, code);
+  }
+
+  static isInstance(error: unknown): error is SandboxError {
+    return ManusError.hasMarker(error, sandboxErrorMarker);
   }
 }

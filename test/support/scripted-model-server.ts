@@ -9,7 +9,8 @@ import type {
   ChatCompletionCreateParams,
   ChatCompletionMessageFunctionToolCall,
 } from 'openai/resources/chat/completions';
-import { ExitCode, ManusError, errorMessage } from '../../runtime/errors.js';
+import { ExitCode } from '../../cli/exit-codes.js';
+import { ManusError, errorMessage } from '../../runtime/errors.js';
 
 /**
  * An OpenAI-compatible chat completions server that answers from a script, so loop tests and the
@@ -108,7 +109,7 @@ export interface ScriptedModelServer {
 
 export class ScriptFileError extends ManusError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super('script_invalid', message, ExitCode.usage, options);
+    super('script_invalid', message, options);
   }
 }
 
