@@ -100,7 +100,6 @@ async function startServer(server: McpServerConfig, agentNames: string[], servic
           });
           return client;
         }, timeoutMs),
-        prepareClient: () => undefined,
         onToolsChanged: (tools) => {
           offered = updateToolbox(created, tools, agentNames, offered, services);
           services.trace.emit('mcp-tools-changed', { server: server.name, tools: [...offered.values()] });

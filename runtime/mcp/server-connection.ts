@@ -24,8 +24,6 @@ export interface ServerConnectionOptions {
    * process for stdio servers. Called again for a restart.
    */
   connect(makeClient: () => Client, timeoutMs: number): Promise<ConnectedClient>;
-  /** Adds the handlers for the server's requests (sampling, elicitation) to a new client. */
-  prepareClient(client: Client): void;
   onToolsChanged(tools: Tool[]): void;
   onRestart(reason: string): void;
   onLost(reason: string): void;
@@ -134,7 +132,6 @@ export class McpServerConnection {
         if (this.refreshing === refresh) this.refreshing = undefined;
       });
     });
-    this.options.prepareClient(client);
     return client;
   }
 
