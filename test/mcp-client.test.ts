@@ -262,10 +262,17 @@ describe('MCP tools in a run', () => {
       console.log(`skipped: bubblewrap is not usable here (${bwrap.reason})`);
       context.skip();
     }
+    // The server is a script beside the recipe, started by a relative path from the recipe's folder.
+    const recipe = `mcp_servers:\n  test:\n    command: ./start-server.sh\nsandbox: { kind: bwrap, memory_mb: 8192 }`;
     const { result, model, events } = await run([
       callReply('mcp_test_echo', { text: 'from the sandbox' }),
       terminateReply(),
-    ], { tools: ['mcp_test_echo', 'terminate'], recipe: `${testServerRecipe()}\nsandbox: { kind: bwrap, memory_mb: 8192 }`, overrides: { trust: ['resources'] } });
+    ], {
+      tools: ['mcp_test_echo', 'terminate'],
+      recipe,
+      overrides: { trust: ['resources'] },
+      files: { 'start-server.sh': `#!/bin/sh\nexec node ${JSON.stringify(testServer)}\n` },
+    });
     expect(result.status, result.answer).toBe('success');
     expect(events.filter((event) => event.type === 'run-warning')).toEqual([]);
     expect(events.find((event) => event.type === 'mcp-server-ready')).toMatchObject({ place: 'bwrap' });

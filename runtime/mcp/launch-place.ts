@@ -47,7 +47,7 @@ export async function launchStdioServer(server: McpServerConfig, services: Launc
   if (sandbox.kind === 'docker') {
     throw new ToolError(`the MCP server '${server.name}' declared in ${server.declaredIn} cannot start in the Docker sandbox, which does not see its folder; use the bubblewrap sandbox (--sandbox bwrap), or --trust mcp to run it on the host`, 'mcp_server_unsupported_sandbox');
   }
-  return { session: await sandbox.spawnSession(argv, { env }), place: sandbox.kind };
+  return { session: await sandbox.spawnSession(argv, { env, readOnlyFolders: [cwd] }), place: sandbox.kind };
 }
 
 /** Literal values as written; `{env: NAME}` takes the user's variable, which must be set. */

@@ -128,7 +128,7 @@ export class BwrapSandbox implements Sandbox {
     await this.refreshWorkspaceAccess();
     const mounts = await this.mounts.acquire();
     try {
-      const session = await this.groups.spawnSession(bwrapCommandLine(this.layout, folder.hostPath, argv, mounts.readOnly), {
+      const session = await this.groups.spawnSession(bwrapCommandLine(this.layout, folder.hostPath, argv, mounts.readOnly, options.readOnlyFolders), {
         cwd: this.workspacePath,
         env: { ...this.environment, ...options.env },
         statusEncodesSignal: true,
@@ -164,9 +164,10 @@ export class BwrapSandbox implements Sandbox {
 
 /**
  * The full command line: bwrap <namespaces and mounts> -- [setpriv <user>] prlimit <limits> -- argv.
- * `readOnlyPaths` inside the workspace are mounted read-only over it.
+ * `readOnlyPaths` inside the workspace are mounted read-only over it. `readOnlyFolders` are host
+ * folders shown read-only under the workspace's mount, which they may contain.
  */
-export function bwrapCommandLine(layout: BwrapLayout, workingFolder: string, argv: string[], readOnlyPaths: readonly string[] = []): string[] {
+export function bwrapCommandLine(layout: BwrapLayout, workingFolder: string, argv: string[], readOnlyPaths: readonly string[] = [], readOnlyFolders: readonly string[] = []): string[] {
   const { user, network } = layout;
   const namespaces = user
     ? ['--unshare-ipc', '--unshare-pid', '--unshare-uts', '--unshare-cgroup-try', ...(network ? [] : ['--unshare-net'])]
@@ -186,6 +187,11 @@ export function bwrapCommandLine(layout: BwrapLayout, workingFolder: string, arg
     '--proc', '/proc',
     '--perms', '1777', '--tmpfs', temporaryFolder,
     ...layout.hiddenFolders.flatMap((folder) => ['--perms', '0755', '--tmpfs', folder]),
+    // Folders on the way to one under the sandbox's own /tmp are made passable, as for the workspace.
+    ...readOnlyFolders.flatMap((folder) => [
+      ...ancestorsOf(folder).filter((ancestor) => isWithin(temporaryFolder, ancestor)).flatMap((ancestor) => ['--perms', '0755', '--dir', ancestor]),
+      '--ro-bind', folder, folder,
+    ]),
     ...foldersToCreate(layout).flatMap((folder) => ['--perms', '0755', '--dir', folder]),
     '--bind', layout.workspace, layout.workspace,
     ...readOnlyPaths.flatMap((path) => ['--ro-bind', path, path]),

@@ -44,6 +44,12 @@ export interface SandboxCommandResult {
 export interface SandboxSessionOptions {
   cwd?: string;
   env?: Record<string, string>;
+  /**
+   * Host folders the session must see, read-only, where the sandbox would otherwise hide them (its
+   * own /tmp): the folder of an MCP server a recipe declares. Sandboxes that show the host's files
+   * already, or none of them, leave this alone.
+   */
+  readOnlyFolders?: string[];
 }
 
 export interface SessionExit {

@@ -116,6 +116,8 @@ export interface InProcessRunOptions extends LoopRecipeOptions {
   overrides?: RecipeOverrides;
   /** Variables the run sees besides XDG_CONFIG_HOME. */
   environment?: Record<string, string>;
+  /** More files beside the recipe, by name (executable when they start with #!). */
+  files?: Record<string, string>;
 }
 
 export type RunEvent = Record<string, any>;
@@ -183,6 +185,7 @@ export function useInProcessRuns(): (script: ScriptedTurn[] | ScriptedChatModel,
     const folder = join(root, `run-${(runCount += 1)}`);
     folders.push(folder);
     writeLoopRecipe(folder, '../tools', options);
+    for (const [name, text] of Object.entries(options.files ?? {})) writeFileSync(join(folder, name), text, { mode: text.startsWith('#!') ? 0o755 : 0o644 });
     const model = script instanceof ScriptedChatModel ? script : new ScriptedChatModel(script);
     // The user's own configuration (trust grants) stays out of the test.
     const environment = { ...options.environment, XDG_CONFIG_HOME: join(folder, 'no-user-config') };
