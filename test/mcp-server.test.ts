@@ -159,7 +159,8 @@ function textOf(result: CallToolResult): string {
 
 function runFolders(fixture: string): string[] {
   const folder = join(fixture, '.manus', 'runs');
-  return existsSync(folder) ? readdirSync(folder).map((name) => join(folder, name)) : [];
+  // A folder is made a moment before its events file.
+  return existsSync(folder) ? readdirSync(folder).map((name) => join(folder, name)).filter((run) => existsSync(join(run, 'events.jsonl'))) : [];
 }
 
 async function until(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
@@ -365,6 +366,19 @@ describe('manus mcp serve over stdio', () => {
     const resumed = await runCli(['resume', runId, '--json'], { cwd: fixture, env: { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', MANUS_MODEL: 'scripted-model' } });
     expect(resumed.exitCode).toBe(0);
     expect(resumed.json).toMatchObject({ status: 'success', structured: { title: 'Owls, resumed' } });
+  });
+
+  it('stops a running recipe when the server is stopped: the run ends as interrupted before the process does', async () => {
+    const fixture = writeServeFixture();
+    const model = await withModel([{ toolCalls: [{ name: 'wait', arguments: { milliseconds: 60_000 } }] }]);
+    const { client, transport } = await connectStdio(fixture, ['--recipe', 'facts.yaml'], model);
+    void client.callTool({ name: 'facts', arguments: { topic: 'owls' } }).catch(() => undefined);
+    await until(() => runFolders(fixture).some((folder) => readEvents(folder).some((event) => event.type === 'tool-call-start')));
+    const pid = transport.pid!;
+    process.kill(pid, 'SIGTERM');
+    await until(() => processIsGone(pid));
+    const [runFolder] = runFolders(fixture);
+    expect(readEvents(runFolder).at(-1)).toMatchObject({ type: 'run-end', status: 'interrupted' });
   });
 
   it('refuses to start with a tool no plugin defines, naming what there is', async () => {

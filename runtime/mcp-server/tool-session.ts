@@ -6,7 +6,7 @@
  */
 import { mkdirSync, realpathSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { sandboxDefaults } from '../config/defaults.js';
 import type { ModelProfileConfig } from '../config/types.js';
 import type { TrustGrant } from '../config/trust-grants.js';
@@ -77,7 +77,8 @@ export class ToolSession {
       tools: options.tools,
       sandbox: options.sandbox ?? sandboxDefaults.kind,
       trust: [...options.trustGrants],
-      workspace: this.workspace,
+      // Relative, as a run records it: no machine paths in the record.
+      workspace: relative(options.cwd, this.workspace),
     });
   }
 
