@@ -163,6 +163,12 @@ function runFolders(fixture: string): string[] {
   return existsSync(folder) ? readdirSync(folder).map((name) => join(folder, name)).filter((run) => existsSync(join(run, 'events.jsonl'))) : [];
 }
 
+/** The events written so far, for polling: a line being written is not read yet. */
+function eventsSoFar(runFolder: string): Array<Record<string, any>> {
+  const text = readFileSync(join(runFolder, 'events.jsonl'), 'utf8');
+  return text.split('\n').slice(0, -1).map((line) => JSON.parse(line));
+}
+
 async function until(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
@@ -248,7 +254,7 @@ describe('manus mcp serve over stdio', () => {
     await client.close();
     // The session's resources were disposed when the client went away.
     await until(() => processIsGone(kept.pid));
-    await until(() => readEvents(kept.runDirectory).some((event) => event.type === 'run-end'));
+    await until(() => eventsSoFar(kept.runDirectory).some((event) => event.type === 'run-end'));
     const events = readEvents(kept.runDirectory);
     expect(events[0]).toMatchObject({ type: 'run-start', recipe: { name: 'mcp-serve' } });
     expect(events.filter((event) => event.type === 'tool-call-end').map((event) => event.tool)).toEqual(['keep_process', 'ask']);
@@ -264,7 +270,7 @@ describe('manus mcp serve over stdio', () => {
     expect(textOf(result)).toMatch(/made-here/);
     const [sessionFolder] = runFolders(fixture);
     await client.close();
-    await until(() => readEvents(sessionFolder).some((event) => event.type === 'run-end'));
+    await until(() => eventsSoFar(sessionFolder).some((event) => event.type === 'run-end'));
     expect(readEvents(sessionFolder).find((event) => event.type === 'sandbox-selected')).toMatchObject({ kind: 'bwrap' });
     expect(readdirSync(join(fixture, 'workspace', sessionFolder.split('/').at(-1)!))).toContain('made-here');
   });
@@ -354,11 +360,11 @@ describe('manus mcp serve over stdio', () => {
     const { client } = await connectStdio(fixture, ['--recipe', 'facts.yaml'], model);
     const controller = new AbortController();
     const call = client.callTool({ name: 'facts', arguments: { topic: 'owls' } }, undefined, { signal: controller.signal }).then(() => 'answered', () => 'rejected');
-    await until(() => runFolders(fixture).some((folder) => readEvents(folder).some((event) => event.type === 'tool-call-start')));
+    await until(() => runFolders(fixture).some((folder) => eventsSoFar(folder).some((event) => event.type === 'tool-call-start')));
     controller.abort('changed my mind');
     expect(await call).toBe('rejected');
     const [runFolder] = runFolders(fixture);
-    await until(() => readEvents(runFolder).some((event) => event.type === 'run-end'));
+    await until(() => eventsSoFar(runFolder).some((event) => event.type === 'run-end'));
     expect(readEvents(runFolder).at(-1)).toMatchObject({ type: 'run-end', status: 'interrupted' });
 
     model.setTurns([structuredFinish('Owls, resumed')]);
@@ -373,7 +379,7 @@ describe('manus mcp serve over stdio', () => {
     const model = await withModel([{ toolCalls: [{ name: 'wait', arguments: { milliseconds: 60_000 } }] }]);
     const { client, transport } = await connectStdio(fixture, ['--recipe', 'facts.yaml'], model);
     void client.callTool({ name: 'facts', arguments: { topic: 'owls' } }).catch(() => undefined);
-    await until(() => runFolders(fixture).some((folder) => readEvents(folder).some((event) => event.type === 'tool-call-start')));
+    await until(() => runFolders(fixture).some((folder) => eventsSoFar(folder).some((event) => event.type === 'tool-call-start')));
     const pid = transport.pid!;
     process.kill(pid, 'SIGTERM');
     await until(() => processIsGone(pid));
