@@ -65,6 +65,8 @@ export async function serveHttp(newConnection: () => ConnectionServer, options: 
     };
     await connection.server.connect(transport);
     await transport.handleRequest(request, response, body);
+    // An initialize request the transport refused started no session: nothing will close it later.
+    if (!transport.sessionId || !sessions.has(transport.sessionId)) await connection.close();
   };
 
   const server = createServer((request, response) => {
