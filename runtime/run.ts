@@ -19,7 +19,6 @@ import type { SecretRedactor } from './secret-redaction.js';
 
 export type { RunStatus } from './run-status.js';
 
-
 export interface RunResult {
   runId: string;
   status: RunStatus;
