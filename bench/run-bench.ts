@@ -7,6 +7,8 @@
  * Cold start is measured three ways: a start with the code cache an earlier start wrote, and the
  * floor, a Node process that only sends one request to the same server, in turns so that a change
  * in the machine's speed affects both alike; then a few first starts, each with an empty cache.
+ * The step has a floor too: a Node process that sends the kernel's recorded requests in a plain
+ * loop, each as soon as the last reply has been read, also in turns with the kernel's runs.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -115,6 +117,46 @@ async function floorOnce(): Promise<number> {
   }
 }
 
+/**
+ * The time per step of a bare client: a Node process sending the same request bodies in a plain
+ * loop, each once the reply before it has been read to the end. A step is the time from one
+ * request reaching the server to the next, for the floor and the kernel alike.
+ */
+async function stepFloorOnce(bodies: unknown[]): Promise<number[]> {
+  const server = await startScriptedModelServer({ turns: script() });
+  const folder = mkdtempSync(join(tmpdir(), 'manus-bench-floor-'));
+  try {
+    const bodiesFile = join(folder, 'bodies.json');
+    writeFileSync(bodiesFile, JSON.stringify(bodies));
+    const loop = [
+      "const { readFileSync } = require('node:fs');",
+      `const bodies = JSON.parse(readFileSync(${JSON.stringify(bodiesFile)}, 'utf8'));`,
+      '(async () => {',
+      '  for (const body of bodies) {',
+      `    const response = await fetch(${JSON.stringify(`${server.baseUrl}/chat/completions`)}, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer bench' }, body: JSON.stringify(body) });`,
+      '    await response.text();',
+      '  }',
+      '})();',
+    ].join('\n');
+    const child = spawn(process.execPath, ['-e', loop], { stdio: ['ignore', 'ignore', 'inherit'] });
+    await new Promise((resolve) => child.on('close', resolve));
+    return requestIntervals(server.requests.filter((request) => request.path.endsWith('/chat/completions')) as RecordedChatRequest[]);
+  } finally {
+    await server.close();
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/** From one request's arrival to the next: the whole step, as the server sees it. */
+function requestIntervals(requests: RecordedChatRequest[]): number[] {
+  return requests.slice(1).map((request, index) => request.receivedAt - requests[index].receivedAt);
+}
+
+/** The median step from step 20 to step 30, where a long run spends its time. */
+function lateSteps(intervals: number[][]): number {
+  return median(intervals.flatMap((run) => run.slice(19, steps)));
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((left, right) => left - right);
   const middle = Math.floor(sorted.length / 2);
@@ -149,9 +191,11 @@ async function measure(label: string, pluginExtension: 'mjs' | 'ts') {
     const runs: RunFigures[] = [];
     const firstStarts: number[] = [];
     const floors: number[] = [];
+    const stepFloors: number[][] = [];
     for (let repetition = 0; repetition < repetitions; repetition += 1) {
       runs.push(await runOnce(folder, warmCache));
       floors.push(await floorOnce());
+      stepFloors.push(await stepFloorOnce(runs[runs.length - 1].requests.map((request) => request.body)));
     }
     // Apart from the others: each first start writes a cache as it exits, and that disk work
     // would slow whichever start came next.
@@ -164,10 +208,14 @@ async function measure(label: string, pluginExtension: 'mjs' | 'ts') {
     const stepOne = median(runs.map((run) => run.stepGapsMs[0]));
     const stepThirty = median(runs.map((run) => run.stepGapsMs[steps - 1]));
     const allSteps = median(runs.flatMap((run) => run.stepGapsMs));
+    const lateStep = lateSteps(runs.map((run) => requestIntervals(run.requests)));
+    const lateStepFloor = lateSteps(stepFloors);
+    const fastestColdStart = Math.min(...runs.map((run) => run.coldStartMs));
+    const fastestFloor = Math.min(...floors);
     const prompt = promptFigures(runs[0].requests);
     const memory = runs.flatMap((run) => (run.peakMemoryMb === undefined ? [] : [run.peakMemoryMb]));
     const peakMemoryMb = memory.length > 0 ? median(memory) : undefined;
-    return { label, coldStart, firstStart, floor, stepOne, stepThirty, allSteps, peakMemoryMb, prompt };
+    return { label, coldStart, firstStart, floor, fastestColdStart, fastestFloor, stepOne, stepThirty, allSteps, lateStep, lateStepFloor, peakMemoryMb, prompt };
   } finally {
     rmSync(folder, { recursive: true, force: true });
     for (const cacheFolder of cacheFolders) rmSync(cacheFolder, { recursive: true, force: true });
@@ -182,7 +230,9 @@ for (const result of results) {
   process.stdout.write([
     `${result.label} (median of ${repetitions} runs, ${steps} no-op steps)`,
     `  cold start, process start to first model request: ${format(result.coldStart)} (first start, no code cache yet: ${format(result.firstStart)}; Node sending one request and nothing else: ${format(result.floor)})`,
+    `  fastest cold start ${format(result.fastestColdStart)}, fastest floor ${format(result.fastestFloor)}: ${(result.fastestColdStart / result.fastestFloor).toFixed(2)} times the floor`,
     `  kernel time per step, reply to next request: step 1 ${format(result.stepOne)}, step ${steps} ${format(result.stepThirty)}, median of all steps ${format(result.allSteps)}`,
+    `  whole step, request to request, median of steps 20-${steps}: ${format(result.lateStep)}; a bare request loop sending the same requests: ${format(result.lateStepFloor)}; ${(result.lateStep / result.lateStepFloor).toFixed(2)} times the floor`,
     `  prompt tokens sent: step 1 ${tokens[0]}, step ${steps} ${tokens[steps - 1]}; growth per step ${Math.min(...growth)}-${Math.max(...growth)} tokens (the new assistant turn and tool result)`,
     `  prompt characters sent: step 1 ${characters[0]}, step ${steps} ${characters[steps - 1]}; history append-only: ${appendOnly ? 'yes' : 'NO'}`,
     `  peak resident memory over the run: ${result.peakMemoryMb === undefined ? 'not available on this system' : `${result.peakMemoryMb.toFixed(1)} MB`}`,

@@ -7,6 +7,7 @@ import { dropWritesAfterClose } from './closed-output.js';
 import { helpAfter } from './help-text.js';
 import { ConfigError, formatDiagnostic, ManusError, UsageError, type Diagnostic } from '../runtime/errors.js';
 import { ExitCode, exitCodeForError } from './exit-codes.js';
+import { mcpServeCommand } from './mcp-serve-command.js';
 import type { SandboxSettings } from '../runtime/tool.js';
 
 /** The package's version, filled in by the build. */
@@ -147,6 +148,11 @@ function createProgram(): Command {
       const { listAgents } = await import('./list-command.js');
       return finish(await listAgents(options));
     });
+
+  program
+    .command('mcp')
+    .description('serve tools and recipes over the Model Context Protocol')
+    .addCommand(mcpServeCommand(finish).configureHelp({ optionDescription }));
 
   for (const command of program.commands) {
     // After a usage error, one line pointing at the command's own help rather than all of it.

@@ -46,8 +46,11 @@ export interface ProtectedPathPlaces {
   environment: Record<string, string | undefined>;
 }
 
+/** What the protected paths are found from: a run's plan, or only the agents files when tools are served without a recipe. */
+export type ProtectedPathSources = Pick<RunPlan, 'agentsConfig'> & Partial<Pick<RunPlan, 'recipe' | 'agent'>>;
+
 /** Every protected path of a run of `plan`. */
-export function protectedPathsFor(plan: RunPlan, places: ProtectedPathPlaces): ProtectedPath[] {
+export function protectedPathsFor(plan: ProtectedPathSources, places: ProtectedPathPlaces): ProtectedPath[] {
   const entries: ProtectedPath[] = [];
   const add = (path: string, kind: ProtectedPath['kind'], reason: string, watched = true) => {
     const absolute = resolve(places.cwd, path);
@@ -58,8 +61,8 @@ export function protectedPathsFor(plan: RunPlan, places: ProtectedPathPlaces): P
   };
 
   for (const folder of pluginFolderCandidates(places.cwd, plan.recipe)) add(folder, 'folder', 'plugins in it are loaded by the next run');
-  for (const file of agentsFileCandidates(plan.recipe.file, places.cwd)) add(file, 'file', 'the runtime reads this agents.yaml');
-  add(plan.recipe.file, 'file', 'it is the recipe being run');
+  for (const file of agentsFileCandidates(plan.recipe?.file, places.cwd)) add(file, 'file', 'the runtime reads this agents.yaml');
+  if (plan.recipe) add(plan.recipe.file, 'file', 'it is the recipe being run');
   for (const file of promptFilesOf(plan)) add(file, 'file', 'the recipe or an agents.yaml reads its prompt from it');
   add(join(places.cwd, '.manus'), 'folder', 'it holds the runtime\'s runs', false);
   add(places.runsDirectory, 'folder', 'it holds the runtime\'s runs', false);
@@ -81,11 +84,11 @@ export function protectedPathsFor(plan: RunPlan, places: ProtectedPathPlaces): P
   return deduplicate(entries);
 }
 
-function promptFilesOf(plan: RunPlan): string[] {
-  const agents = [plan.agent, ...plan.agentsConfig.agents.values()];
-  if (typeof plan.recipe.agent === 'object') agents.push(plan.recipe.agent);
+function promptFilesOf(plan: ProtectedPathSources): string[] {
+  const agents = [...(plan.agent ? [plan.agent] : []), ...plan.agentsConfig.agents.values()];
+  if (typeof plan.recipe?.agent === 'object') agents.push(plan.recipe.agent);
   const files = agents.flatMap((agent) => agent.promptFiles ?? []);
-  if (plan.recipe.promptFile) files.push(plan.recipe.promptFile);
+  if (plan.recipe?.promptFile) files.push(plan.recipe.promptFile);
   return files;
 }
 

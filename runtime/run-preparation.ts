@@ -73,7 +73,7 @@ export interface RunToolbox {
   responseSchema?: FinalAnswerSchema;
 }
 
-function newRunId(now = new Date()): string {
+export function newRunId(now = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
   return `${stamp}-${randomBytes(3).toString('hex')}`;
 }

@@ -20,7 +20,6 @@ import type { SecretRedactor } from './secret-redaction.js';
 
 export type { RunStatus } from './run-status.js';
 
-
 export interface RunResult {
   runId: string;
   status: RunStatus;

@@ -122,7 +122,7 @@ export function checkToolSchema(tool: AnyToolDefinition): string | undefined {
 }
 
 /** Validates (and fills defaults into) `value`; returns readable problems, or none. */
-export function validateToolArguments(tool: AnyToolDefinition, value: Record<string, unknown>): string[] {
+export function validateToolArguments(tool: Pick<AnyToolDefinition, 'parameters'>, value: Record<string, unknown>): string[] {
   const validate = compileJsonSchema(tool.parameters);
   if (validate(value)) return [];
   return (validate.errors ?? []).map((error) => {

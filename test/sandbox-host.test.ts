@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import bash from '../plugins/code/bash.js';
 import pythonExecute from '../plugins/code/python_execute.js';
@@ -274,17 +275,21 @@ describe.skipIf(!containment.namespace)('host commands in their own PID namespac
   });
 });
 
+// A runtime process of its own, made from the kernel's source: the sandbox is not part of the public API.
+const sandboxModule = join(repositoryRoot, 'runtime', 'sandbox', 'create-sandbox.ts');
+const loadTypeScript = ['--import', pathToFileURL(join(repositoryRoot, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href];
+
 describe.skipIf(!containment.namespace || !containment.parentDeathSignal)('a host runtime killed with SIGKILL', () => {
   it('takes every process its commands started with it', async () => {
     const marker = uniqueSleepArgument();
     const script = join(root, 'runtime.mjs');
     writeFileSync(script, [
-      `import { createSandbox } from ${JSON.stringify(join(repositoryRoot, 'dist/bundle/index.mjs'))};`,
+      `import { createSandbox } from ${JSON.stringify(sandboxModule)};`,
       'const [workspace, runDirectory, command] = process.argv.slice(2);',
       "const sandbox = await createSandbox({ kind: 'host', network: false, options: {}, workspace, runDirectory, runId: 'killed' });",
       'await sandbox.run(command, { timeoutMs: 600_000 });',
     ].join('\n'));
-    const runtime = spawn(process.execPath, [script, workspace, root, escapingCommand(marker, `sleep ${marker}`)], { stdio: 'ignore' });
+    const runtime = spawn(process.execPath, [...loadTypeScript, script, workspace, root, escapingCommand(marker, `sleep ${marker}`)], { stdio: 'ignore' });
     try {
       await expect.poll(() => processesWithArgument(marker).length, { timeout: 20_000 }).toBe(escapees + 1);
       runtime.kill('SIGKILL');
@@ -337,7 +342,7 @@ describe.skipIf(!unprivilegedNamespaces)('an unprivileged host runtime', () => {
     chownSync(folder, unprivileged.uid, unprivileged.gid);
     const script = join(folder, 'runtime.mjs');
     writeFileSync(script, [
-      `import { createSandbox } from ${JSON.stringify(join(repositoryRoot, 'dist/bundle/index.mjs'))};`,
+      `import { createSandbox } from ${JSON.stringify(sandboxModule)};`,
       'const [folder, command] = process.argv.slice(2);',
       "const sandbox = await createSandbox({ kind: 'host', network: false, options: {}, workspace: folder, runDirectory: folder, runId: 'unprivileged' });",
       'const result = await sandbox.run(command, { timeoutMs: 30_000 });',
@@ -345,7 +350,7 @@ describe.skipIf(!unprivilegedNamespaces)('an unprivileged host runtime', () => {
       'await sandbox.dispose();',
     ].join('\n'));
     try {
-      const result = spawnSync(process.execPath, [script, folder, `setsid sleep ${marker} & id -u; ls /proc | grep -c '^[0-9]'`], {
+      const result = spawnSync(process.execPath, [...loadTypeScript, script, folder, `setsid sleep ${marker} & id -u; ls /proc | grep -c '^[0-9]'`], {
         ...unprivileged,
         encoding: 'utf8',
         timeout: 30_000,

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChatModel, ModelReply, ModelRequest, ToolSpecification } from '../../runtime/model/model-types.js';
 import type { ChatMessage, JsonSchema } from '../../runtime/tool.js';
 
@@ -73,7 +74,12 @@ export class ScriptedChatModel implements ChatModel {
     const turn = this.turns.shift();
     if (!turn) throw new Error(`the script has no reply left for request ${this.requests.length}`);
     const reply = typeof turn === 'function' ? turn(received) : turn;
-    if (reply.delayMs) await delay(reply.delayMs, request.signal);
+    if (reply.delayMs) {
+      // Rejects with the signal's own reason, as a provider's client does.
+      await sleep(reply.delayMs, undefined, { signal: request.signal }).catch((error: unknown) => {
+        throw request.signal?.aborted ? request.signal.reason : error;
+      });
+    }
     request.signal?.throwIfAborted();
     if (reply.error !== undefined) throw reply.error;
     const toolCalls = (reply.toolCalls ?? []).map((call) => ({
@@ -121,19 +127,4 @@ function receivedRequest(request: ModelRequest): ReceivedRequest {
     parallelToolCalls: request.parallelToolCalls,
     responseSchema: request.responseSchema && structuredClone(request.responseSchema),
   };
-}
-
-function delay(milliseconds: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, milliseconds);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

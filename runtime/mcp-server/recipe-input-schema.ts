@@ -1,0 +1,39 @@
+/** A recipe's parameters as the JSON Schema of the tool that runs it: types, enums, defaults, what is required. */
+import type { Recipe, RecipeParameter } from '../config/types.js';
+import type { JsonSchema } from '../tool.js';
+
+/** The argument that carries the task when the recipe has no prompt of its own. */
+export const taskArgument = 'prompt';
+
+export function recipeInputSchema(recipe: Recipe): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  for (const parameter of recipe.parameters) {
+    properties[parameter.name] = parameterSchema(parameter);
+    if (parameter.required && parameter.default === undefined) required.push(parameter.name);
+  }
+  if (recipe.promptTemplate === undefined && !(taskArgument in properties)) {
+    properties[taskArgument] = { type: 'string', description: 'The task for the agent.' };
+    required.push(taskArgument);
+  }
+  return { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
+}
+
+function parameterSchema(parameter: RecipeParameter): JsonSchema {
+  const schema: JsonSchema = parameter.type === 'enum'
+    ? { type: 'string', enum: parameter.values ?? [] }
+    : { type: parameter.type };
+  if (parameter.description) schema.description = parameter.description;
+  if (parameter.default !== undefined) schema.default = parameter.default;
+  return schema;
+}
+
+/** Arguments as the text a `--param` would give; the recipe's own conversion then applies. */
+export function parameterArguments(recipe: Recipe, input: Record<string, unknown>): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const parameter of recipe.parameters) {
+    const value = input[parameter.name];
+    if (value !== undefined) values[parameter.name] = String(value);
+  }
+  return values;
+}
