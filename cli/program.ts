@@ -127,9 +127,11 @@ function createProgram(): Command {
       return finish(await listTools(options));
     });
 
-  program
+  const mcp = program
     .command('mcp')
-    .description('MCP servers: `mcp list [recipe]` starts the declared servers and prints their tools')
+    .description('MCP: serve tools and recipes over the Model Context Protocol, or list the tools of declared MCP servers')
+    .addCommand(mcpServeCommand(finish).configureHelp({ optionDescription }));
+  mcp
     .command('list')
     .description('start the MCP servers the agents files, your config and the recipe declare, and print their tools and schemas')
     .argument('[recipe]', 'a recipe whose servers to add')
@@ -148,11 +150,6 @@ function createProgram(): Command {
       const { listAgents } = await import('./list-command.js');
       return finish(await listAgents(options));
     });
-
-  program
-    .command('mcp')
-    .description('serve tools and recipes over the Model Context Protocol')
-    .addCommand(mcpServeCommand(finish).configureHelp({ optionDescription }));
 
   for (const command of program.commands) {
     // After a usage error, one line pointing at the command's own help rather than all of it.
