@@ -255,7 +255,6 @@ describe('MCP tools in a run', () => {
     });
   }
 
-  // Node reserves more address space than the default limit (memory_mb: 1024) allows.
   it('runs a recipe\'s stdio server inside the bubblewrap sandbox without --trust mcp', async (context) => {
     const bwrap = await probeBwrap();
     if (!bwrap.usable) {
@@ -263,14 +262,13 @@ describe('MCP tools in a run', () => {
       context.skip();
     }
     // The server is a script beside the recipe, started by a relative path from the recipe's folder.
-    const recipe = `mcp_servers:\n  test:\n    command: ./start-server.sh\nsandbox: { kind: bwrap, memory_mb: 8192 }`;
+    const recipe = `mcp_servers:\n  test:\n    command: ./start-server.sh\nsandbox: { kind: bwrap }`;
     const { result, model, events } = await run([
       callReply('mcp_test_echo', { text: 'from the sandbox' }),
       terminateReply(),
     ], {
       tools: ['mcp_test_echo', 'terminate'],
       recipe,
-      overrides: { trust: ['resources'] },
       files: { 'start-server.sh': `#!/bin/sh\nexec node ${JSON.stringify(testServer)}\n` },
     });
     expect(result.status, result.answer).toBe('success');

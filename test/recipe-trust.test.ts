@@ -123,7 +123,7 @@ describe('what a recipe may only request', () => {
     expect(review('loosened.yaml')).toEqual([
       ['env', 'sandbox.pass_env: [AWS_SECRET_ACCESS_KEY]'],
       ['image', 'sandbox.image: attacker/image'],
-      ['resources', 'sandbox.memory_mb: 1024 (the default)'],
+      ['resources', 'sandbox.memory_mb: 2048 (the default)'],
       ['resources', 'sandbox.cpus: 4'],
       ['resources', 'sandbox.pids: 256 (the default)'],
     ]);

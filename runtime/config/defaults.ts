@@ -44,7 +44,7 @@ export const sandboxDefaults = {
   kind: 'auto',
   network: false,
   image: 'manus-sandbox:bookworm',
-  memory_mb: 1024,
+  memory_mb: 2048,
   cpus: 1,
   pids: 256,
   pass_env: [],
