@@ -5,10 +5,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { probeBwrap } from '../runtime/sandbox/create-sandbox.js';
+import { probeDocker } from '../runtime/sandbox/docker-connection.js';
 import { processesWithArgument } from './support/processes.js';
 import { useInProcessRuns } from './support/in-process-loop.js';
 import { repositoryRoot } from './support/run-cli.js';
@@ -276,7 +277,54 @@ describe('MCP tools in a run', () => {
     expect(events.find((event) => event.type === 'mcp-server-ready')).toMatchObject({ place: 'bwrap' });
     expect(toolText(model.requests[1])[0]).toBe('echo: from the sandbox');
   });
+
+  it("runs a recipe's stdio server in a Docker container of its own that sees the recipe's folder read-only", async (context) => {
+    const docker = await probeDocker(dockerImage);
+    if (!docker.available) {
+      console.log(`skipped: no Docker daemon or image (${docker.reason})`);
+      context.skip();
+    }
+    const recipe = `mcp_servers:\n  shell:\n    command: sh\n    args: [server.sh]\nsandbox: { kind: docker, image: "${dockerImage}" }`;
+    const { result, model, events } = await run([
+      callReply('mcp_shell_where', {}),
+      terminateReply(),
+    ], { tools: ['mcp_shell_where', 'terminate'], recipe, files: { 'server.sh': shellServer } });
+    expect(result.status, result.answer).toBe('success');
+    expect(events.find((event) => event.type === 'mcp-server-ready')).toMatchObject({ place: 'docker' });
+    // Inside a container (its own host name), as the sandbox's user, unable to write the recipe's folder.
+    const [where, user, write] = toolText(model.requests[1])[0].split(' ');
+    expect(where).not.toBe(hostname());
+    expect(user).not.toBe('');
+    expect(write).toBe('read-only');
+    const leftovers = await listContainers(result.runId);
+    expect(leftovers).toEqual([]);
+  });
 });
+
+const dockerImage = 'manus-sandbox:bookworm';
+
+/** An MCP server in plain sh, for an image that has neither Node nor Python's json module. */
+const shellServer = [
+  '#!/bin/sh',
+  'while IFS= read -r line; do',
+  '  id=$(printf \'%s\' "$line" | sed -n \'s/.*"id":\\([0-9]*\\).*/\\1/p\')',
+  '  case "$line" in',
+  '    *\'"method":"initialize"\'*) printf \'{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"shell","version":"1"}}}\\n\' "$id" ;;',
+  '    *\'"method":"tools/list"\'*) printf \'{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"where","description":"Where it runs.","inputSchema":{"type":"object"}}]}}\\n\' "$id" ;;',
+  '    *\'"method":"tools/call"\'*)',
+  '      if touch probe 2>/dev/null; then write=writable; else write=read-only; fi',
+  '      printf \'{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"%s %s %s"}]}}\\n\' "$id" "$(cat /etc/hostname)" "$(id -u)" "$write" ;;',
+  '  esac',
+  'done',
+  '',
+].join('\n');
+
+/** The run's containers still present, by the label every sandbox container carries. */
+async function listContainers(runId: string): Promise<string[]> {
+  const { connectDocker } = await import('../runtime/sandbox/docker-connection.js');
+  const containers = await (await connectDocker()).listContainers({ all: true });
+  return containers.filter((container) => Object.values(container.Labels ?? {}).includes(runId)).map((container) => container.Id);
+}
 
 
 /** The published reference server over HTTP, on a free port. */

@@ -5,7 +5,7 @@
  * way the process is started by a sandbox, so it is contained, recorded in the run folder and
  * killed with the run (or at the next start, after the runtime was killed).
  */
-import { PermissionDeniedError, ToolError } from '../errors.js';
+import { PermissionDeniedError } from '../errors.js';
 import type { TrustGrant } from '../config/trust-grants.js';
 import type { Sandbox, SandboxSession } from '../sandbox/sandbox-types.js';
 import { isTrustedServer, type McpEnvironmentValue, type McpServerConfig } from './server-config.js';
@@ -43,9 +43,6 @@ export async function launchStdioServer(server: McpServerConfig, services: Launc
     throw new PermissionDeniedError(
       `the MCP server '${server.name}' declared in ${server.declaredIn} would run on the host, since the run has no sandbox; rerun with --trust mcp to allow it, or make bubblewrap available`,
     );
-  }
-  if (sandbox.kind === 'docker') {
-    throw new ToolError(`the MCP server '${server.name}' declared in ${server.declaredIn} cannot start in the Docker sandbox, which does not see its folder; use the bubblewrap sandbox (--sandbox bwrap), or --trust mcp to run it on the host`, 'mcp_server_unsupported_sandbox');
   }
   return { session: await sandbox.spawnSession(argv, { env, readOnlyFolders: [cwd] }), place: sandbox.kind };
 }

@@ -50,6 +50,8 @@ export interface DockerSandboxSettings {
   /** A client to reuse; by default one is connected as `connectDocker` describes. */
   docker?: Dockerode;
   protectedPaths?: ProtectedPaths;
+  /** Host folders mounted read-only at their own paths (a session's `readOnlyFolders`). */
+  readOnlyFolders?: string[];
 }
 
 interface StartedExec {
@@ -72,6 +74,8 @@ export class DockerSandbox implements Sandbox {
   readonly workspacePath = containerWorkspace;
   private disposed = false;
   private readonly access: WorkspaceAccessOptions;
+  /** Containers of sessions that must see host folders this container does not mount. */
+  private readonly companions = new Set<DockerSandbox>();
 
   private constructor(
     private readonly docker: Dockerode,
@@ -81,6 +85,7 @@ export class DockerSandbox implements Sandbox {
     private readonly grantTo: SandboxUser | undefined,
     /** Who gets back what the container's user created. */
     private readonly owner: SandboxUser | undefined,
+    private readonly settings: DockerSandboxSettings,
     protectedPaths: ProtectedPaths | undefined,
   ) {
     this.access = {
@@ -111,6 +116,7 @@ export class DockerSandbox implements Sandbox {
           Binds: [
             `${workspace}:${containerWorkspace}:rw`,
             ...readOnly.map((path) => `${path}:${posix.join(containerWorkspace, ...relative(workspace, path).split(sep))}:ro`),
+            ...(settings.readOnlyFolders ?? []).map((folder) => `${realpathSync(folder)}:${realpathSync(folder)}:ro`),
           ],
           NetworkMode: settings.network ? 'bridge' : 'none',
           Memory: options.memoryMb * bytesPerMegabyte,
@@ -134,7 +140,7 @@ export class DockerSandbox implements Sandbox {
       await container.remove({ force: true }).catch(() => undefined);
       throw new SandboxError('sandbox_unavailable', `Could not start the sandbox container: ${(error as Error).message}`);
     }
-    return new DockerSandbox(docker, container, workspace, grantTo, owner, settings.protectedPaths);
+    return new DockerSandbox(docker, container, workspace, grantTo, owner, { ...settings, docker }, settings.protectedPaths);
   }
 
   /** The container's id, for diagnostics and tests. */
@@ -191,6 +197,7 @@ export class DockerSandbox implements Sandbox {
   }
 
   async spawnSession(command: SandboxCommand, options: SandboxSessionOptions = {}): Promise<SandboxSession> {
+    if (options.readOnlyFolders?.length) return this.spawnInCompanion(command, options);
     const argv = toArgv(command);
     const folder = await resolveCommandFolder(this.hostWorkspace, options.cwd);
     await this.refreshWorkspaceAccess();
@@ -221,6 +228,29 @@ export class DockerSandbox implements Sandbox {
     };
   }
 
+  /**
+   * A container's mounts are fixed when it is made, so a session that must see other host folders
+   * gets a container of its own: the same image, user, limits, network and workspace, plus those
+   * folders read-only. It is removed when the session ends, or with this sandbox.
+   */
+  private async spawnInCompanion(command: SandboxCommand, options: SandboxSessionOptions): Promise<SandboxSession> {
+    const companion = await DockerSandbox.create({ ...this.settings, readOnlyFolders: options.readOnlyFolders });
+    this.companions.add(companion);
+    try {
+      const session = await companion.spawnSession(command, { ...options, readOnlyFolders: undefined });
+      void session.exited.then(() => this.releaseCompanion(companion));
+      return session;
+    } catch (error) {
+      await this.releaseCompanion(companion);
+      throw error;
+    }
+  }
+
+  private async releaseCompanion(companion: DockerSandbox): Promise<void> {
+    if (!this.companions.delete(companion)) return;
+    await companion.dispose().catch(() => undefined);
+  }
+
   async refreshWorkspaceAccess(): Promise<void> {
     if (this.grantTo) await grantWorkspaceAccess(this.hostWorkspace, this.grantTo, this.access);
   }
@@ -232,6 +262,7 @@ export class DockerSandbox implements Sandbox {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    await Promise.all([...this.companions].map((companion) => this.releaseCompanion(companion)));
     try {
       await this.container.remove({ force: true });
     } catch (error) {
