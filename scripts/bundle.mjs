@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
 import { build } from 'esbuild';
 
 const outdir = 'dist/bundle';
@@ -11,7 +12,28 @@ rmSync(outdir, { recursive: true, force: true });
 
 // Loaded only by the runs that need them, or shipped with native or WASM parts; all have a
 // CommonJS entry, which the bundle requires.
-const external = ['tiktoken', 'jiti', 'dockerode', 'playwright-core', '@modelcontextprotocol/sdk', 'linkedom', 'turndown', '@mozilla/readability'];
+const external = ['tiktoken', 'jiti', 'dockerode', 'playwright-core', '@modelcontextprotocol/sdk', 'linkedom', 'turndown', '@mozilla/readability', '@resvg/resvg-js'];
+
+/**
+ * vega and vega-lite are ES modules with a top-level await (vega-canvas probing for the optional
+ * node-canvas), which neither require() nor the bundle (no import() in a vm.Script) can load. Each
+ * gets a CommonJS file of its own beside the bundle, built with vega-canvas's build without that
+ * probe (charts are drawn as SVG; Vega measures text without a canvas), and required from there
+ * only when a chart is drawn, so the bundle every run starts from stays as small as it was.
+ */
+const vegaLibraries = { vega: './vega.cjs', 'vega-lite': './vega-lite.cjs' };
+const vegaCanvasWithoutProbe = {
+  name: 'vega-canvas-without-probe',
+  setup(context) {
+    context.onResolve({ filter: /^vega-canvas$/ }, () => ({ path: resolve('node_modules/vega-canvas/build/vega-canvas.browser.js') }));
+  },
+};
+const vegaOutsideBundle = {
+  name: 'vega-outside-bundle',
+  setup(context) {
+    context.onResolve({ filter: /^vega(-lite)?$/ }, (arguments_) => ({ path: vegaLibraries[arguments_.path], external: true }));
+  },
+};
 
 /** Plugin files are imported by Node itself, from a file outside the bundle. */
 const importOutsideBundle = {
@@ -55,7 +77,7 @@ async function builtInPluginEntries() {
     `export const names = [${entries.map((_, index) => `plugin${index}`).join(', ')}].map((exported) => [exported].flat().map((tool) => tool?.name));`,
   ].join('\n');
   const namesFile = `${outdir}/plugin-names.cjs`;
-  await build({ ...commonJs, stdin: { contents, resolveDir: process.cwd(), loader: 'ts' }, outdir: undefined, outfile: namesFile, bundle: true, alias: { 'manus-runtime': './runtime/index.ts' }, external });
+  await build({ ...commonJs, stdin: { contents, resolveDir: process.cwd(), loader: 'ts' }, outdir: undefined, outfile: namesFile, bundle: true, alias: { 'manus-runtime': './runtime/index.ts' }, external: [...external, 'vega', 'vega-lite'] });
   const { names } = createRequire(import.meta.url)(`./../${namesFile}`);
   rmSync(namesFile);
   return entries.map((entry, index) => {
@@ -102,13 +124,15 @@ await build({
   alias: { 'manus-runtime': './runtime/index.ts' },
   define: { ...commonJs.define, MANUS_VERSION: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version) },
   external,
-  plugins: [importOutsideBundle, inlineConfigValidators],
+  plugins: [importOutsideBundle, inlineConfigValidators, vegaOutsideBundle],
   // Smaller source reads faster; names are kept so error classes are still recognised by name
   // and stack traces stay readable. ASCII output lets the launcher read it as latin1.
   minify: true,
   keepNames: true,
   charset: 'ascii',
 });
+await build({ ...commonJs, entryPoints: { vega: 'node_modules/vega/build/vega.module.js' }, bundle: true, plugins: [vegaCanvasWithoutProbe] });
+await build({ ...commonJs, entryPoints: { 'vega-lite': 'node_modules/vega-lite/build/index.js' }, bundle: true, plugins: [vegaOutsideBundle] });
 // Compiled on its own, with import() left as it is.
 await build({ ...commonJs, entryPoints: { 'load-module-file': 'runtime/load-module-file.ts' } });
 
