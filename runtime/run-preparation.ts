@@ -155,7 +155,10 @@ export function prepareRun(plan: RunPlan, options: RunOptions): PreparedRun {
 export async function connectModel(plan: RunPlan, options: RunOptions, run: PreparedRun): Promise<RunModel> {
   if (options.model) return { model: options.model };
   const connection = await resolveModelConnection(plan.profile, options.environment, { modelOverride: plan.modelOverride });
-  const client = new ModelClient(connection, { onRetry: (notice) => run.trace.emit('model-retry', { ...notice }) });
+  const client = new ModelClient(connection, {
+    onRetry: (notice) => run.trace.emit('model-retry', { ...notice }),
+    onRateWait: (notice) => run.trace.emit('model-rate-wait', { ...notice }),
+  });
   client.prepare();
   return { model: redactingModel(client, run.redactor), connection };
 }

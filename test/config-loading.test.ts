@@ -56,6 +56,18 @@ describe('unknown keys', () => {
     ]);
   });
 
+  it('points at a misspelt rate limit key and at a limit below one', async () => {
+    const result = await validate(
+      { 'agents.yaml': 'version: 1\nllm:\n  default:\n    rate_limit:\n      request_per_minute: 10\n      max_concurrent: 0\n' },
+      'agents.yaml',
+    );
+    expect(result.exitCode).toBe(2);
+    expect(result.diagnostics).toContain(
+      "agents.yaml:5:7: error: unknown key 'request_per_minute' in 'llm.default.rate_limit' (did you mean 'requests_per_minute'?)",
+    );
+    expect(result.diagnostics.some((line) => line.startsWith('agents.yaml:6:23: error:') && line.includes('max_concurrent'))).toBe(true);
+  });
+
   it('points at a misspelt top-level recipe key and suggests the right one', async () => {
     const result = await validate({ 'recipe.yaml': 'version: 1\nname: typo\npromt: Say hi.\nagent: assistant\n' }, 'recipe.yaml');
     expect(result.exitCode).toBe(2);

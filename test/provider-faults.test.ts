@@ -17,6 +17,21 @@ describe('retry policy', () => {
     expect(run.stderr).toContain('retrying the model request in 1.0 s');
   });
 
+  it('with a rate limit, waits out a 429 in the shared limiter and records the wait', async () => {
+    const run = await runScripted([{ fault: { kind: 'status', status: 429, retryAfter: '1' } }, terminate('after the wait')], {
+      profile: 'rate_limit: { requests_per_minute: 10, max_concurrent: 2 }',
+    });
+    expect(run.exitCode).toBe(0);
+    expect(run.json.answer).toBe('after the wait');
+    expect(run.requests[1].receivedAt - run.requests[0].repliedAt!).toBeGreaterThanOrEqual(950);
+    const events = readEvents(run.json.runDirectory);
+    expect(events.find((event) => event.type === 'model-retry')).toMatchObject({ attempt: 1, delayMs: 1000 });
+    const wait = events.find((event) => event.type === 'model-rate-wait')!;
+    expect(wait).toMatchObject({ limit: 'provider_rate_limit' });
+    expect(wait.waitMs).toBeGreaterThanOrEqual(950);
+    expect(run.stderr).toContain("waited 1.0 s for the profile's rate limit (provider_rate_limit)");
+  });
+
   it('gives up at once when Retry-After exceeds the cap', async () => {
     const run = await runScripted([{ fault: { kind: 'status', status: 429, retryAfter: '3600' } }, terminate()]);
     expect(run.exitCode).toBe(4);

@@ -67,6 +67,11 @@ export function readModelProfile(name: string, raw: ProfileYaml = {}): ModelProf
     headersEnv: raw.headers_env ?? { ...profileDefaults.headers_env },
     price: raw.price && { inputPerMillion: raw.price.input_per_million, outputPerMillion: raw.price.output_per_million },
     retry: readRetrySettings(raw.retry),
+    rateLimit: raw.rate_limit && {
+      requestsPerMinute: raw.rate_limit.requests_per_minute,
+      tokensPerMinute: raw.rate_limit.tokens_per_minute,
+      maxConcurrent: raw.rate_limit.max_concurrent,
+    },
   };
 }
 

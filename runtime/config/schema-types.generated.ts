@@ -146,6 +146,23 @@ export interface ProfileYaml {
     input_per_million: number;
     output_per_million: number;
   };
+  /**
+   * Limits shared by every run in the process that uses this profile at the same endpoint and model. Requests wait for room instead of failing; a 429 from the provider slows all of them down.
+   */
+  rate_limit?: {
+    /**
+     * Requests started in any 60-second window.
+     */
+    requests_per_minute?: number;
+    /**
+     * Tokens in any 60-second window: the request's estimate before it is sent, corrected by the reply's usage.
+     */
+    tokens_per_minute?: number;
+    /**
+     * Requests in flight at once.
+     */
+    max_concurrent?: number;
+  };
   retry?: {
     max_attempts?: number;
     base_delay_ms?: number;

@@ -31,10 +31,18 @@ export interface ModelProfileConfig {
   /** Header name to the environment variable holding its value: credentials stay out of YAML. */
   headersEnv?: Record<string, string>;
   retry: RetrySettings;
+  /** Shared by every client of this profile in the process; undefined means no limit. */
+  rateLimit?: RateLimitSettings;
   price?: TokenPrices;
   location?: SourceLocation;
   /** Defined by the package's own agents.yaml; a profile from any other file may not choose where keys go. */
   trusted?: boolean;
+}
+
+export interface RateLimitSettings {
+  requestsPerMinute?: number;
+  tokensPerMinute?: number;
+  maxConcurrent?: number;
 }
 
 export interface RetrySettings {

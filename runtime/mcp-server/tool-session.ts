@@ -161,7 +161,10 @@ export class ToolSession {
   private async modelClient(): Promise<ChatModel> {
     if (this.model) return this.model;
     const connection = await resolveModelConnection(this.options.profile, this.options.environment, {});
-    const client = new ModelClient(connection, { onRetry: (notice) => this.trace.emit('model-retry', { ...notice }) });
+    const client = new ModelClient(connection, {
+      onRetry: (notice) => this.trace.emit('model-retry', { ...notice }),
+      onRateWait: (notice) => this.trace.emit('model-rate-wait', { ...notice }),
+    });
     this.model = redactingModel(client, this.options.redactor);
     return this.model;
   }

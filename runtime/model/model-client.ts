@@ -9,11 +9,17 @@ import { ProviderError } from '../errors.js';
 import { httpFetch } from './http-fetch.js';
 import type { ModelConnection } from './model-connection.js';
 import type { ChatModel, ModelReply, ModelRequest, RawToolCall, RetryNotice, TokenUsage } from './model-types.js';
+import { RateLimiter, sharedRateLimiter, type RateWaitNotice } from './rate-limiter.js';
 import { classifyProviderFailure, retryDelay, type FailureClassification } from './retry-policy.js';
 import { StreamWatchdog } from './stream-watchdog.js';
+import { TokenCounter } from './token-counter.js';
 
 export interface ModelClientOptions {
   onRetry?: (notice: RetryNotice) => void;
+  /** Told how long a request waited for the profile's rate limit before it was sent. */
+  onRateWait?: (notice: RateWaitNotice) => void;
+  /** The limiter to share; by default the process's one for the profile, endpoint and model. */
+  rateLimiter?: RateLimiter;
   sleep?: (milliseconds: number, signal?: AbortSignal) => Promise<void>;
 }
 
@@ -36,10 +42,14 @@ export class ModelClient implements ChatModel {
   readonly connection: ModelConnection;
   private readonly options: ModelClientOptions;
   private sdkClient?: Promise<OpenAI>;
+  private readonly rateLimiter?: RateLimiter;
+  private tokenCounter?: TokenCounter;
 
   constructor(connection: ModelConnection, options: ModelClientOptions = {}) {
     this.connection = connection;
     this.options = options;
+    this.rateLimiter = options.rateLimiter
+      ?? sharedRateLimiter({ profileName: connection.profile.name, baseUrl: connection.baseUrl, model: connection.model }, connection.profile.rateLimit);
   }
 
   /** Starts loading the SDK so the first request does not wait for it. */
@@ -51,18 +61,33 @@ export class ModelClient implements ChatModel {
     const started = performance.now();
     const settings = this.connection.profile.retry;
     for (let attempt = 1; ; attempt += 1) {
+      const permit = await this.rateLimiter?.acquire(this.estimatedTokens(request), request.signal, this.options.onRateWait);
       try {
         const reply = await this.attempt(request);
+        if (reply.usage) permit?.settle(reply.usage.totalTokens);
+        permit?.release();
         return { ...reply, attempts: attempt, durationMs: performance.now() - started };
       } catch (error) {
+        // The slot is free while the retry waits; only the window keeps counting the request.
+        permit?.release();
         if (request.signal?.aborted) throw request.signal.reason ?? error;
         const classification = classifyProviderFailure(error);
         const delay = retryDelay(classification, attempt, settings);
         if (delay === undefined) throw this.finalError(classification, attempt, error);
         this.options.onRetry?.({ attempt, delayMs: delay, reason: `${classification.kind}: ${classification.detail}` });
-        await (this.options.sleep ?? abortableSleep)(delay, request.signal);
+        // A shared limiter makes every client, this one included, wait out the 429 before its next request.
+        if (classification.kind === 'rate_limited' && this.rateLimiter) this.rateLimiter.slowDown(delay);
+        else await (this.options.sleep ?? abortableSleep)(delay, request.signal);
       }
     }
+  }
+
+  /** What the request will cost before it is sent: its messages and tools, plus the reply it may get. */
+  private estimatedTokens(request: ModelRequest): number {
+    if (this.rateLimiter?.settings.tokensPerMinute === undefined) return 0;
+    this.tokenCounter ??= new TokenCounter(this.connection.model);
+    const tools = request.tools && request.tools.length > 0 ? this.tokenCounter.countText(JSON.stringify(request.tools)) : 0;
+    return this.tokenCounter.countMessages(request.messages) + tools + (this.connection.profile.maxTokens ?? 0);
   }
 
   private client(): Promise<OpenAI> {

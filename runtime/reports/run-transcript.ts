@@ -72,6 +72,8 @@ class Transcript {
         return this.toolResult(event);
       case 'model-retry':
         return this.line(`  (the model request failed: ${textField(event.reason) ?? 'unknown reason'}; retried after ${formatDuration(numberField(event.delayMs))})`);
+      case 'model-rate-wait':
+        return this.line(`  (the model request waited ${formatDuration(numberField(event.waitMs))} for the rate limit: ${textField(event.limit) ?? 'unknown'})`);
       case 'stuck-nudge':
         return this.line('  (the agent was repeating itself and was told to change course)');
       case 'error-streak-nudge':
