@@ -7,6 +7,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { UsageError } from '../runtime/errors.js';
 import { ExitCode } from './exit-codes.js';
 import type { SandboxSettings } from '../runtime/tool.js';
+import { sandboxKind } from './sandbox-option.js';
 
 /** The package's version, filled in by the build. */
 declare const MANUS_VERSION: string;
@@ -115,11 +116,4 @@ function port(value: string): number {
   const number = Number(value);
   if (!Number.isInteger(number) || number < 0 || number > 65535) throw new InvalidArgumentError('expected a port number from 0 to 65535');
   return number;
-}
-
-function sandboxKind(value: string): SandboxSettings['kind'] {
-  const kinds = ['auto', 'bwrap', 'docker', 'host'] as const;
-  const kind = kinds.find((name) => name === value);
-  if (!kind) throw new InvalidArgumentError(`expected one of ${kinds.join(', ')}`);
-  return kind;
 }

@@ -9,6 +9,7 @@ import { ConfigError, formatDiagnostic, ManusError, UsageError, type Diagnostic 
 import { ExitCode, exitCodeForError } from './exit-codes.js';
 import { mcpServeCommand } from './mcp-serve-command.js';
 import type { SandboxSettings } from '../runtime/tool.js';
+import { sandboxKind } from './sandbox-option.js';
 
 /** The package's version, filled in by the build. */
 declare const MANUS_VERSION: string;
@@ -219,13 +220,6 @@ function positiveNumber(value: string): number {
   const number = Number(value);
   if (!Number.isFinite(number) || number <= 0) throw new InvalidArgumentError('expected a number above 0');
   return number;
-}
-
-function sandboxKind(value: string): SandboxSettings['kind'] {
-  const kinds = ['auto', 'bwrap', 'docker', 'host'] as const;
-  const kind = kinds.find((name) => name === value);
-  if (!kind) throw new InvalidArgumentError(`expected one of ${kinds.join(', ')}`);
-  return kind;
 }
 
 function positiveInteger(value: string): number {

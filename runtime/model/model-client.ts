@@ -13,6 +13,7 @@ import { RateLimiter, sharedRateLimiter, type RateWaitNotice } from './rate-limi
 import { classifyProviderFailure, retryDelay, type FailureClassification } from './retry-policy.js';
 import { StreamWatchdog } from './stream-watchdog.js';
 import { TokenCounter } from './token-counter.js';
+import { abortableSleep } from './abortable-sleep.js';
 
 export interface ModelClientOptions {
   onRetry?: (notice: RetryNotice) => void;
@@ -262,19 +263,4 @@ function usageFrom(raw: { prompt_tokens?: number; completion_tokens?: number; to
   const promptTokens = raw.prompt_tokens ?? 0;
   const completionTokens = raw.completion_tokens ?? 0;
   return { promptTokens, completionTokens, totalTokens: raw.total_tokens ?? promptTokens + completionTokens };
-}
-
-function abortableSleep(milliseconds: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, milliseconds);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -5,6 +5,7 @@
  * halves a configured request rate until a whole window passes without another.
  */
 import type { RateLimitSettings } from '../config/types.js';
+import { abortableSleep } from './abortable-sleep.js';
 
 export type RateLimitKind = 'requests_per_minute' | 'tokens_per_minute' | 'max_concurrent' | 'provider_rate_limit';
 
@@ -156,19 +157,7 @@ export class RateLimiter {
 
 const realClock: RateLimiterClock = {
   now: () => performance.now(),
-  sleep: (milliseconds, signal) =>
-    new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, milliseconds);
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(signal?.reason);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-    }),
+  sleep: abortableSleep,
 };
 
 const sharedLimiters = new Map<string, RateLimiter>();
