@@ -61,6 +61,9 @@ export async function loadPluginFolders(folders: PluginFolder[], options: { chec
   const files: string[] = [];
   const seen = new Set<string>();
   const reserved = new Map<string, string>();
+  // Left unloaded on the manifest's word alone, without reading their files' times: if a name the
+  // run needs turns up nowhere, these are checked against their sources after all.
+  const skipped: Array<{ file: string; needed: ReadonlySet<string> }> = [];
   for (const folder of folders) {
     if (!existsSync(folder.path) || !statSync(folder.path).isDirectory()) {
       diagnostics.push({ severity: 'error', message: `plugin folder not found: ${displayPath(folder.path)}`, location: folder.location ?? { file: folder.path } });
@@ -73,12 +76,23 @@ export async function loadPluginFolders(folders: PluginFolder[], options: { chec
       const realFile = realPath(file);
       if (seen.has(realFile)) continue;
       seen.add(realFile);
-      const builtIn = folder.neededBuiltIns ? unchangedBuiltIn(file) : undefined;
-      if (!builtIn || builtIn.names.some((name) => folder.neededBuiltIns!.has(name))) files.push(file);
-      else for (const name of builtIn.names) reserved.set(name, file);
+      const listed = folder.neededBuiltIns ? builtInEntry(file) : undefined;
+      if (!listed || listed.names.some((name) => folder.neededBuiltIns!.has(name))) files.push(file);
+      else {
+        for (const name of listed.names) reserved.set(name, file);
+        skipped.push({ file, needed: folder.neededBuiltIns! });
+      }
     }
   }
   const loaded = await loadPluginFiles(files, diagnostics, options);
+  const missing = (needed: ReadonlySet<string>) => [...needed].some((name) => !loaded.tools.has(name) && !loaded.contextProviders.has(name) && !reserved.has(name));
+  const changed = skipped.filter(({ file, needed }) => missing(needed) && !unchangedBuiltIn(file));
+  if (changed.length > 0) {
+    for (const { file } of changed) for (const [name, owner] of reserved) if (owner === file) reserved.delete(name);
+    const reloaded = await loadPluginFiles(changed.map(({ file }) => file), diagnostics, options);
+    for (const [name, tool] of reloaded.tools) loaded.tools.set(name, tool);
+    for (const [name, provider] of reloaded.contextProviders) loaded.contextProviders.set(name, provider);
+  }
   for (const tool of kernelTools) {
     const clash = loaded.tools.get(tool.name);
     if (clash) diagnostics.push({ severity: 'error', message: `the tool '${tool.name}' is the runtime's own; a plugin cannot define it`, location: definitionLocation(clash.file, tool.name) });
@@ -252,15 +266,21 @@ let builtInFolder: string | undefined;
  * is known only by loading its source) or is not one of the package's own.
  */
 function unchangedBuiltIn(file: string): BuiltInPlugin | undefined {
+  const entry = builtInEntry(file);
+  if (!entry) return undefined;
+  const folder = dirname(file);
+  return newestChange(indexFileNames.includes(basename(file)) && folder !== builtInFolder ? folder : file) <= builtInManifest().builtAtMs ? entry : undefined;
+}
+
+/** The manifest entry of one of the package's own plugins, whether or not it changed since the build. */
+function builtInEntry(file: string): BuiltInPlugin | undefined {
   const manifest = builtInManifest();
   if (manifest.plugins.size === 0) return undefined;
   builtInFolder ??= realpathSync(join(packageRoot, 'plugins'));
   const folder = realPath(dirname(file));
   const family = indexFileNames.includes(basename(file)) && realPath(dirname(folder)) === builtInFolder;
   if (!family && folder !== builtInFolder) return undefined;
-  const entry = manifest.plugins.get(family ? basename(folder) : basename(file, extname(file)));
-  if (!entry) return undefined;
-  return newestChange(family ? folder : file) <= manifest.builtAtMs ? entry : undefined;
+  return manifest.plugins.get(family ? basename(folder) : basename(file, extname(file)));
 }
 
 /** When a plugin file, or any file of a plugin folder, last changed. */
