@@ -64,6 +64,7 @@ export async function listMcpServers(recipeFile: string | undefined, options: { 
       trustGrants: grants,
       hostChosenByUser: false,
       environment: process.env,
+      workspace,
       runSandbox: async () => {
         const bwrap = await probeBwrap();
         if (!bwrap.usable) throw new Error(`it is declared by a recipe or project and bubblewrap is not usable here (${bwrap.reason}); list it with --trust mcp to start it on the host`);

@@ -6,7 +6,7 @@ import { parseTrustGrants, type TrustGrant } from '../runtime/config/trust-grant
 import { UsageError } from '../runtime/errors.js';
 import { readRecordedRun, type RecordedRun } from '../runtime/recorded-run.js';
 import { resolveRunId } from '../runtime/run-history.js';
-import { comparedTools, DivergenceLog, planFromRecording, RecordedModel, recordedTools, type ReplayToolMode } from '../runtime/replay.js';
+import { comparingWithRecording, DivergenceLog, planFromRecording, RecordedModel, recordedTools, type ReplayToolMode } from '../runtime/replay.js';
 import { packageRoot } from '../runtime/package-root.js';
 import { loadPluginFolders } from '../runtime/plugin-loading/load-plugins.js';
 import { runsDirectoryFor } from '../runtime/run-preparation.js';
@@ -23,11 +23,12 @@ export async function replayCommand(target: string, options: ReplayCommandOption
   const recorded = readRecordedRun(await eventsFileFor(target, options));
   for (const warning of recorded.warnings) process.stderr.write(`warning: ${warning}\n`);
   const divergences = new DivergenceLog();
-  const plan = mode === 'real' ? await realToolsPlan(recorded, divergences, trust) : await recordedToolsPlan(recorded, divergences);
+  const plan = mode === 'real' ? await realToolsPlan(recorded, trust) : await recordedToolsPlan(recorded, divergences);
   plan.workspace = options.workspace;
   const result = await runWithProgress(plan, { ...options, answer: [] }, {
     workspaceSource: mode === 'real' ? workspaceSourceOf(recorded) : undefined,
     model: new RecordedModel(recorded, divergences),
+    wrapTool: mode === 'real' ? comparingWithRecording(recorded, divergences) : undefined,
     startDetails: { replayOf: recorded.start.runId, replayTools: mode, model: recordedModel(recorded) },
   }, `replay of recorded model replies from run ${String(recorded.start.runId)} (tools: ${mode}); no model is called`);
   const recordedStatus = recorded.end?.status;
@@ -71,15 +72,13 @@ async function recordedToolsPlan(recorded: RecordedRun, divergences: DivergenceL
  * Real tools need the recipe: where it was recorded, beside the recording, or in a folder above the
  * recording when the recording travelled with its project (as the shipped ones do).
  */
-async function realToolsPlan(recorded: RecordedRun, divergences: DivergenceLog, trust: TrustGrant[]): Promise<RunPlan> {
+async function realToolsPlan(recorded: RecordedRun, trust: TrustGrant[]): Promise<RunPlan> {
   const recipe = recorded.start.recipe as { file: string; overrides?: RecipeOverrides };
   const file = findRecordedPath(recipe.file, recorded, [join(dirname(recorded.file), basename(recipe.file))]);
   if (!file) throw new UsageError(`--tools real needs the recipe, and ${recipe.file} is not there; use --tools recorded`);
   // Real tools run with the recipe's sandbox: the grants it needs are given again, never read from the recording.
   const resolved = await resolveRecipe(file, { cwd: process.cwd(), overrides: { ...recipe.overrides, trust } });
-  const plan = planFromRecording(recorded, resolved);
-  plan.tools = comparedTools(recorded, resolved.tools, divergences);
-  return plan;
+  return planFromRecording(recorded, resolved);
 }
 
 /** The folder the recorded run's workspace was copied from, found again so the replay starts from the same files. */

@@ -11,6 +11,7 @@ import { emptyAgentsConfig, readModelProfile } from './config/load-agents.js';
 import type { ChatModel, ModelReply, ModelRequest } from './model/model-types.js';
 import { recordedReplies, recordedToolResults, type RecordedRun } from './recorded-run.js';
 import { defineTool, type AnyToolDefinition, type ToolResult } from './tool.js';
+import type { ToolWrapper } from './toolbox.js';
 import { ManusError } from './errors.js';
 
 export type ReplayToolMode = 'recorded' | 'real';
@@ -113,30 +114,25 @@ export function recordedTools(
   return tools;
 }
 
-/** Wraps real tools so each result is compared with the recorded one for the same call. */
-export function comparedTools(run: RecordedRun, tools: ReadonlyMap<string, AnyToolDefinition>, divergences: DivergenceLog): Map<string, AnyToolDefinition> {
+/** A wrapper for real tools that compares each result with the recorded one for the same call. */
+export function comparingWithRecording(run: RecordedRun, divergences: DivergenceLog): ToolWrapper {
   const results = recordedToolResults(run);
-  const wrapped = new Map<string, AnyToolDefinition>();
-  for (const [name, tool] of tools) {
-    if (tool.replaySafe) {
-      wrapped.set(name, tool);
-      continue;
-    }
-    wrapped.set(name, {
+  return (tool) => {
+    if (tool.replaySafe) return tool;
+    return {
       ...tool,
       async execute(input, context) {
         const value = await tool.execute(input, context);
         const actual = typeof value === 'string' ? value : value.content;
         const recorded = results.get(context.callId);
-        if (!recorded) divergences.note({ step: context.step, what: `${name} was called, but the recording has no such call (${context.callId})` });
+        if (!recorded) divergences.note({ step: context.step, what: `${tool.name} was called, but the recording has no such call (${context.callId})` });
         else if (recorded.content !== actual) {
-          divergences.note({ step: context.step, what: `the result of ${name} differs from the recording`, recorded: recorded.content, actual });
+          divergences.note({ step: context.step, what: `the result of ${tool.name} differs from the recording`, recorded: recorded.content, actual });
         }
         return value;
       },
-    });
-  }
-  return wrapped;
+    };
+  };
 }
 
 /** A run plan from the recording alone, for replays that need neither the recipe nor a model. */
@@ -184,7 +180,7 @@ export function planFromRecording(run: RecordedRun, basePlan?: RunPlan): RunPlan
     task: String(start.task ?? ''),
     // The replay's own workspace, never the recorded one, which the recorded run has changed.
     workspace: undefined,
-    tools: new Map(),
+    tools: basePlan?.tools ?? new Map(),
     contextProviders: [],
     budgets: basePlan ? { ...basePlan.budgets, steps: Math.max(basePlan.budgets.steps, budgets.steps) } : budgets,
     sandbox: basePlan?.sandbox,
@@ -193,8 +189,8 @@ export function planFromRecording(run: RecordedRun, basePlan?: RunPlan): RunPlan
     agentsConfig: basePlan?.agentsConfig ?? emptyAgentsConfig(),
     trustGrants: basePlan?.trustGrants ?? new Set(),
     trustRequests: basePlan?.trustRequests ?? [],
-    // A replay gives recorded results; it starts no MCP server.
-    mcpServers: [],
-    mcpToolNames: [],
+    // With recorded results no MCP server starts; with real tools the recipe's servers start again.
+    mcpServers: basePlan?.mcpServers ?? [],
+    mcpToolNames: basePlan?.mcpToolNames ?? [],
   };
 }

@@ -163,8 +163,8 @@ export async function connectModel(plan: RunPlan, options: RunOptions, run: Prep
   return { model: redactingModel(client, run.redactor), connection };
 }
 
-export function runToolbox(plan: RunPlan): RunToolbox {
-  const tools = new Toolbox(plan.tools);
+export function runToolbox(plan: RunPlan, options: Pick<RunOptions, 'wrapTool'> = {}): RunToolbox {
+  const tools = new Toolbox(plan.tools, options.wrapTool);
   const responseSchema = plan.recipe.response ? new FinalAnswerSchema(plan.recipe.response) : undefined;
   if (responseSchema) tools.set(responseSchema.tool().name, responseSchema.tool());
   return { tools, responseSchema };

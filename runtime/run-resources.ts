@@ -1,6 +1,7 @@
 /**
  * Per-run resources that tools keep between calls (shells, interpreters, browsers, containers).
- * Disposed in reverse order of creation at the end of the run, including after an interrupt.
+ * Disposed at the end of the run, including after an interrupt, in reverse order of when they became
+ * ready: one made with the help of another (a server started in the run's sandbox) goes first.
  */
 import type { RunResources } from './tool.js';
 
@@ -16,9 +17,20 @@ export class RunResourceRegistry implements RunResources {
     const existing = this.entries.get(key);
     if (existing) return existing.value as Promise<T>;
     const value = Promise.resolve().then(create);
-    // A failed creation must not be cached: the next call tries again.
-    value.catch(() => this.entries.delete(key));
-    this.entries.set(key, { value, dispose });
+    const entry: Entry = { value, dispose };
+    value.then(
+      () => {
+        // Last in the map, so first to go: what it used while being made is ready already.
+        if (this.entries.get(key) !== entry) return;
+        this.entries.delete(key);
+        this.entries.set(key, entry);
+      },
+      // A failed creation must not be cached: the next call tries again.
+      () => {
+        if (this.entries.get(key) === entry) this.entries.delete(key);
+      },
+    );
+    this.entries.set(key, entry);
     return value;
   }
 

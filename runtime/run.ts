@@ -17,6 +17,7 @@ import { asManusError, finishRun } from './run-result.js';
 import type { RunStatus } from './run-status.js';
 import type { RunEventListener } from './run-trace.js';
 import type { SecretRedactor } from './secret-redaction.js';
+import type { ToolWrapper } from './toolbox.js';
 
 export type { RunStatus } from './run-status.js';
 
@@ -71,6 +72,8 @@ export interface RunOptions {
   redactor?: SecretRedactor;
   /** A folder the workspace starts as a copy of (relative to `cwd`); recorded so a replay can do the same. */
   workspaceSource?: string;
+  /** Wraps every tool the run offers, those that join while it runs (MCP servers' tools) included. */
+  wrapTool?: ToolWrapper;
 }
 
 /** Fails before anything starts when variables the configuration names are missing, listing them all. */
@@ -93,7 +96,7 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
   let failure: ManusError | undefined;
   try {
     model = await connectModel(plan, options, run);
-    const toolbox = runToolbox(plan);
+    const toolbox = runToolbox(plan, options);
     recordRunStart(run, plan, options, model, toolbox);
     await startMcpServers(plan, mcpServicesFor(run, options, model.model, toolbox.tools));
     attempts = await attemptTask(run, plan, options, model, toolbox);

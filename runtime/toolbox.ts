@@ -5,12 +5,17 @@
  */
 import type { AnyToolDefinition } from './tool.js';
 
+/** Gives each tool that joins the toolbox a wrapper: a replay compares real results with recorded ones. */
+export type ToolWrapper = (tool: AnyToolDefinition) => AnyToolDefinition;
+
 export class Toolbox extends Map<string, AnyToolDefinition> {
   private changes = 0;
+  private readonly wrap: ToolWrapper;
 
-  constructor(tools: Iterable<[string, AnyToolDefinition]> = []) {
+  constructor(tools: Iterable<[string, AnyToolDefinition]> = [], wrap: ToolWrapper = (tool) => tool) {
     super();
-    for (const [name, tool] of tools) super.set(name, tool);
+    this.wrap = wrap;
+    for (const [name, tool] of tools) super.set(name, wrap(tool));
   }
 
   /** Counts changes; the same number means the same tools. */
@@ -20,7 +25,7 @@ export class Toolbox extends Map<string, AnyToolDefinition> {
 
   override set(name: string, tool: AnyToolDefinition): this {
     this.changes += 1;
-    return super.set(name, tool);
+    return super.set(name, this.wrap(tool));
   }
 
   override delete(name: string): boolean {

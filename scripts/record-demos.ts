@@ -2,7 +2,7 @@
  * Regenerates the demo recordings in recipes/recordings/ by running the shipped recipes against
  * the scripted model server. The replies are written here by hand, so the recordings show what the
  * runtime does with a model's replies, not what any particular model would say.
- * Run: npx tsx scripts/record-demos.ts
+ * Run: npx tsx scripts/record-demos.ts [demo name ...]   (all of them when none is named)
  */
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -57,9 +57,29 @@ const demos: Array<{ name: string; args: string[]; turns: ScriptedTurn[]; prepar
       terminate('Fixed average() in calculator.py: it divided the total by len(values) - 1; it now divides by len(values). All 4 tests pass.'),
     ],
   },
+  {
+    name: 'project-tour',
+    // The tour is of a copy of the example project; the filesystem server is the devDependency's.
+    args: ['recipes/project-tour.yaml', '--workspace-from', 'recipes/examples/calculator'],
+    turns: [
+      { content: 'First, what the project holds.', toolCalls: [{ name: 'mcp_files_list_directory_with_sizes', arguments: { path: '.' } }] },
+      { content: 'Two Python files: the code and its tests. I read the code.', toolCalls: [{ name: 'mcp_files_read_text_file', arguments: { path: 'calculator.py' } }] },
+      { content: 'And the tests, to see how it is checked.', toolCalls: [{ name: 'mcp_files_read_text_file', arguments: { path: 'test_calculator.py' } }] },
+      terminate([
+        'This is a small Python calculator library with its tests (I read calculator.py and test_calculator.py).',
+        'calculator.py defines total() and average() over a list of numbers; test_calculator.py checks both with unittest.',
+        'Run `python3 -m unittest` in the project folder to check that it works; note that average() divides by',
+        'len(values) - 1 rather than len(values), which the tests will question.',
+      ].join(' ')),
+    ],
+  },
 ];
 
-for (const demo of demos) {
+const chosen = process.argv.slice(2);
+const unknown = chosen.filter((name) => !demos.some((demo) => demo.name === name));
+if (unknown.length > 0) throw new Error(`no demo named ${unknown.join(', ')}; the demos are ${demos.map((demo) => demo.name).join(', ')}`);
+
+for (const demo of demos.filter((each) => chosen.length === 0 || chosen.includes(each.name))) {
   demo.prepare?.();
   const server = await startScriptedModelServer({ turns: demo.turns });
   try {

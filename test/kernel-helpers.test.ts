@@ -4,6 +4,7 @@ import { classifyProviderFailure, retryDelay } from '../runtime/model/retry-poli
 import { readModelProfile } from '../runtime/config/load-agents.js';
 import { StuckDetector, turnSignature } from '../runtime/stuck-detector.js';
 import { parseToolArguments, repairJson } from '../runtime/tool-arguments.js';
+import { RunResourceRegistry } from '../runtime/run-resources.js';
 import { truncateMiddle } from '../runtime/truncate.js';
 import type { ChatMessage } from '../runtime/tool.js';
 
@@ -151,5 +152,31 @@ describe('tool-call arguments', () => {
   it('gives up on text that is not JSON-like', () => {
     expect(parseToolArguments('call echo with hello')).toMatchObject({ ok: false });
     expect(parseToolArguments('[1, 2]')).toMatchObject({ ok: false, error: 'arguments must be a JSON object' });
+  });
+});
+
+describe('run resources', () => {
+  it('dispose one made with the help of another before it, and the rest in reverse order', async () => {
+    const resources = new RunResourceRegistry();
+    const disposed: string[] = [];
+    const make = (name: string) => resources.get(name, () => name, () => {
+      disposed.push(name);
+    });
+    await make('browser');
+    // The server asks for the sandbox while it is being made, as an MCP server started in it does.
+    await resources.get('server', async () => {
+      await make('sandbox');
+      return 'server';
+    }, () => {
+      disposed.push('server');
+    });
+    expect(await resources.disposeAll()).toEqual([]);
+    expect(disposed).toEqual(['server', 'sandbox', 'browser']);
+  });
+
+  it('forget a failed creation, so the next request tries again', async () => {
+    const resources = new RunResourceRegistry();
+    await expect(resources.get('flaky', () => Promise.reject(new Error('not yet')))).rejects.toThrow('not yet');
+    expect(await resources.get('flaky', () => 'made')).toBe('made');
   });
 });

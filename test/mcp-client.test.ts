@@ -3,7 +3,7 @@
  * test/support (written with the SDK) and the published filesystem server, each a real process.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -225,18 +225,48 @@ describe('MCP tools in a run', () => {
     expect(toolText(answered.model.requests[1])[0]).toBe('user accept: blue');
   });
 
-  it('uses the published filesystem server, started in the recipe\'s folder', async () => {
-    const { model } = await run([
-      callReply('mcp_fs_list_directory', { path: '.' }),
+  it('uses the published filesystem server, which works in the run\'s workspace, offered as its MCP root', async () => {
+    const { result, model } = await run([
+      callReply('mcp_fs_list_allowed_directories'),
+      callReply('mcp_fs_write_file', { path: 'note.txt', content: 'written through MCP' }),
       terminateReply(),
     ], {
       tools: ['mcp_fs_*', 'terminate'],
+      // The folder argument is replaced by the roots the runtime offers, as the server documents.
       recipe: `mcp_servers:\n  fs:\n    command: ${JSON.stringify(filesystemServer)}\n    args: ["."]`,
       overrides: trusted,
     });
+    expect(result.status, result.answer).toBe('success');
     expect(model.requests[0].toolNames).toEqual(expect.arrayContaining(['mcp_fs_read_text_file', 'mcp_fs_list_directory', 'terminate']));
-    expect(toolText(model.requests[1])[0]).toContain('[FILE] recipe.yaml');
+    expect(toolText(model.requests[1])[0]).toContain(realpathSync(result.workspace));
+    expect(readFileSync(join(result.workspace, 'note.txt'), 'utf8')).toBe('written through MCP');
   });
+
+  for (const [place, overrides] of [['bwrap', {}], ['host', trusted]] as const) {
+    it(`finds a server installed with npm above its folder by name, and offers it the workspace as the ${place} sees it`, async (context) => {
+      if (place === 'bwrap') {
+        const bwrap = await probeBwrap();
+        if (!bwrap.usable) {
+          console.log(`skipped: bubblewrap is not usable here (${bwrap.reason})`);
+          context.skip();
+        }
+      }
+      const { result, model, events } = await run([callReply('mcp_reader_list_allowed_directories'), terminateReply()], {
+        tools: ['mcp_reader_*', 'terminate'],
+        // The server starts in server/; node_modules/.bin above it is where npm puts an installed server's command.
+        recipe: 'mcp_servers:\n  reader:\n    command: workspace-reader\n    cwd: server',
+        files: {
+          'server/README': 'the server starts here\n',
+          'node_modules/.bin/workspace-reader': `#!/bin/sh\nexec node ${JSON.stringify(filesystemServer)}\n`,
+        },
+        overrides,
+      });
+      expect(result.status, result.answer).toBe('success');
+      expect(events.find((event) => event.type === 'mcp-server-ready')).toMatchObject({ place });
+      // An empty workspace is removed after the run, so its path is compared as it was given.
+      expect(toolText(model.requests[1])[0]).toContain(result.workspace);
+    });
+  }
 
   for (const [mode, path, place] of [['streamableHttp', '/mcp', 'streamable-http'], ['sse', '/sse', 'sse']] as const) {
     it(`speaks to an HTTP server (${place}), falling back to SSE for old servers`, async () => {

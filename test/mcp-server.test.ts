@@ -303,9 +303,11 @@ describe('manus mcp serve over stdio', () => {
     const { client, transport } = await connectStdio(fixture, ['--plugins', 'tools', '--tools', 'keep_process']);
     const kept = JSON.parse(textOf((await client.callTool({ name: 'keep_process', arguments: {} })) as CallToolResult));
     expect(processIsGone(kept.pid)).toBe(false);
-    process.kill(transport.pid!, 'SIGTERM');
+    // Read once: the transport forgets the pid when its process exits.
+    const serverPid = transport.pid!;
+    process.kill(serverPid, 'SIGTERM');
     await until(() => processIsGone(kept.pid));
-    await until(() => processIsGone(transport.pid!));
+    await until(() => processIsGone(serverPid));
   });
 
   it('runs a recipe as a tool: the run is recorded, progress comes per step, the answer is structured', async () => {

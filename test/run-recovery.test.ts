@@ -3,7 +3,7 @@ import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resumeStateOf, type RecordedRun, type RunEvent } from '../runtime/recorded-run.js';
-import { comparedTools, DivergenceLog, recordedTools } from '../runtime/replay.js';
+import { comparingWithRecording, DivergenceLog, recordedTools } from '../runtime/replay.js';
 import terminateTool from '../runtime/terminate-tool.js';
 import { defineTool, type AnyToolDefinition } from '../runtime/tool.js';
 import { createTestToolContext } from './support/tool-context.js';
@@ -278,10 +278,11 @@ describe('replay', () => {
     expect(recorded.get('terminate')).toBe(terminateTool);
     expect(await recorded.get('clock')!.execute({}, { ...context, callId: 'call_2' })).toEqual({ content: 'recorded time', isError: false });
 
-    const compared = comparedTools(recording, available, divergences);
-    expect(await compared.get('add')!.execute({ a: 2, b: 3 }, { ...context, callId: 'call_1' })).toBe('5');
+    const compare = comparingWithRecording(recording, divergences);
+    expect(compare(add)).toBe(add);
+    expect(await compare(add).execute({ a: 2, b: 3 }, { ...context, callId: 'call_1' })).toBe('5');
     expect(divergences.count).toBe(0);
-    await compared.get('clock')!.execute({}, { ...context, callId: 'call_2' });
+    await compare(clock).execute({}, { ...context, callId: 'call_2' });
     expect(divergences.first).toMatchObject({ what: 'the result of clock differs from the recording', recorded: 'recorded time' });
   });
 

@@ -11,7 +11,7 @@ const runStartOf = (name: string) => runStartOfFile(join(recordingsFolder, name)
 
 describe('shipped recordings', () => {
   it('exist for the example recipes', () => {
-    expect(recordings).toEqual(expect.arrayContaining(['ask.jsonl', 'country-facts.jsonl', 'swe.jsonl']));
+    expect(recordings).toEqual(expect.arrayContaining(['ask.jsonl', 'country-facts.jsonl', 'swe.jsonl', 'project-tour.jsonl']));
   });
 
   it.each(recordings)('%s replays offline, with no model configured, and matches', async (name) => {
@@ -30,6 +30,20 @@ describe('shipped recordings', () => {
     expect(run.stderr).toContain('replay matched the recording');
     expect(run.stderr).not.toContain('diverged');
     expect(run.json.status).toBe('success');
+  });
+
+  it('project-tour replays with the real filesystem MCP server, which reads the replay\'s own copy of the project', async () => {
+    const folder = makeFixture({});
+    const run = await runCli(['replay', join(recordingsFolder, 'project-tour.jsonl'), '--tools', 'real', '--workspace', 'tour', '--json'], { cwd: folder, timeoutMs: 60_000 });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toContain('replay matched the recording');
+    const events = readEvents(run.json.runDirectory);
+    const ready = events.find((event) => event.type === 'mcp-server-ready');
+    expect(ready).toMatchObject({ server: 'files', tools: expect.arrayContaining(['mcp_files_read_text_file']) });
+    // Only the reading tools are offered, as the recipe allows.
+    expect(ready?.tools).not.toContain('mcp_files_write_file');
+    expect(events.filter((event) => event.type === 'mcp-server-restart' || event.type === 'mcp-server-lost')).toEqual([]);
+    expect(readFileSync(join(folder, 'tour', 'calculator.py'), 'utf8')).toContain('def average');
   });
 
   it('hold no machine paths: the swe recording names its recipe, its workspace template and the copy source relative to the project', () => {

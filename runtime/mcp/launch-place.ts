@@ -5,7 +5,10 @@
  * way the process is started by a sandbox, so it is contained, recorded in the run folder and
  * killed with the run (or at the next start, after the runtime was killed).
  */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { PermissionDeniedError } from '../errors.js';
+import { isInside } from '../workspace-paths.js';
 import type { TrustGrant } from '../config/trust-grants.js';
 import type { Sandbox, SandboxSession } from '../sandbox/sandbox-types.js';
 import { isTrustedServer, type McpEnvironmentValue, type McpServerConfig } from './server-config.js';
@@ -19,24 +22,34 @@ export interface LaunchServices {
   /** The user chose the host as the run's sandbox (`--sandbox host`): consent to run code there. */
   hostChosenByUser: boolean;
   environment: Record<string, string | undefined>;
+  /** The run's workspace on the host: the root an HTTP server is told about. */
+  workspace: string;
 }
 
 export interface LaunchedServer {
   session: SandboxSession;
   place: string;
+  /** The run's workspace as the server sees it: the root it is offered (MCP roots). */
+  workspacePath: string;
 }
 
-// `cd` first: the server starts in its declaring folder, which a sandbox's own working folder (the workspace) is not.
-const startInFolder = 'cd -- "$1" && shift && exec "$@"';
+/**
+ * `cd` first: the server starts in its declaring folder, which a sandbox's own working folder (the
+ * workspace) is not. Then, as npm scripts do, the `node_modules/.bin` folders at and above it come
+ * first on PATH, so a server installed with npm beside the recipe is found by its name.
+ */
+const startInFolder = 'cd -- "$1" && { [ -z "$2" ] || PATH="$2:$PATH"; } && shift 2 && exec "$@"';
 
 export async function launchStdioServer(server: McpServerConfig, services: LaunchServices): Promise<LaunchedServer> {
   if (server.transport.kind !== 'stdio') throw new Error(`the MCP server '${server.name}' is not a stdio server`);
   const { command, args, cwd } = server.transport;
   const env = resolveEnvironment(server.name, server.transport.env, services.environment);
-  const argv = ['sh', '-c', startInFolder, 'mcp-server', cwd, command, ...args];
+  const packageFolders = nodeModulesAbove(cwd);
+  const binFolders = packageFolders.map((folder) => join(folder, '.bin')).filter((folder) => existsSync(folder));
+  const argv = ['sh', '-c', startInFolder, 'mcp-server', cwd, binFolders.join(':'), command, ...args];
   if (isTrustedServer(server) || services.trustGrants.has('mcp')) {
     const sandbox = await services.hostSandbox();
-    return { session: await sandbox.spawnSession(argv, { env }), place: 'host' };
+    return { session: await sandbox.spawnSession(argv, { env }), place: 'host', workspacePath: sandbox.workspacePath };
   }
   const sandbox = await services.runSandbox();
   if (sandbox.kind === 'host' && !services.hostChosenByUser && !services.trustGrants.has('host')) {
@@ -44,7 +57,19 @@ export async function launchStdioServer(server: McpServerConfig, services: Launc
       `the MCP server '${server.name}' declared in ${server.declaredIn} would run on the host, since the run has no sandbox; rerun with --trust mcp to allow it, or make bubblewrap available`,
     );
   }
-  return { session: await sandbox.spawnSession(argv, { env, readOnlyFolders: [cwd] }), place: sandbox.kind };
+  // The installed packages a server is found in are shown with its folder, read-only.
+  const readOnlyFolders = [cwd, ...packageFolders.filter((folder) => !isInside(cwd, folder))];
+  return { session: await sandbox.spawnSession(argv, { env, readOnlyFolders }), place: sandbox.kind, workspacePath: sandbox.workspacePath };
+}
+
+/** Every `node_modules` folder at or above `folder`, nearest first, as Node resolves packages. */
+export function nodeModulesAbove(folder: string): string[] {
+  const found: string[] = [];
+  for (let current = folder; ; current = dirname(current)) {
+    const candidate = join(current, 'node_modules');
+    if (existsSync(candidate)) found.push(candidate);
+    if (dirname(current) === current) return found;
+  }
 }
 
 /** Literal values as written; `{env: NAME}` takes the user's variable, which must be set. */

@@ -44,6 +44,7 @@ export function mcpServicesFor(run: PreparedRun, options: RunOptions, model: Cha
     signal: options.signal,
     usage: run.outsideUsage,
     environment: options.environment,
+    workspace: run.workspace,
     runSandbox: () => sandboxForRun(run),
     // The user's own servers run on the host, contained and recorded in the run folder like any host command.
     hostSandbox: () => run.resources.get('mcp-host-sandbox', () => createSandbox({

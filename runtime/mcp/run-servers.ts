@@ -87,10 +87,11 @@ async function startServer(server: McpServerConfig, agentNames: string[], servic
     `mcp-server:${server.name}`,
     async () => {
       const created = new McpServerConnection(server, {
-        connect: (makeClient, timeoutMs) => connectServer(server, services, () => {
+        connect: (makeClient, timeoutMs) => connectServer(server, services, (workspacePath) => {
           const client = makeClient();
           answerServerRequests(client, {
             server: server.name,
+            workspacePath,
             samplingGranted: services.trustGrants.has('sampling'),
             model: services.model,
             human: services.human,
@@ -149,11 +150,12 @@ function unknownNames(server: McpServerConfig, tools: Tool[], agentNames: string
   }));
 }
 
-async function connectServer(server: McpServerConfig, services: RunServerServices, makeClient: () => Client, timeoutMs: number): Promise<ConnectedClient> {
+/** Connects a new client, made for the place the server runs in (the workspace path it is offered depends on it). */
+async function connectServer(server: McpServerConfig, services: RunServerServices, makeClient: (workspacePath: string) => Client, timeoutMs: number): Promise<ConnectedClient> {
   if (server.transport.kind === 'stdio') {
     const launched = await launchStdioServer(server, services);
     const transport = new SessionTransport(launched.session);
-    const client = makeClient();
+    const client = makeClient(launched.workspacePath);
     try {
       await client.connect(transport, { timeout: timeoutMs });
     } catch (error) {
@@ -164,13 +166,13 @@ async function connectServer(server: McpServerConfig, services: RunServerService
   }
   const url = new URL(server.transport.url);
   const headers = resolveEnvironment(server.name, server.transport.headers, services.environment);
-  const streamable = makeClient();
+  const streamable = makeClient(services.workspace);
   try {
     await streamable.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }), { timeout: timeoutMs });
     return { client: streamable, place: 'streamable-http' };
   } catch (streamableError) {
     // Servers from before Streamable HTTP speak the older HTTP+SSE transport at the same address.
-    const sse = makeClient();
+    const sse = makeClient(services.workspace);
     try {
       await sse.connect(new SSEClientTransport(url, { requestInit: { headers } }), { timeout: timeoutMs });
       return { client: sse, place: 'sse' };

@@ -119,7 +119,7 @@ export class McpServerConnection {
   }
 
   private newClient(): Client {
-    const client = new Client(clientInfo, { capabilities: { sampling: {}, elicitation: {} } });
+    const client = new Client(clientInfo, { capabilities: { sampling: {}, elicitation: {}, roots: {} } });
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (client !== this.client) return;
       const refresh = client.listTools(undefined, { timeout: this.config.callTimeoutSeconds * 1000 }).then((listed) => {

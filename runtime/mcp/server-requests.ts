@@ -1,10 +1,12 @@
 /**
  * What a server may ask of the run. `sampling/createMessage` is answered with the run's model and
  * counted in its usage, only when the user granted `sampling`; `elicitation/create` goes to the
- * run's human channel and is declined when no one can answer.
+ * run's human channel and is declined when no one can answer; `roots/list` names the run's
+ * workspace, as the server sees it, as the one folder it is meant to work in.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode, McpError, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { pathToFileURL } from 'node:url';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, McpError, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ChatModel, TokenUsage } from '../model/model-types.js';
 import type { ChatContentPart, ChatMessage, HumanChannel, TraceWriter } from '../tool.js';
 
@@ -15,6 +17,8 @@ export interface ServerRequestServices {
   human: HumanChannel;
   trace: TraceWriter;
   signal: AbortSignal;
+  /** The run's workspace as the server sees it. */
+  workspacePath: string;
   /** Adds what sampling spent to the run's usage and budgets. */
   addUsage(usage: TokenUsage): void;
 }
@@ -22,6 +26,10 @@ export interface ServerRequestServices {
 type SamplingContent = { type: string; text?: string; data?: string; mimeType?: string };
 
 export function answerServerRequests(client: Client, services: ServerRequestServices): void {
+  client.setRequestHandler(ListRootsRequestSchema, () => ({
+    roots: [{ uri: pathToFileURL(services.workspacePath).href, name: 'workspace' }],
+  }));
+
   client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
     if (!services.samplingGranted) {
       services.trace.emit('mcp-sampling-refused', { server: services.server });

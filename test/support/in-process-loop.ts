@@ -1,6 +1,6 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, afterEach } from 'vitest';
 import { resolveRecipe, type RecipeOverrides } from '../../runtime/config/resolve-recipe.js';
 import { executeRun, type RunResult } from '../../runtime/run.js';
@@ -19,7 +19,7 @@ import { ScriptedChatModel, type ScriptedTurn } from './scripted-chat-model.js';
  * starts in a fraction of a second; plugin-loading tests cover TypeScript plugins.
  */
 const testTools = `import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 function pause(milliseconds, signal) {
   return new Promise((resolve, reject) => {
@@ -116,7 +116,7 @@ export interface InProcessRunOptions extends LoopRecipeOptions {
   overrides?: RecipeOverrides;
   /** Variables the run sees besides XDG_CONFIG_HOME. */
   environment?: Record<string, string>;
-  /** More files beside the recipe, by name (executable when they start with #!). */
+  /** More files beside the recipe, by relative path (executable when they start with #!). */
   files?: Record<string, string>;
 }
 
@@ -185,7 +185,10 @@ export function useInProcessRuns(): (script: ScriptedTurn[] | ScriptedChatModel,
     const folder = join(root, `run-${(runCount += 1)}`);
     folders.push(folder);
     writeLoopRecipe(folder, '../tools', options);
-    for (const [name, text] of Object.entries(options.files ?? {})) writeFileSync(join(folder, name), text, { mode: text.startsWith('#!') ? 0o755 : 0o644 });
+    for (const [name, text] of Object.entries(options.files ?? {})) {
+      mkdirSync(dirname(join(folder, name)), { recursive: true });
+      writeFileSync(join(folder, name), text, { mode: text.startsWith('#!') ? 0o755 : 0o644 });
+    }
     const model = script instanceof ScriptedChatModel ? script : new ScriptedChatModel(script);
     // The user's own configuration (trust grants) stays out of the test.
     const environment = { ...options.environment, XDG_CONFIG_HOME: join(folder, 'no-user-config') };
