@@ -11,6 +11,10 @@ export type { SchemaInput } from './schema-input.js';
 export { defineContextProvider } from './context-provider.js';
 export type { ContextProviderDefinition, ContextProviderInput, ContextSnapshot } from './context-provider.js';
 export { ManusError, ToolError, ConfigError } from './errors.js';
+
+// Plugins: kinds of flow steps.
+export { defineStepKind } from './flow/step-kind.js';
+export type { StepContext, StepKindDefinition, StepResult } from './flow/step-kind.js';
 export { didYouMean } from './config/did-you-mean.js';
 
 // Services for tools: the confined workspace, long output, commands in the run's sandbox.

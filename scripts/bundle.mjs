@@ -74,14 +74,14 @@ async function builtInPluginEntries() {
     .sort((first, second) => first.key.localeCompare(second.key));
   const contents = [
     ...entries.map((entry, index) => `import plugin${index} from ${JSON.stringify(entry.path)};`),
-    `export const names = [${entries.map((_, index) => `plugin${index}`).join(', ')}].map((exported) => [exported].flat().map((tool) => tool?.name));`,
+    `export const names = [${entries.map((_, index) => `plugin${index}`).join(', ')}].map((exported) => [exported].flat().map((tool) => tool?.name ?? (typeof tool?.run === 'function' && typeof tool?.kind === 'string' ? 'step-kind:' + tool.kind : undefined)));`,
   ].join('\n');
   const namesFile = `${outdir}/plugin-names.cjs`;
   await build({ ...commonJs, stdin: { contents, resolveDir: process.cwd(), loader: 'ts' }, outdir: undefined, outfile: namesFile, bundle: true, alias: { 'manus-runtime': './runtime/index.ts' }, external: [...external, 'vega', 'vega-lite'] });
   const { names } = createRequire(import.meta.url)(`./../${namesFile}`);
   rmSync(namesFile);
   return entries.map((entry, index) => {
-    if (names[index].length === 0 || names[index].some((name) => typeof name !== 'string')) throw new Error(`${entry.path} exports no named tool or context provider`);
+    if (names[index].length === 0 || names[index].some((name) => typeof name !== 'string')) throw new Error(`${entry.path} exports no named tool, context provider or step kind`);
     return { ...entry, names: names[index] };
   });
 }

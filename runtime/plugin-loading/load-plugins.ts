@@ -13,6 +13,7 @@ import type { ContextProviderDefinition } from '../context-provider.js';
 import type { AnyToolDefinition } from '../tool.js';
 import { loadModuleFile } from '../load-module-file.js';
 import { checkToolSchema } from '../tool-arguments.js';
+import { isStepKindDefinition, stepKindExportName, type AnyStepKindDefinition } from '../flow/step-kind.js';
 import { builtInManifest, type BuiltInPlugin } from './built-in-plugins.js';
 import { kernelTools } from './kernel-tools.js';
 import { describeToolProblems } from './tool-shape.js';
@@ -27,9 +28,16 @@ export interface LoadedContextProvider {
   file: string;
 }
 
+export interface LoadedStepKind {
+  stepKind: AnyStepKindDefinition;
+  file: string;
+}
+
 export interface LoadedPlugins {
   tools: Map<string, LoadedTool>;
   contextProviders: Map<string, LoadedContextProvider>;
+  /** Kinds of flow steps, by kind. */
+  stepKinds: Map<string, LoadedStepKind>;
   diagnostics: Diagnostic[];
   /** Names of built-in plugins left unloaded because the run does not use them (for suggestions). */
   unloadedNames?: string[];
@@ -85,13 +93,15 @@ export async function loadPluginFolders(folders: PluginFolder[], options: { chec
     }
   }
   const loaded = await loadPluginFiles(files, diagnostics, options);
-  const missing = (needed: ReadonlySet<string>) => [...needed].some((name) => !loaded.tools.has(name) && !loaded.contextProviders.has(name) && !reserved.has(name));
+  const defines = (name: string) => loaded.tools.has(name) || loaded.contextProviders.has(name) || loaded.stepKinds.has(name.replace(/^step-kind:/, ''));
+  const missing = (needed: ReadonlySet<string>) => [...needed].some((name) => !defines(name) && !reserved.has(name));
   const changed = skipped.filter(({ file, needed }) => missing(needed) && !unchangedBuiltIn(file));
   if (changed.length > 0) {
     for (const { file } of changed) for (const [name, owner] of reserved) if (owner === file) reserved.delete(name);
     const reloaded = await loadPluginFiles(changed.map(({ file }) => file), diagnostics, options);
     for (const [name, tool] of reloaded.tools) loaded.tools.set(name, tool);
     for (const [name, provider] of reloaded.contextProviders) loaded.contextProviders.set(name, provider);
+    for (const [kind, stepKind] of reloaded.stepKinds) loaded.stepKinds.set(kind, stepKind);
   }
   for (const tool of kernelTools) {
     const clash = loaded.tools.get(tool.name);
@@ -101,6 +111,7 @@ export async function loadPluginFolders(folders: PluginFolder[], options: { chec
   const defined = [
     ...[...loaded.tools].map(([name, { file }]) => ({ kind: 'tool', name, file })),
     ...[...loaded.contextProviders].map(([name, { file }]) => ({ kind: 'context provider', name, file })),
+    ...[...loaded.stepKinds].map(([kind, { file }]) => ({ kind: 'step kind', name: stepKindExportName(kind), file })),
   ];
   for (const { kind, name, file } of defined) {
     const owner = reserved.get(name);
@@ -109,10 +120,11 @@ export async function loadPluginFolders(folders: PluginFolder[], options: { chec
   return { ...loaded, unloadedNames: [...reserved.keys()] };
 }
 
-/** Loads plugin files; a file may export one tool, one context provider, or a list of them. */
+/** Loads plugin files; a file may export one tool, context provider or step kind, or a list of them. */
 export async function loadPluginFiles(files: string[], diagnostics: Diagnostic[] = [], options: { checkSchemas?: boolean } = {}): Promise<LoadedPlugins> {
   const tools = new Map<string, LoadedTool>();
   const contextProviders = new Map<string, LoadedContextProvider>();
+  const stepKinds = new Map<string, LoadedStepKind>();
   const modules = await Promise.all(files.map(async (file) => ({ file, loaded: await importPlugin(file) })));
   for (const { file, loaded } of modules) {
     if ('error' in loaded) {
@@ -127,6 +139,14 @@ export async function loadPluginFiles(files: string[], diagnostics: Diagnostic[]
         } else {
           contextProviders.set(candidate.name, { provider: candidate, file });
         }
+        continue;
+      }
+      if (isStepKindDefinition(candidate)) {
+        const existingKind = stepKinds.get(candidate.kind);
+        if (existingKind) diagnostics.push(conflict('step kind', candidate.kind, existingKind.file, file, 'kind'));
+        else if (builtInStepKinds.has(candidate.kind)) {
+          diagnostics.push({ severity: 'error', message: `the step kind '${candidate.kind}' is the runtime's own; a plugin cannot define it`, location: definitionLocation(file, candidate.kind, 'kind') });
+        } else stepKinds.set(candidate.kind, { stepKind: candidate, file });
         continue;
       }
       const problems = describeToolProblems(candidate);
@@ -148,13 +168,16 @@ export async function loadPluginFiles(files: string[], diagnostics: Diagnostic[]
       tools.set(tool.name, { tool, file });
     }
   }
-  return { tools, contextProviders, diagnostics };
+  return { tools, contextProviders, stepKinds, diagnostics };
 }
 
+/** The kinds the flow engine runs itself. */
+const builtInStepKinds = new Set(['agent', 'parallel']);
+
 /** Two files defining one name: an error at the second definition, naming where both are. */
-function conflict(kind: string, name: string, firstFile: string, secondFile: string): Diagnostic {
-  const first = definitionLocation(firstFile, name);
-  const second = definitionLocation(secondFile, name);
+function conflict(kind: string, name: string, firstFile: string, secondFile: string, key = 'name'): Diagnostic {
+  const first = definitionLocation(firstFile, name, key);
+  const second = definitionLocation(secondFile, name, key);
   return {
     severity: 'error',
     message: `two plugins define the ${kind} '${name}': ${describeLocation(first)} and ${describeLocation(second)}`,
@@ -167,9 +190,9 @@ function conflict(kind: string, name: string, firstFile: string, secondFile: str
  * a family folder's index, in the folder's other files. A name built at run time has no such text,
  * and the file alone is given.
  */
-export function definitionLocation(file: string, name: string): SourceLocation {
+export function definitionLocation(file: string, name: string, key = 'name'): SourceLocation {
   const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const definition = new RegExp(`\\bname\\s*:\\s*(['"\`])${escaped}\\1`);
+  const definition = new RegExp(`\\b${key}\\s*:\\s*(['"\`])${escaped}\\1`);
   const candidates = indexFileNames.includes(basename(file)) ? [file, ...siblingFiles(file)] : [file];
   for (const candidate of candidates) {
     let text: string;
