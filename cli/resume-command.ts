@@ -1,8 +1,9 @@
 /** `manus resume`: continue a run from its events file, with the same history, workspace and plan. */
-import { resolveRecipe, type RecipeOverrides } from '../runtime/config/resolve-recipe.js';
+import { resolveRecipe, type RecipeOverrides, type RunPlan } from '../runtime/config/resolve-recipe.js';
 import { parseTrustGrants } from '../runtime/config/trust-grants.js';
 import { UsageError } from '../runtime/errors.js';
-import { readRecordedRun, resumeStateOf } from '../runtime/recorded-run.js';
+import { readRecordedRun, resumeStateOf, type RecordedRun } from '../runtime/recorded-run.js';
+import { FlowResume } from '../runtime/flow/flow-resume.js';
 import { activeDurationMs, resolveRunId } from '../runtime/run-history.js';
 import { runsDirectoryFor } from '../runtime/run-preparation.js';
 import { join, resolve } from 'node:path';
@@ -28,6 +29,7 @@ export async function resumeCommand(runId: string, options: ResumeCommandOptions
   };
   const plan = await resolveRecipe(recipe.file, { cwd: process.cwd(), overrides });
   printPlanWarnings(plan, options);
+  if (plan.flow) return resumeFlow(recorded, runDirectory, plan, options);
   // The first answers go to the questions the run stopped on; the rest to questions still to come.
   const { state, interruptedCalls, answeredQuestions, remainingAnswers } = resumeStateOf(recorded, options.answer);
   for (const call of interruptedCalls) process.stderr.write(`the ${call.name} call ${call.id} was interrupted; it is reported to the agent and not run again\n`);
@@ -41,5 +43,24 @@ export async function resumeCommand(runId: string, options: ResumeCommandOptions
       ...(answeredQuestions.length > 0 ? { answers: Object.fromEntries(answeredQuestions.map((question) => [question.id, question.answer])) } : {}),
     },
   }, `resuming run ${String(recorded.start.runId)} after step ${state.step}`);
+  return result.exitCode;
+}
+
+/** A flow continues each step that was running from its own history; steps that finished keep their results. */
+async function resumeFlow(recorded: RecordedRun, runDirectory: string, plan: RunPlan, options: ResumeCommandOptions): Promise<number> {
+  const flow = new FlowResume(recorded, options.answer);
+  const result = await runWithProgress(plan, { ...options, answer: flow.answersLeft }, {
+    resume: {
+      runId: String(recorded.start.runId),
+      runDirectory,
+      workspace: resolve(String(recorded.start.workspace)),
+      state: { history: [], step: flow.spent.steps, usage: flow.spent.usage, files: [] },
+      flow,
+    },
+    startDetails: {
+      earlierDurationMs: activeDurationMs(recorded.events) ?? 0,
+      ...(flow.answered.length > 0 ? { answers: Object.fromEntries(flow.answered.map((question) => [question.id, question.answer])) } : {}),
+    },
+  }, `resuming flow run ${String(recorded.start.runId)}: ${flow.finished.size} step(s) finished`);
   return result.exitCode;
 }

@@ -13,13 +13,12 @@ import type { RunBudgets } from './config/resolve-recipe.js';
 import type { ChatModel, ModelReply, ToolSpecification, TokenUsage } from './model/model-types.js';
 import { costOf, type TokenPrices } from './model/pricing.js';
 import type { TokenCounter } from './model/token-counter.js';
-import type { RunTrace } from './run-trace.js';
 import { ErrorStreak } from './error-streak.js';
 import { finishHint } from './finish-hint.js';
 import { PromptBudget } from './prompt-budget.js';
 import { StuckDetector, turnSignature } from './stuck-detector.js';
 import type { RunFaultGuard } from './tool-fault-guard.js';
-import type { AnyToolDefinition, ChatContentPart, ChatMessage, ToolContext, ToolImage } from './tool.js';
+import type { AnyToolDefinition, ChatContentPart, ChatMessage, ToolContext, ToolImage, TraceWriter } from './tool.js';
 import { prepareCall, runToolCalls, type CallOutcome } from './tool-runner.js';
 import { toolboxRevision } from './toolbox.js';
 
@@ -62,7 +61,7 @@ export interface LoopSettings {
   /** Continue a recorded run: its history and what it already spent. */
   resume?: ResumeState;
   responseSchema?: FinalAnswerSchema;
-  trace: RunTrace;
+  trace: TraceWriter;
   tokenCounter: TokenCounter;
   /** Whether the model profile takes images. */
   vision: boolean;
@@ -76,6 +75,14 @@ export interface LoopSettings {
   faults?: RunFaultGuard;
   /** Tokens spent for the run outside the loop's own requests (an MCP server's sampling), taken each step. */
   outsideUsage?: { take(): TokenUsage | undefined };
+  /** Limits shared with other loops (a flow's steps): told what this loop spends, checked each step. */
+  sharedBudget?: SharedBudget;
+}
+
+export interface SharedBudget {
+  spend(spent: { steps?: number; usage?: TokenUsage; cost?: number }): void;
+  /** The shared budget that ran out, if one did. */
+  exhausted(): BudgetName | undefined;
 }
 
 export interface ResumeState {
@@ -98,6 +105,7 @@ export async function runAgentLoop(settings: LoopSettings): Promise<LoopOutcome>
     const exhausted = state.exhaustedBudget(timeBudget);
     if (exhausted) return state.outcome('budget-exhausted', `The ${exhausted} budget ran out.`, { exhaustedBudget: exhausted });
     state.step += 1;
+    settings.sharedBudget?.spend({ steps: 1 });
     const started = performance.now();
     let result: StepResult;
     // A signal per step: the SDK and tools add abort listeners to what they are given, and a
@@ -204,7 +212,7 @@ class LoopState {
     if (budgets.tokens !== undefined && this.usage.totalTokens >= budgets.tokens) return 'tokens';
     if (budgets.cost !== undefined && this.cost >= budgets.cost) return 'cost';
     if (timeBudget?.aborted) return 'time';
-    return undefined;
+    return this.settings.sharedBudget?.exhausted();
   }
 
   outcome(status: LoopStatus, answer: string, extra: Partial<LoopOutcome> = {}): LoopOutcome {
@@ -217,10 +225,12 @@ class LoopState {
   }
 
   addTokens(usage: TokenUsage): void {
+    const cost = costOf(usage, this.settings.prices);
     this.usage.promptTokens += usage.promptTokens;
     this.usage.completionTokens += usage.completionTokens;
     this.usage.totalTokens += usage.totalTokens;
-    this.cost += costOf(usage, this.settings.prices);
+    this.cost += cost;
+    this.settings.sharedBudget?.spend({ usage, cost });
   }
 
   private estimateUsage(reply: ModelReply, requestMessages: ChatMessage[]): TokenUsage {

@@ -198,9 +198,9 @@ export function recordRunStart(run: PreparedRun, plan: RunPlan, options: RunOpti
     trust: [...plan.trustGrants],
     workspace: relativeToCwd(options.cwd, run.workspace),
     workspaceSource: run.workspaceSource && relativeToCwd(options.cwd, run.workspaceSource),
-    systemPrompt: plan.agent.systemPrompt,
-    task: plan.task,
-    response: plan.recipe.response,
+    ...(plan.flow
+      ? { flow: { steps: plan.flow.definition.steps.map((step) => ({ name: step.name, kind: step.kind })), parameters: plan.flow.parameters } }
+      : { systemPrompt: plan.agent.systemPrompt, task: plan.task, response: plan.recipe.response }),
     ...options.startDetails,
   });
 }

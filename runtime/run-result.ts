@@ -7,6 +7,7 @@ import type { RunPlan } from './config/resolve-recipe.js';
 import { HumanInputNeededError, ManusError, PermissionDeniedError } from './errors.js';
 import type { RunOptions, RunResult } from './run.js';
 import type { TaskAttempts } from './run-attempt.js';
+import type { FlowStepRecord } from './flow/run-flow.js';
 import type { PreparedRun, RunModel } from './run-preparation.js';
 import { failureStatus } from './run-status.js';
 import { compareSnapshots, snapshotWorkspace, type WorkspaceSnapshot } from './sandbox/workspace-changes.js';
@@ -72,7 +73,7 @@ function runResult(run: PreparedRun, plan: RunPlan, options: RunOptions, ending:
     structured: outcome?.structured,
     steps: outcome?.steps ?? progress.step,
     usage: outcome?.usage ?? progress.usage ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
-    cost: plan.profile.price ? outcome?.cost : undefined,
+    cost: plan.profile.price || plan.flow ? outcome?.cost : undefined,
     exhaustedBudget: outcome?.exhaustedBudget,
     error: failure ? { code: failure.code, message: failure.message } : undefined,
     question: HumanInputNeededError.isInstance(failure) ? failure.question : undefined,
@@ -81,6 +82,7 @@ function runResult(run: PreparedRun, plan: RunPlan, options: RunOptions, ending:
     workspace: run.workspace,
     files,
     durationMs: Math.round(performance.now() - run.started),
+    ...(outcome && 'flowSteps' in outcome ? { flowSteps: outcome.flowSteps as FlowStepRecord[] } : {}),
   };
 }
 

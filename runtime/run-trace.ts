@@ -119,6 +119,11 @@ export class RunTrace implements TraceWriter {
     return this.redactor.redact(text);
   }
 
+  /** Events of one part of the run (a flow's step), each tagged with its path. */
+  at(path: string): TraceWriter {
+    return { emit: (type, data) => this.emit(type, { path, ...data }), redact: (text) => this.redact(text) };
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;

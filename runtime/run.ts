@@ -12,6 +12,9 @@ import { missingEnvironment } from './model/model-connection.js';
 import type { ChatModel, TokenUsage } from './model/model-types.js';
 import { mcpServicesFor, startMcpServers } from './mcp/run-mcp-servers.js';
 import { attemptTask, type TaskAttempts } from './run-attempt.js';
+import { attemptFlow } from './flow/flow-attempt.js';
+import type { FlowResume } from './flow/flow-resume.js';
+import type { FlowStepRecord } from './flow/run-flow.js';
 import { connectModel, prepareRun, recordRunStart, runToolbox, type RunModel } from './run-preparation.js';
 import { asManusError, finishRun } from './run-result.js';
 import type { RunStatus } from './run-status.js';
@@ -47,6 +50,8 @@ export interface RunResult {
   /** Workspace-relative paths of files written during the run. */
   files: string[];
   durationMs: number;
+  /** A flow's steps, in the order they ended, each with its path and status. */
+  flowSteps?: FlowStepRecord[];
 }
 
 export interface RunOptions {
@@ -58,8 +63,8 @@ export interface RunOptions {
   answers?: string[];
   onEvent?: RunEventListener;
   onTextDelta?: (text: string) => void;
-  /** Continue an earlier run in its own folder and workspace, from its recorded history. */
-  resume?: { runId: string; runDirectory: string; workspace: string; state: ResumeState };
+  /** Continue an earlier run in its own folder and workspace, from its recorded history (a flow's, from each step's). */
+  resume?: { runId: string; runDirectory: string; workspace: string; state: ResumeState; flow?: FlowResume };
   /** Answers instead of the provider: recorded replies, when replaying a run. */
   model?: ChatModel;
   /** Extra fields for the run-start event (a replay names what it replays), or the run-resume event. */
@@ -99,7 +104,7 @@ export async function executeRun(plan: RunPlan, options: RunOptions): Promise<Ru
     const toolbox = runToolbox(plan, options);
     recordRunStart(run, plan, options, model, toolbox);
     await startMcpServers(plan, mcpServicesFor(run, options, model.model, toolbox.tools));
-    attempts = await attemptTask(run, plan, options, model, toolbox);
+    attempts = plan.flow ? await attemptFlow(run, { ...plan, flow: plan.flow }, options, model, toolbox) : await attemptTask(run, plan, options, model, toolbox);
   } catch (error) {
     failure = asManusError(error);
   }

@@ -35,7 +35,7 @@ export class Toolbox extends Map<string, AnyToolDefinition> {
   }
 }
 
-/** A plain map never changes during a run; a toolbox says when it did. */
-export function toolboxRevision(tools: ReadonlyMap<string, AnyToolDefinition>): number {
-  return tools instanceof Toolbox ? tools.revision : 0;
+/** A plain map never changes during a run; a toolbox (or a view of one) says when it did. */
+export function toolboxRevision(tools: ReadonlyMap<string, AnyToolDefinition> & { revision?: number }): number {
+  return tools.revision ?? 0;
 }

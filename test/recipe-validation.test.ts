@@ -81,7 +81,7 @@ describe('validate reports every kind of problem in one pass', () => {
     expect(result.exitCode).toBe(2);
     expect(diagnosticLines(result)).toEqual([
       "recipe.yaml:3:14: error: 'description' must be a string, not a whole number",
-      "recipe.yaml:5:18: error: 'parameters.urgent.type' must be one of: string, number, boolean, enum",
+      "recipe.yaml:5:18: error: 'parameters.urgent.type' must be one of: string, number, boolean, enum, list",
       `recipe.yaml:5:3: error: parameter 'urgent' default "two" is not a boolean`,
       "recipe.yaml:7:29: error: the prompt uses {{boss}} but the recipe declares no parameter 'boss'",
     ]);

@@ -13,6 +13,7 @@ import type { ParameterYaml, RecipeYaml } from './schema-types.generated.js';
 import type { ParameterValue, Recipe, RecipeParameter } from './types.js';
 import { locate, locateKey, readYamlFile, type YamlSource } from './yaml-source.js';
 import { readMcpServers } from '../mcp/server-config.js';
+import { readFlow } from '../flow/read-flow.js';
 
 export function loadRecipeFile(file: string): { recipe?: Recipe; diagnostics: Diagnostic[] } {
   const { source, diagnostics } = readYamlFile(file);
@@ -43,7 +44,7 @@ function readableParameter(definition: unknown): Partial<ParameterYaml> {
   if (!isRecord(definition)) return {};
   const type = typeof definition.type === 'string' ? knownTypeFor(definition.type) : undefined;
   const values = Array.isArray(definition.values) && definition.values.every((value) => typeof value === 'string') ? definition.values : undefined;
-  const fits = ['string', 'number', 'boolean'].includes(typeof definition.default);
+  const fits = ['string', 'number', 'boolean'].includes(typeof definition.default) || isStringList(definition.default);
   return {
     type,
     required: typeof definition.required === 'boolean' ? definition.required : undefined,
@@ -52,7 +53,11 @@ function readableParameter(definition: unknown): Partial<ParameterYaml> {
   };
 }
 
-const parameterTypes: ReadonlyArray<ParameterYaml['type']> = ['string', 'number', 'boolean', 'enum'];
+const parameterTypes: ReadonlyArray<ParameterYaml['type']> = ['string', 'number', 'boolean', 'enum', 'list'];
+
+function isStringList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}
 
 /** The type a misspelt or shortened one (`bool`, `str`) most likely means. */
 function knownTypeFor(type: string): ParameterYaml['type'] | undefined {
@@ -72,10 +77,13 @@ function loadRecipeSource(source: YamlSource): { recipe?: Recipe; diagnostics: D
   const parameters = readParameters(source, data.parameters ?? {}, diagnostics);
   const prompt = data.prompt === undefined ? undefined : loadPrompt(source, ['prompt'], data.prompt, diagnostics);
   const workspace = typeof data.workspace === 'string' ? data.workspace : undefined;
-  if (prompt) checkTemplate(source, prompt, workspace, parameters, diagnostics);
-  const agent = typeof data.agent === 'string'
+  // A flow's templates are checked with its steps, once the kinds they use are loaded.
+  if (prompt && data.flow === undefined) checkTemplate(source, prompt, workspace, parameters, diagnostics);
+  checkAgentOrFlow(source, data, diagnostics);
+  const agent = typeof data.agent === 'string' || data.agent === undefined
     ? data.agent
     : readAgentDefinition(`${data.name} (inline)`, data.agent, source, ['agent'], diagnostics);
+  const flow = data.flow === undefined ? undefined : readFlow(source, data.flow, data.answer, diagnostics);
   const recipe: Recipe = {
     file: source.file,
     name: data.name,
@@ -85,6 +93,7 @@ function loadRecipeSource(source: YamlSource): { recipe?: Recipe; diagnostics: D
     promptFile: prompt?.file,
     agent,
     agentLocation: locate(source, ['agent']),
+    flow,
     pluginFolders: (data.plugins ?? []).map((path, index) => ({
       path: resolve(folder, path),
       location: locate(source, ['plugins', index]),
@@ -114,6 +123,20 @@ function loadRecipeSource(source: YamlSource): { recipe?: Recipe; diagnostics: D
     diagnostics.push({ severity: 'error', message: problem.message, location: locate(source, problem.path) });
   }
   return { recipe, diagnostics };
+}
+
+/** A recipe runs one agent or a flow of steps; a flow's steps carry their own prompts and answers. */
+function checkAgentOrFlow(source: YamlSource, data: RecipeYaml, diagnostics: Diagnostic[]): void {
+  const error = (message: string, path: string[] = []) => diagnostics.push({ severity: 'error', message, location: locate(source, path) });
+  if (data.agent === undefined && data.flow === undefined) error('a recipe needs agent: (one agent runs the prompt) or flow: (steps run in order)');
+  if (data.agent !== undefined && data.flow !== undefined) error('a recipe has agent: or flow:, not both: a flow names the agent of each step', ['flow']);
+  if (data.flow === undefined) {
+    if (data.answer !== undefined) error('answer: is a flow\'s answer; a recipe with one agent answers with what the agent gives', ['answer']);
+    return;
+  }
+  if (data.prompt !== undefined) error('a flow has no top-level prompt: each step has its own (use the parameters there as {{name}})', ['prompt']);
+  if (data.response !== undefined) error('a flow\'s structured answers come from its steps: give the step a response: schema, and the flow answer: "{{steps.<name>.answer}}"', ['response']);
+  if ((data.retry?.max_attempts ?? 1) > 1) error('retry: is for recipes with one agent; in a flow, a step that fails stops it unless it has continue_on_failure: true', ['retry']);
 }
 
 function readParameters(source: YamlSource, raw: Record<string, Partial<ParameterYaml>>, diagnostics: Diagnostic[]): RecipeParameter[] {
@@ -146,6 +169,8 @@ function parameterProblem(parameter: RecipeParameter, declaredRequired: unknown)
   if (parameter.type === 'enum') {
     return parameter.values?.includes(String(parameter.default)) ? undefined : `default '${parameter.default}' is not one of its values: ${parameter.values?.join(', ')}`;
   }
+  if (parameter.type === 'list') return isStringList(parameter.default) ? undefined : `default ${JSON.stringify(parameter.default)} is not a list of strings`;
+  if (Array.isArray(parameter.default)) return `default ${JSON.stringify(parameter.default)} is a list, but its type is ${parameter.type}, not list`;
   return typeof parameter.default === parameter.type ? undefined : `default ${JSON.stringify(parameter.default)} is not a ${parameter.type}`;
 }
 

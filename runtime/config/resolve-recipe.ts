@@ -10,7 +10,6 @@ import { packageRoot } from '../package-root.js';
 import type { ContextProviderDefinition } from '../context-provider.js';
 import { displayPath, loadPluginFolders, type LoadedPlugins, type PluginFolder } from '../plugin-loading/load-plugins.js';
 import type { AnyToolDefinition, SandboxSettings } from '../tool.js';
-import { agentDefaults } from './defaults.js';
 import { didYouMean } from './did-you-mean.js';
 import { emptyAgentsConfig, loadAgentsFile, readModelProfile } from './load-agents.js';
 import { loadRecipeFile } from './load-recipe.js';
@@ -22,6 +21,11 @@ import { loadUserConfig } from './user-config.js';
 import { mergeMcpServers, type McpServerConfig } from '../mcp/server-config.js';
 import { serverOfToolName } from '../mcp/tool-names.js';
 import type { AgentConfig, AgentsConfig, ModelProfileConfig, ParameterValue, Recipe, RecipeParameter } from './types.js';
+import { agentDefaults } from './defaults.js';
+import { checkFlow } from '../flow/check-flow.js';
+import { flowAgentReferences, type FlowAgentReference } from '../flow/flow-agents.js';
+import { allSteps, flowDefaults, isKernelStepKind, type FlowDefinition } from '../flow/flow-definition.js';
+import type { FlowAgent, FlowPlan } from '../flow/flow-plan.js';
 
 export interface RecipeOverrides {
   prompt?: string;
@@ -75,6 +79,8 @@ export interface RunPlan {
   mcpServers: McpServerConfig[];
   /** The agent's tools that name MCP servers' tools (`mcp_fs_read_file`, `mcp_fs_*`): checked when those servers start. */
   mcpToolNames: string[];
+  /** A flow's steps, kinds and agents, when the recipe is a flow; `agent` then stands for all of them. */
+  flow?: FlowPlan;
 }
 
 /** agents.yaml files in the order they apply: the package's, the current folder's, the recipe's. */
@@ -156,86 +162,192 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
   diagnostics.push(...userConfig.diagnostics);
   if (!recipe) throw new ConfigError(diagnostics);
 
-  const agent = resolveAgent(recipe, agents.config, diagnostics);
-  // A run loads only the built-in plugins its agent uses; `manus validate` checks them all.
-  const needed = agent && !options.checkSchemas ? [...agent.tools, ...agent.contextProviders] : undefined;
+  const flow = recipe.flow;
+  const agent = flow ? undefined : resolveAgent(recipe, agents.config, diagnostics);
+  // A run loads only the built-in plugins its agents use; `manus validate` checks them all, and a
+  // flow with a kind from a plugin loads them all, since the kind names its agents.
+  const needed = options.checkSchemas || (flow && usesPluginKinds(flow))
+    ? undefined
+    : (agent ? [agent] : flowAgentConfigs(flow!, agents.config)).flatMap((each) => [...each.tools, ...each.contextProviders]);
   const plugins = await loadPluginFolders(pluginFoldersFor(options.cwd, recipe, needed), { checkSchemas: options.checkSchemas });
   diagnostics.push(...plugins.diagnostics);
 
   const strict = options.strictParameters !== false;
   const values = parameterValues(recipe, overrides.parameters ?? {}, strict, diagnostics);
-  const task = resolveTask(recipe, overrides, values, strict, diagnostics);
+  const task = flow ? resolveFlowTask(recipe, overrides, diagnostics) : resolveTask(recipe, overrides, values, strict, diagnostics);
   const workspace = overrides.workspace ?? (recipe.workspace && values ? renderTemplate(recipe.workspace, values) : recipe.workspace);
-  if (!agent) throw new ConfigError(diagnostics);
+  const stepKinds = new Map([...plugins.stepKinds].map(([kind, loaded]) => [kind, loaded.stepKind]));
+  if (flow) checkFlow({ flow, parameters: recipe.parameters, stepKinds, workspace: recipe.workspace }, diagnostics);
+  const references: Map<unknown, FlowAgentReference> = flow
+    ? flowAgentReferences(flow, agents.config, stepKinds, diagnostics)
+    : new Map(agent ? [[recipe.agent, { config: agent, named: typeof recipe.agent === 'string' }]] : []);
+  if (references.size === 0) throw new ConfigError(diagnostics);
 
   const mcpServers = mergeMcpServers(agents.config.mcpServers, userConfig.config.mcpServers, recipe.mcpServers, overrides.mcpServers ?? []);
-  const mcpToolNames = agent.tools.filter((name) => !plugins.tools.has(name) && serverOfToolName(name, mcpServers.map((server) => server.name)) !== undefined);
-  const tools = selectTools(agent, plugins, diagnostics, new Set(mcpToolNames), mcpServers);
-  const contextProviders = selectContextProviders(agent, plugins, diagnostics);
-  const trust = reviewRecipeTrust({
-    recipe,
-    agent,
-    agentsConfig: agents.config,
-    cwd: options.cwd,
-    parameterValues: values,
-    workspaceFromCommandLine: overrides.workspace !== undefined,
-    userParameters: new Set(Object.keys(overrides.parameters ?? {})),
-    tools,
-  });
-  if (options.reportTrust) {
-    diagnostics.push(...trust.removals);
-    diagnostics.push(...trust.requests.map(trustRequestNote));
-  } else {
-    diagnostics.push(...trust.removals.map((removal): Diagnostic => ({ ...removal, severity: 'warning' })));
+  const trustInput = { agentsConfig: agents.config, cwd: options.cwd, parameterValues: values, workspaceFromCommandLine: overrides.workspace !== undefined, userParameters: new Set(Object.keys(overrides.parameters ?? {})) };
+  const setups = new Map<unknown, AgentSetup>();
+  for (const [key, reference] of references) {
+    setups.set(key, setUpAgent(reference, { recipe, plugins, mcpServers, trustInput, agentsConfig: agents.config, model: overrides.model, reportTrust: options.reportTrust === true }, diagnostics));
   }
-
-  const { profile, modelOverride } = resolveProfile(agent, agents.config, overrides.model, diagnostics);
+  const first = [...setups.values()][0];
+  const trustRequests = uniqueTrustRequests([...setups.values()].flatMap((setup) => setup.trustRequests));
+  const { profile, modelOverride } = first;
+  const runAgent: AgentConfig = flow ? flowAgent(recipe, [...setups.values()]) : first.agent;
+  const tools = new Map([...setups.values()].flatMap((setup) => [...setup.tools]));
+  const mcpToolNames = [...new Set([...setups.values()].flatMap((setup) => setup.mcpToolNames))];
   const environment = options.environment ?? process.env;
   // A run asks only when a key would really be sent; validate names every key the profile reads.
-  const keysSent = [defaultApiKeyEnv(profile), ...Object.values(profile.headersEnv ?? {})]
-    .filter((variable) => options.reportTrust || Boolean(environment[variable]));
-  const endpoint = profileEndpointRequest(profile, keysSent);
-  if (endpoint) {
-    trust.requests.push(endpoint);
-    if (options.reportTrust) diagnostics.push(trustRequestNote(endpoint));
+  for (const each of uniqueProfiles([...setups.values()].map((setup) => setup.profile))) {
+    const keysSent = [defaultApiKeyEnv(each), ...Object.values(each.headersEnv ?? {})]
+      .filter((variable) => options.reportTrust || Boolean(environment[variable]));
+    const endpoint = profileEndpointRequest(each, keysSent);
+    if (endpoint) {
+      trustRequests.push(endpoint);
+      if (options.reportTrust) diagnostics.push(trustRequestNote(endpoint));
+    }
   }
-  if ((overrides.maxCost ?? recipe.budgets.cost) !== undefined && !profile.price) {
+  for (const each of uniqueProfiles([...setups.values()].map((setup) => setup.profile))) {
+    if ((overrides.maxCost ?? recipe.budgets.cost) === undefined || each.price) continue;
     diagnostics.push({
       severity: 'error',
-      message: `a cost budget needs prices: add price: { input_per_million, output_per_million } to the model profile '${profile.name}'`,
-      location: profile.location ?? { file: recipe.file },
+      message: `a cost budget needs prices: add price: { input_per_million, output_per_million } to the model profile '${each.name}'`,
+      location: each.location ?? { file: recipe.file },
     });
   }
   if (diagnostics.some((diagnostic) => diagnostic.severity === 'error')) throw new ConfigError(diagnostics);
 
+  const flowPlan: FlowPlan | undefined = flow && values
+    ? { definition: flow, stepKinds, parameters: values, agents: new Map([...setups].map(([key, setup]) => [key, flowAgentOf(setup)])) }
+    : undefined;
   return {
     recipe,
     overrides,
-    agent: {
-      ...agent,
-      permissions: trust.permissions,
-    },
+    agent: runAgent,
     profile,
     modelOverride,
     task: task ?? '',
     workspace,
     tools,
-    contextProviders,
+    contextProviders: first.contextProviders,
     budgets: {
-      steps: overrides.maxSteps ?? recipe.budgets.steps ?? agent.maxSteps,
+      steps: overrides.maxSteps ?? recipe.budgets.steps ?? (flow ? flowDefaults.steps : first.agent.maxSteps),
       tokens: overrides.maxTokens ?? recipe.budgets.tokens,
       timeSeconds: overrides.maxTimeSeconds ?? recipe.budgets.timeSeconds,
       cost: overrides.maxCost ?? recipe.budgets.cost,
     },
-    sandbox: recipe.sandbox ?? agent.sandbox,
-    toolSettings: mergeToolSettings(agent.toolSettings, recipe.toolSettings),
+    sandbox: recipe.sandbox ?? first.agent.sandbox,
+    toolSettings: first.toolSettings,
     warnings: diagnostics,
     agentsConfig: agents.config,
     trustGrants: new Set([...(overrides.trust ?? []), ...userConfig.config.trust]),
-    trustRequests: trust.requests,
+    trustRequests,
     mcpServers,
     mcpToolNames,
+    flow: flowPlan,
   };
+}
+
+interface AgentSetup {
+  agent: AgentConfig;
+  tools: Map<string, AnyToolDefinition>;
+  mcpToolNames: string[];
+  contextProviders: ContextProviderDefinition[];
+  toolSettings: Record<string, Record<string, unknown>>;
+  profile: ModelProfileConfig;
+  modelOverride?: string;
+  trustRequests: TrustRequest[];
+}
+
+interface AgentSetupInput {
+  recipe: Recipe;
+  plugins: LoadedPlugins;
+  mcpServers: McpServerConfig[];
+  trustInput: Omit<Parameters<typeof reviewRecipeTrust>[0], 'recipe' | 'agent' | 'tools'>;
+  agentsConfig: AgentsConfig;
+  model?: string;
+  reportTrust: boolean;
+}
+
+/** One agent's tools, context providers, permissions and model profile, with the problems found. */
+function setUpAgent(reference: FlowAgentReference, input: AgentSetupInput, diagnostics: Diagnostic[]): AgentSetup {
+  const { config } = reference;
+  const serverNames = input.mcpServers.map((server) => server.name);
+  const mcpToolNames = config.tools.filter((name) => !input.plugins.tools.has(name) && serverOfToolName(name, serverNames) !== undefined);
+  const tools = selectTools(config, input.plugins, diagnostics, new Set(mcpToolNames), input.mcpServers);
+  const contextProviders = selectContextProviders(config, input.plugins, diagnostics);
+  // Reviewed as the recipe's agent: by name, it is measured against the trusted agent of that name.
+  const trust = reviewRecipeTrust({ ...input.trustInput, recipe: { ...input.recipe, agent: reference.named ? config.name : config }, agent: config, tools });
+  if (input.reportTrust) {
+    diagnostics.push(...trust.removals);
+    diagnostics.push(...trust.requests.map(trustRequestNote));
+  } else {
+    diagnostics.push(...trust.removals.map((removal): Diagnostic => ({ ...removal, severity: 'warning' })));
+  }
+  const { profile, modelOverride } = resolveProfile(config, input.agentsConfig, input.model, diagnostics);
+  return {
+    agent: { ...config, permissions: trust.permissions },
+    tools,
+    mcpToolNames,
+    contextProviders,
+    toolSettings: mergeToolSettings(config.toolSettings, input.recipe.toolSettings),
+    profile,
+    modelOverride,
+    trustRequests: trust.requests,
+  };
+}
+
+function flowAgentOf(setup: AgentSetup): FlowAgent {
+  return {
+    config: setup.agent,
+    tools: [...setup.tools.keys()],
+    mcpToolNames: setup.mcpToolNames,
+    contextProviders: setup.contextProviders,
+    toolSettings: setup.toolSettings,
+    profile: setup.profile,
+    modelOverride: setup.modelOverride,
+  };
+}
+
+/**
+ * What a flow's run is recorded and started with: its agents' tools together (the MCP servers any
+ * of them use start with the run), and the first agent's settings for the rest. Each step runs with
+ * its own agent.
+ */
+function flowAgent(recipe: Recipe, setups: AgentSetup[]): AgentConfig {
+  const first = setups[0].agent;
+  return {
+    ...first,
+    name: `${recipe.name} (flow)`,
+    description: recipe.description,
+    tools: [...new Set(setups.flatMap((setup) => setup.agent.tools))],
+    toolLocations: Object.assign({}, ...setups.map((setup) => setup.agent.toolLocations)),
+    contextProviders: [],
+  };
+}
+
+function usesPluginKinds(flow: FlowDefinition): boolean {
+  return allSteps(flow.steps).some((step) => !isKernelStepKind(step.kind));
+}
+
+/** The agents of a flow's agent steps, as far as they can be found, to know which plugins to load. */
+function flowAgentConfigs(flow: FlowDefinition, agents: AgentsConfig): AgentConfig[] {
+  return [...flowAgentReferences(flow, agents, new Map(), []).values()].map((reference) => reference.config);
+}
+
+/** A flow's steps have their own prompts: there is no task to give it with --prompt. */
+function resolveFlowTask(recipe: Recipe, overrides: RecipeOverrides, diagnostics: Diagnostic[]): string {
+  if (overrides.prompt !== undefined) {
+    diagnostics.push({ severity: 'error', message: `--prompt gives the task of a recipe with one agent; the flow ${recipe.name} takes its inputs as --param`, location: { file: recipe.file } });
+  }
+  return '';
+}
+
+function uniqueProfiles(profiles: ModelProfileConfig[]): ModelProfileConfig[] {
+  return [...new Map(profiles.map((profile) => [profile.name, profile])).values()];
+}
+
+function uniqueTrustRequests(requests: TrustRequest[]): TrustRequest[] {
+  return [...new Map(requests.map((request) => [`${request.grant}\u0000${request.setting}\u0000${request.detail ?? ''}`, request])).values()];
 }
 
 function resolveAgent(recipe: Recipe, agents: AgentsConfig, diagnostics: Diagnostic[]): AgentConfig | undefined {
@@ -363,7 +475,7 @@ function parameterValues(
       continue;
     }
     const converted = convertParameter(parameter, raw);
-    if (typeof converted === 'object') diagnostics.push({ severity: 'error', message: `--param ${parameter.name}: ${converted.problem}`, location: parameter.location });
+    if (typeof converted === 'object' && !Array.isArray(converted)) diagnostics.push({ severity: 'error', message: `--param ${parameter.name}: ${converted.problem}`, location: parameter.location });
     else values[parameter.name] = converted;
   }
   return diagnostics.some((diagnostic) => diagnostic.severity === 'error') ? undefined : values;
@@ -383,7 +495,21 @@ function convertParameter(parameter: RecipeParameter, raw: string): ParameterVal
       return { problem: `'${raw}' is not true or false` };
     case 'enum':
       return parameter.values?.includes(raw) ? raw : { problem: `'${raw}' is not one of: ${parameter.values?.join(', ')}` };
+    case 'list':
+      return listParameter(raw);
   }
+}
+
+/** `a,b,c`, or a JSON array of strings when items hold commas. */
+function listParameter(raw: string): string[] | { problem: string } {
+  if (!raw.trimStart().startsWith('[')) return raw.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  try {
+    const parsed = JSON.parse(raw) as unknown;
+    if (Array.isArray(parsed) && parsed.every((item) => ['string', 'number', 'boolean'].includes(typeof item))) return parsed.map(String);
+  } catch {
+    // Reported below, with what a list looks like.
+  }
+  return { problem: `'${raw}' is not a list: give items separated by commas, or a JSON array of strings` };
 }
 
 function mergeToolSettings(

@@ -323,20 +323,22 @@ export interface RecipeYaml {
   /**
    * An agent name from agents.yaml, or an agent declared inline.
    */
-  agent: string | AgentYaml;
+  agent?: string | AgentYaml;
+  /**
+   * Steps run in order instead of one agent: each has a name and a kind (agent, parallel, or a kind a plugin defines). Later steps use earlier results as {{steps.<name>.answer}}.
+   *
+   * @minItems 1
+   */
+  flow?: FlowStepYaml[];
+  /**
+   * A flow's answer, a template such as "{{steps.report.answer}}"; the last step's answer when not given.
+   */
+  answer?: string;
   /**
    * Folders of tool plugins, relative to the recipe.
    */
   plugins?: string[];
-  budgets?: {
-    steps?: number;
-    tokens?: number;
-    time_seconds?: number;
-    /**
-     * US dollars, priced with the model profile's `price`.
-     */
-    cost?: number;
-  };
+  budgets?: BudgetsYaml;
   /**
    * A JSON Schema the final answer must satisfy.
    */
@@ -403,16 +405,79 @@ export interface RecipeYaml {
   };
 }
 export interface ParameterYaml {
-  type: 'string' | 'number' | 'boolean' | 'enum';
+  type: 'string' | 'number' | 'boolean' | 'enum' | 'list';
   description?: string;
   required?: boolean;
-  default?: string | number | boolean;
+  /**
+   * The value when none is given; a list parameter's default is a list of strings.
+   */
+  default?: (string | number | boolean) | string[];
   /**
    * The allowed values of an enum parameter.
    *
    * @minItems 1
    */
   values?: string[];
+}
+/**
+ * A step of a flow. Fields beyond these belong to the step's kind and are checked against it.
+ */
+export interface FlowStepYaml {
+  /**
+   * The step's name, used in its path and in {{steps.<name>...}}.
+   */
+  name?: string;
+  /**
+   * agent, parallel, or a kind a plugin defines (plan).
+   */
+  kind: string;
+  /**
+   * agent steps: an agent name from agents.yaml, or an agent declared inline.
+   */
+  agent?: string | AgentYaml;
+  /**
+   * agent steps: the task, a template.
+   */
+  prompt?: string;
+  /**
+   * agent steps: a JSON Schema the answer must match; later steps read it as {{steps.<name>.structured.<field>}}.
+   */
+  response?: {
+    [k: string]: unknown;
+  };
+  /**
+   * parallel steps: named steps run at once.
+   *
+   * @minItems 1
+   */
+  steps?: FlowStepYaml[];
+  step?: FlowStepYaml;
+  /**
+   * parallel steps: a template that gives a list, such as "{{steps.outline.structured.questions}}" or a list parameter.
+   */
+  for_each?: string;
+  /**
+   * parallel steps: how many run at once (default 4).
+   */
+  max_concurrency?: number;
+  budgets?: BudgetsYaml;
+  /**
+   * Go on with the next step when this one does not succeed (default false: the flow stops).
+   */
+  continue_on_failure?: boolean;
+  [k: string]: unknown;
+}
+/**
+ * Limits: for the whole run (in a flow, all its steps together), or for one flow step within the flow's.
+ */
+export interface BudgetsYaml {
+  steps?: number;
+  tokens?: number;
+  time_seconds?: number;
+  /**
+   * US dollars, priced with the model profile's `price`.
+   */
+  cost?: number;
 }
 /**
  * Added to the agent's: a recipe can deny or ask about more tools, never fewer.

@@ -26,6 +26,10 @@ export function unknownPlaceholderForms(template: string): Array<{ text: string;
     .map((match) => ({ text: match[0], offset: match.index ?? 0 }));
 }
 
-export function renderTemplate(template: string, values: Record<string, string | number | boolean>): string {
-  return template.replace(placeholderPattern, (_whole, name: string) => String(values[name]));
+/** Fills the placeholders; a list parameter goes in as JSON. */
+export function renderTemplate(template: string, values: Record<string, string | number | boolean | string[]>): string {
+  return template.replace(placeholderPattern, (_whole, name: string) => {
+    const value = values[name];
+    return Array.isArray(value) ? JSON.stringify(value) : String(value);
+  });
 }

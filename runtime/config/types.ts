@@ -6,6 +6,7 @@ import type { TokenPrices } from '../model/pricing.js';
 import type { JsonSchema, SandboxSettings } from '../tool.js';
 import type { SettingLocations } from './setting-locations.js';
 import type { McpServerConfig } from '../mcp/server-config.js';
+import type { FlowDefinition } from '../flow/flow-definition.js';
 
 export interface ModelProfileConfig {
   name: string;
@@ -107,11 +108,11 @@ export interface AgentsConfig {
   mcpServers: McpServerConfig[];
 }
 
-export type ParameterValue = string | number | boolean;
+export type ParameterValue = string | number | boolean | string[];
 
 export interface RecipeParameter {
   name: string;
-  type: 'string' | 'number' | 'boolean' | 'enum';
+  type: 'string' | 'number' | 'boolean' | 'enum' | 'list';
   description?: string;
   required: boolean;
   default?: ParameterValue;
@@ -134,8 +135,10 @@ export interface Recipe {
   promptTemplate?: string;
   /** The file a `{file: ...}` prompt was read from. */
   promptFile?: string;
-  /** An agent name to look up, or an agent declared inline. */
-  agent: string | AgentConfig;
+  /** An agent name to look up, or an agent declared inline; none for a flow. */
+  agent?: string | AgentConfig;
+  /** Steps run in order instead of one agent. */
+  flow?: FlowDefinition;
   agentLocation?: SourceLocation;
   pluginFolders: Array<{ path: string; location?: SourceLocation }>;
   budgets: RecipeBudgets;

@@ -1,0 +1,79 @@
+/**
+ * A flow's budgets, shared by all its steps, those running at once included: each step's loop
+ * reports what it spends and stops when the flow's budget is gone. A step's own budget is its
+ * limits within what the flow has left when it starts.
+ */
+import type { BudgetName, SharedBudget } from '../agent-loop.js';
+import type { RunBudgets } from '../config/resolve-recipe.js';
+import type { TokenUsage } from '../model/model-types.js';
+import type { StepBudgets } from './step-kind.js';
+
+export interface FlowSpending {
+  steps: number;
+  usage: TokenUsage;
+  cost: number;
+}
+
+export class FlowBudget implements SharedBudget {
+  readonly spent: FlowSpending;
+  private readonly deadline: number | undefined;
+
+  constructor(private readonly limits: RunBudgets, earlier?: FlowSpending) {
+    this.spent = earlier ? { steps: earlier.steps, usage: { ...earlier.usage }, cost: earlier.cost } : { steps: 0, usage: zeroUsage(), cost: 0 };
+    this.deadline = limits.timeSeconds === undefined ? undefined : Date.now() + limits.timeSeconds * 1000;
+  }
+
+  spend(spent: { steps?: number; usage?: TokenUsage; cost?: number }): void {
+    this.spent.steps += spent.steps ?? 0;
+    if (spent.usage) this.spent.usage = addUsage(this.spent.usage, spent.usage);
+    this.spent.cost += spent.cost ?? 0;
+  }
+
+  exhausted(): BudgetName | undefined {
+    const { limits, spent } = this;
+    if (spent.steps >= limits.steps) return 'steps';
+    if (limits.tokens !== undefined && spent.usage.totalTokens >= limits.tokens) return 'tokens';
+    if (limits.cost !== undefined && spent.cost >= limits.cost) return 'cost';
+    if (this.deadline !== undefined && Date.now() >= this.deadline) return 'time';
+    return undefined;
+  }
+
+  /** The limits of a step that starts now: its own (the agent's max_steps by default), within the flow's remainder. */
+  forStep(own: StepBudgets, agentMaxSteps: number): RunBudgets {
+    const { limits, spent } = this;
+    return {
+      steps: Math.max(0, Math.min(own.steps ?? agentMaxSteps, limits.steps - spent.steps)),
+      tokens: smaller(own.tokens, limits.tokens === undefined ? undefined : Math.max(0, limits.tokens - spent.usage.totalTokens)),
+      cost: smaller(own.cost, limits.cost === undefined ? undefined : Math.max(0, limits.cost - spent.cost)),
+      timeSeconds: smaller(own.timeSeconds, this.deadline === undefined ? undefined : Math.max(0.001, (this.deadline - Date.now()) / 1000)),
+    };
+  }
+}
+
+/** Step budgets within a parent's: the smaller of each. */
+export function withinBudgets(own: StepBudgets, parent: StepBudgets): StepBudgets {
+  return {
+    steps: smaller(own.steps, parent.steps),
+    tokens: smaller(own.tokens, parent.tokens),
+    cost: smaller(own.cost, parent.cost),
+    timeSeconds: smaller(own.timeSeconds, parent.timeSeconds),
+  };
+}
+
+function smaller(first: number | undefined, second: number | undefined): number | undefined {
+  if (first === undefined) return second;
+  if (second === undefined) return first;
+  return Math.min(first, second);
+}
+
+export function zeroUsage(): TokenUsage {
+  return { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+}
+
+export function addUsage(left: TokenUsage, right: TokenUsage): TokenUsage {
+  return {
+    promptTokens: left.promptTokens + right.promptTokens,
+    completionTokens: left.completionTokens + right.completionTokens,
+    totalTokens: left.totalTokens + right.totalTokens,
+  };
+}
