@@ -11,7 +11,6 @@ import {
   limitOutput,
   OutputFile,
   protectedPathNotice,
- 
   savedOutputLimitBytes,
   SentinelSession,
   snapshotWorkspace,
@@ -19,6 +18,8 @@ import {
 } from 'manus-runtime';
 import type { Sandbox, SandboxCommandResult, ToolContext, ToolResult, WorkspaceChanges } from 'manus-runtime';
 import { encodePythonRequest, pythonDriverCommand } from './python-driver.js';
+import { checkPython } from './python-doctor.js';
+import { pythonInterpreter, pythonVariable } from './python-interpreter.js';
 
 
 interface PythonSettings {
@@ -71,6 +72,7 @@ export default defineTool({
   // A call's files are found by comparing the workspace before and after it, so no other command
   // may change the workspace meanwhile: calls in this group never overlap.
   sequential: 'workspace-commands',
+  doctor: (settings, context) => checkPython(settings.python, context),
   async execute(input, context) {
     const settings = readSettings(context.settings);
     const timeoutMs = (input.timeout ?? defaultTimeoutSeconds) * 1000;
@@ -100,9 +102,9 @@ function readSettings(settings: Record<string, unknown>): PythonSettings {
   if (typeof maximumOutput !== 'number' || !Number.isInteger(maximumOutput) || maximumOutput <= 0) {
     throw new ToolError('tool_settings.python_execute.max_output must be a positive integer.', 'settings_invalid');
   }
-  const python = settings.python ?? 'python3';
+  const python = pythonInterpreter(settings.python, process.env);
   if (typeof python !== 'string' || python.trim() === '') {
-    throw new ToolError('tool_settings.python_execute.python must name a Python interpreter.', 'settings_invalid');
+    throw new ToolError(`tool_settings.python_execute.python (or ${pythonVariable}) must name a Python interpreter.`, 'settings_invalid');
   }
   return { mode, maximumOutput, python, savedOutputLimit: savedOutputLimitBytes(settings, 'python_execute') };
 }
