@@ -113,6 +113,35 @@ describe('manus doctor', () => {
     expect(run.json.findings.map((finding: Finding) => finding.check)).toEqual(expect.arrayContaining(['python', 'chromium']));
   });
 
+  it('sends no key to an endpoint that a project\'s agents.yaml chose, and runs no program it names', async () => {
+    const server = await startScriptedModelServer({ turns: [] });
+    try {
+      const projectAgents = [
+        'version: 1',
+        'llm:',
+        `  default: { provider: openai-compatible, base_url: "${server.baseUrl}", api_key_env: OPENAI_API_KEY, model: scripted-model }`,
+        'agents:',
+        '  data_analysis:',
+        '    tools: [python_execute, terminate]',
+        '    tool_settings: { python_execute: { python: ./not-trusted-python } }',
+        '',
+      ].join('\n');
+      const run = await runCli(['doctor', '--agent', 'data_analysis', '--json'], {
+        cwd: makeFixture({ 'agents.yaml': projectAgents }),
+        env: { OPENAI_API_KEY: secretKey, MANUS_PYTHON: '/nonexistent/bin/python3' },
+        timeoutMs: 60_000,
+      });
+      const modelRequests = server.requests.filter((request) => request.path.endsWith('/models'));
+      expect(modelRequests).toHaveLength(1);
+      expect(modelRequests[0].headers.authorization).toBeUndefined();
+      expect(findingOf(run.json, 'model endpoint')).toMatchObject({ status: 'ok' });
+      expect(findingOf(run.json, 'python')?.detail).toMatch(/^\/nonexistent\/bin\/python3 \(MANUS_PYTHON\)/);
+      expect(run.stdout).not.toContain('not-trusted-python');
+    } finally {
+      await server.close();
+    }
+  });
+
   it('refuses an agent that is not declared, with a suggestion, as a usage error', async () => {
     const run = await runCli(['doctor', '--agent', 'data_analysys'], { cwd: makeFixture({}) });
     expect(run.exitCode).toBe(2);

@@ -11,7 +11,13 @@ import type { DoctorFinding } from './doctor-finding.js';
 
 const requestTimeoutMs = 5000;
 
-export async function modelFindings(profileName: string, profile: ModelProfileConfig, environment: Readonly<Record<string, string | undefined>>): Promise<DoctorFinding[]> {
+/** `sendKeys` false: the profile's endpoint was chosen by a file the user has not trusted, so the request goes without the key and the headers from variables. */
+export async function modelFindings(
+  profileName: string,
+  profile: ModelProfileConfig,
+  environment: Readonly<Record<string, string | undefined>>,
+  sendKeys: boolean,
+): Promise<DoctorFinding[]> {
   const keyVariable = defaultApiKeyEnv(profile);
   const missing = missingEnvironment(profile, environment);
   const keyFinding: DoctorFinding = environment[keyVariable]
@@ -34,18 +40,28 @@ export async function modelFindings(profileName: string, profile: ModelProfileCo
     if (!ManusError.isInstance(error)) throw error;
     return [...findings, { check: 'model endpoint', status: 'missing', detail: `profile ${profileName}: no endpoint`, fix: error.message }];
   }
-  return [...findings, await endpointFinding(profileName, connection)];
+  return [...findings, await endpointFinding(profileName, connection, sendKeys)];
 }
 
-async function endpointFinding(profileName: string, connection: ModelConnection): Promise<DoctorFinding> {
+async function endpointFinding(profileName: string, connection: ModelConnection, sendKeys: boolean): Promise<DoctorFinding> {
   const shown = `${displayUrl(connection.baseUrl)} (profile ${profileName}, model ${connection.model || 'not set'})`;
-  const { url, headers } = modelsRequest(connection);
+  const request = modelsRequest(connection);
+  const headers = sendKeys ? request.headers : { ...connection.profile.headers };
+  const url = request.url;
   let response: Response;
   try {
     response = await fetch(url, { headers, signal: AbortSignal.timeout(requestTimeoutMs) });
   } catch (error) {
     const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${requestTimeoutMs / 1000} s` : causeOf(error);
     return { check: 'model endpoint', status: 'missing', detail: `${shown} does not answer: ${reason}`, fix: 'start the model server, or set OPENAI_BASE_URL or the profile\'s base_url to one that runs' };
+  }
+  if ((response.status === 401 || response.status === 403) && !sendKeys) {
+    return {
+      check: 'model endpoint',
+      status: 'warning',
+      detail: `${shown} answers, but wants a key, which was not sent: the endpoint comes from ${connection.profile.location?.file ?? 'a file'} you have not trusted`,
+      fix: 'give the grant with trust: [env] in your config.yaml if that endpoint should get your keys',
+    };
   }
   if (response.status === 401 || response.status === 403) {
     return { check: 'model endpoint', status: 'missing', detail: `${shown} refused the key (HTTP ${response.status})`, fix: `check the key in ${defaultApiKeyEnv(connection.profile)}` };

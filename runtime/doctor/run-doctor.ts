@@ -6,6 +6,8 @@
 import { agentDefaults } from '../config/defaults.js';
 import { readModelProfile } from '../config/load-agents.js';
 import { agentsFilesFor, loadAgentsConfig, pluginFoldersFor } from '../config/resolve-recipe.js';
+import type { AgentConfig, AgentsConfig } from '../config/types.js';
+import { loadUserConfig } from '../config/user-config.js';
 import { didYouMean } from '../config/did-you-mean.js';
 import { ConfigError, UsageError, type Diagnostic } from '../errors.js';
 import { loadPluginFolders } from '../plugin-loading/load-plugins.js';
@@ -51,6 +53,9 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   if (errors.length > 0) throw new ConfigError(errors);
   const profileName = agent?.llm ?? agentDefaults.llm;
   const profile = config.profiles.get(profileName) ?? readModelProfile(profileName);
+  // As in a run: the user's keys go to an endpoint that an untrusted file chose only with the env grant.
+  const grants = loadUserConfig(options.environment).config.trust;
+  const sendKeys = profile.trusted === true || profile.baseUrl === undefined || grants.has('env');
   const image = readSandboxOptions(agent?.sandbox?.options ?? {}).image;
   const loaded = await loadPluginFolders(pluginFoldersFor(options.cwd, undefined, agent?.tools));
   const tools = [...loaded.tools.values()]
@@ -60,10 +65,10 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
 
   const deadline = AbortSignal.timeout(options.timeoutMs ?? defaultTimeoutMs);
   const groups = await Promise.all([
-    within(deadline, 'model endpoint', 'runtime', () => modelFindings(profileName, profile, options.environment)),
+    within(deadline, 'model endpoint', 'runtime', () => modelFindings(profileName, profile, options.environment, sendKeys)),
     within(deadline, 'sandbox', 'runtime', () => sandboxFindings(image, options.environment)),
     ...tools.map((tool) =>
-      within(deadline, tool.name, tool.name, async () => toolFindings(tool, agent?.toolSettings[tool.name] ?? {}, options.environment, deadline)),
+      within(deadline, tool.name, tool.name, async () => toolFindings(tool, trustedSettings(agent, config)[tool.name] ?? {}, options.environment, deadline)),
     ),
   ]);
   const findings = uniqueFindings(groups.flat());
@@ -73,6 +78,17 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     findings,
     diagnostics: [...diagnostics, ...loaded.diagnostics],
   };
+}
+
+/**
+ * The tool settings the checks use: an agent's own when the package's agents.yaml defines it, else
+ * that file's version of the agent. Checks run programs on the host (the Python, the browser), which
+ * a project's or a recipe's agents.yaml is not trusted to choose.
+ */
+function trustedSettings(agent: AgentConfig | undefined, config: AgentsConfig): AgentConfig['toolSettings'] {
+  if (!agent) return {};
+  if (agent.origin?.trusted !== false) return agent.toolSettings;
+  return config.trustedAgents.get(agent.name)?.toolSettings ?? {};
 }
 
 async function toolFindings(tool: AnyToolDefinition, settings: Record<string, unknown>, environment: NodeJS.ProcessEnv, signal: AbortSignal): Promise<DoctorFinding[]> {
