@@ -8,7 +8,7 @@
 export { defineTool } from './tool.js';
 export type { ChatMessage, JsonSchema, ToolContext, ToolDefinition, ToolImage, ToolResult } from './tool.js';
 export type { SchemaInput } from './schema-input.js';
-export type { DoctorContext, DoctorFinding, DoctorStatus } from './doctor/doctor-finding.js';
+export type { DoctorContext, DoctorFinding } from './doctor/doctor-finding.js';
 export { defineContextProvider } from './context-provider.js';
 export type { ContextProviderDefinition, ContextProviderInput, ContextSnapshot } from './context-provider.js';
 export { ManusError, ToolError, ConfigError } from './errors.js';

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sandboxDefaults } from '../runtime/config/defaults.js';
 import { probeDocker } from '../runtime/sandbox/docker-connection.js';
-import { parseSandboxImagePackages, readSandboxImagePackages, sandboxImageName, sandboxImagePackagesFile } from '../runtime/sandbox/sandbox-image.js';
+import { parseSandboxImagePackages, sandboxImageName, sandboxImagePackages } from '../runtime/sandbox/sandbox-image.js';
+import { sandboxImagePackagesPath } from '../runtime/sandbox/sandbox-image-packages.js';
 import { makeFixture, repositoryRoot, runCli } from './support/run-cli.js';
 import { startScriptedModelServer } from './support/scripted-model-server.js';
 import { terminate, toolMessages } from './support/loop-fixture.js';
@@ -31,7 +32,7 @@ describe('the sandbox image', () => {
   });
 
   it('holds Python and the data libraries the agents import', () => {
-    expect(readSandboxImagePackages()).toEqual(expect.arrayContaining(['python3-minimal', 'python3-numpy', 'python3-pandas', 'python3-matplotlib', 'python3-openpyxl']));
+    expect(sandboxImagePackages).toEqual(expect.arrayContaining(['python3-minimal', 'python3-numpy', 'python3-pandas', 'python3-matplotlib', 'python3-openpyxl']));
   });
 
   it('gets a new name when the list changes, derived alike by the script and the runtime, comments and blank lines aside', () => {
@@ -52,7 +53,7 @@ describe('the sandbox image', () => {
     const image = schema.$defs.sandbox.anyOf[1].properties.image;
     expect(image.default).toBeUndefined();
     expect(image.description).toContain('runtime/sandbox/sandbox-image-packages.txt');
-    expect(sandboxImagePackagesFile).toBe(join(repositoryRoot, 'runtime', 'sandbox', 'sandbox-image-packages.txt'));
+    expect(sandboxImagePackagesPath).toBe('runtime/sandbox/sandbox-image-packages.txt');
   });
 });
 

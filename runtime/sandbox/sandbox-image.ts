@@ -5,13 +5,10 @@
  * packages the agents import.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { packageRoot } from '../package-root.js';
+import { sandboxImagePackagesText } from './sandbox-image-packages.js';
 
 export const sandboxImageRepository = 'manus-sandbox';
 export const sandboxImageSuite = 'bookworm';
-export const sandboxImagePackagesFile = join(packageRoot, 'runtime', 'sandbox', 'sandbox-image-packages.txt');
 
 /** The package names in the list's text: one a line; `#` starts a comment, blank lines and spaces are left out. */
 export function parseSandboxImagePackages(text: string): string[] {
@@ -27,8 +24,6 @@ export function sandboxImageName(packages: readonly string[]): string {
   return `${sandboxImageRepository}:${sandboxImageSuite}-${hash}`;
 }
 
-export function readSandboxImagePackages(): string[] {
-  return parseSandboxImagePackages(readFileSync(sandboxImagePackagesFile, 'utf8'));
-}
+export const sandboxImagePackages: readonly string[] = parseSandboxImagePackages(sandboxImagePackagesText);
 
-export const defaultSandboxImage: string = sandboxImageName(readSandboxImagePackages());
+export const defaultSandboxImage: string = sandboxImageName(sandboxImagePackages);
