@@ -72,7 +72,10 @@ export async function checkPython(setting: unknown, context: DoctorContext): Pro
 function probe(python: string, context: DoctorContext): Promise<ProbeReport> {
   const modules = dataLibraries.map((library) => library.module);
   return new Promise((resolve, reject) => {
-    execFile(python, ['-c', probeSource, ...modules], { signal: context.signal, timeout: 20_000, env: { ...context.environment, PYTHONDONTWRITEBYTECODE: '1', MPLBACKEND: 'Agg' } }, (error, stdout, stderr) => {
+    // Only what the sandbox passes too: the runtime's own variables hold keys a program has no business reading.
+    const { PATH, HOME, LANG } = context.environment;
+    const environment = { PATH, HOME, LANG, PYTHONDONTWRITEBYTECODE: '1', MPLBACKEND: 'Agg' };
+    execFile(python, ['-c', probeSource, ...modules], { signal: context.signal, timeout: 20_000, env: environment }, (error, stdout, stderr) => {
       if (error) {
         reject(new Error((error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found' : (stderr.trim() || error.message)));
         return;
