@@ -4,12 +4,12 @@
  * sandbox, and the recipe's checks. The report is then opened in Chromium with every non-file request
  * blocked, to show it renders offline.
  */
-import { cpSync, existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { findDataPython } from './support/data-python.js';
-import { makeFixture, repositoryRoot, runCli } from './support/run-cli.js';
+import { makeFixture, repositoryRoot, runCli, type CliResult } from './support/run-cli.js';
 import { startScriptedModelServer, type RecordedChatRequest, type ScriptedTurn } from './support/scripted-model-server.js';
 import { terminate, toolMessages } from './support/loop-fixture.js';
 
@@ -76,29 +76,45 @@ function pngSize(file: string): { width: number; height: number } {
   return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
 }
 
-describe.skipIf(!dataPython.python)('the data-analysis recipe', () => {
-  it('analyses a CSV with pandas, draws the chart and writes a self-contained report that passes its checks and renders offline', async () => {
-    const fixture = makeFixture({ 'data/orders.csv': readFileSync(join(repositoryRoot, 'test', 'fixtures', 'data-analysis', 'orders.csv'), 'utf8') });
-    const server = await startScriptedModelServer({
-      turns: [
-        call('python_execute', { code: analyse }),
-        call('chart_visualization', chart),
-        call('python_execute', { code: writeReport }),
-        terminate('Lisbon has the highest order total, 412.75. Files: report.html, charts/city_totals.png, analysis/city_totals.csv.'),
+interface RecipeRun {
+  run: CliResult;
+  requests: RecordedChatRequest[];
+}
+
+/** Runs the shipped recipe once on the CSV, with the scripted turns above. */
+async function runDataAnalysis(): Promise<RecipeRun> {
+  const fixture = makeFixture({ 'data/orders.csv': readFileSync(join(repositoryRoot, 'test', 'fixtures', 'data-analysis', 'orders.csv'), 'utf8') });
+  const server = await startScriptedModelServer({
+    turns: [
+      call('python_execute', { code: analyse }),
+      call('chart_visualization', chart),
+      call('python_execute', { code: writeReport }),
+      terminate('Lisbon has the highest order total, 412.75. Files: report.html, charts/city_totals.png, analysis/city_totals.csv.'),
+    ],
+  });
+  try {
+    const run = await runCli(
+      [
+        'run', join(repositoryRoot, 'recipes', 'data-analysis.yaml'), '--workspace-from', 'data',
+        '--param', 'data=orders.csv', '--param', 'question=Which city had the highest order total?', '--json',
       ],
-    });
-    let run;
-    try {
-      run = await runCli(
-        [
-          'run', join(repositoryRoot, 'recipes', 'data-analysis.yaml'), '--workspace-from', 'data',
-          '--param', 'data=orders.csv', '--param', 'question=Which city had the highest order total?', '--json',
-        ],
-        { cwd: fixture, env: { OPENAI_BASE_URL: server.baseUrl, MANUS_MODEL: 'scripted-model', MANUS_PYTHON: dataPython.python }, timeoutMs: 120_000 },
-      );
-    } finally {
-      await server.close();
-    }
+      { cwd: fixture, env: { OPENAI_BASE_URL: server.baseUrl, MANUS_MODEL: 'scripted-model', MANUS_PYTHON: dataPython.python }, timeoutMs: 120_000 },
+    );
+    const requests = server.requests.filter((request) => request.path.endsWith('/chat/completions')) as RecordedChatRequest[];
+    return { run, requests };
+  } finally {
+    await server.close();
+  }
+}
+
+describe.skipIf(!dataPython.python)('the data-analysis recipe', () => {
+  let recipeRun: RecipeRun;
+  beforeAll(async () => {
+    recipeRun = await runDataAnalysis();
+  }, 150_000);
+
+  it('analyses a CSV with pandas, draws the chart and writes a report with the numbers, which passes the recipe\'s checks', () => {
+    const { run, requests } = recipeRun;
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.json.status).toBe('success');
     expect(run.json.checks.map((check: { name: string; passed: boolean }) => [check.name, check.passed])).toEqual([
@@ -107,7 +123,6 @@ describe.skipIf(!dataPython.python)('the data-analysis recipe', () => {
       ['report.html is self-contained HTML', true],
     ]);
 
-    const requests = server.requests.filter((request) => request.path.endsWith('/chat/completions')) as RecordedChatRequest[];
     const prompt = JSON.stringify(requests[0].body.messages);
     expect(prompt).toContain('orders.csv');
     expect(prompt).toContain('Which city had the highest order total?');
@@ -129,8 +144,10 @@ describe.skipIf(!dataPython.python)('the data-analysis recipe', () => {
     for (const value of ['412.75', '216.00', '165.50']) expect(report).toContain(`<td>${value}</td>`);
     const embedded = /src="data:image\/png;base64,([^"]+)"/.exec(report)![1];
     expect(Buffer.from(embedded, 'base64')).toEqual(readFileSync(join(workspace, 'charts', 'city_totals.png')));
+  });
 
-    if (chromiumMissing) return;
+  it.skipIf(chromiumMissing !== undefined)('writes a report that renders in Chromium with every network request blocked, and attempts none', async () => {
+    const workspace = recipeRun.run.json.workspace as string;
     const { chromium } = await import('playwright-core');
     const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
     try {
