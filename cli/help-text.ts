@@ -8,7 +8,7 @@ const environment = `Environment:
   AZURE_OPENAI_ENDPOINT, AZURE_OPENAI_API_KEY   for a profile with provider: azure
   MANUS_RUNS_DIR         where run folders go (default .manus/runs); --runs-dir wins
   MANUS_CHROMIUM_PATH    the browser for browser_use (default /usr/bin/chromium)
-  MANUS_PYTHON           the Python for python_execute when tool_settings.python_execute.python is not set (default python3)
+  MANUS_PYTHON           the Python for python_execute in bubblewrap or on the host, when its python setting is not set (default python3)
   MANUS_DOCKER_HOST      the Docker daemon for the docker sandbox (else DOCKER_HOST)
   MANUS_CACHE_DIR        the start-up code cache (default $XDG_CACHE_HOME/manus-runtime or ~/.cache/manus-runtime)
   XDG_CONFIG_HOME        where config.yaml is read from: $XDG_CONFIG_HOME/manus/config.yaml (default ~/.config)

@@ -74,9 +74,9 @@ export default defineTool({
   sequential: 'workspace-commands',
   doctor: (settings, context) => checkPython(settings.python, context),
   async execute(input, context) {
-    const settings = readSettings(context.settings);
-    const timeoutMs = (input.timeout ?? defaultTimeoutSeconds) * 1000;
     const sandbox = await context.sandbox();
+    const settings = readSettings(context.settings, sandbox.kind);
+    const timeoutMs = (input.timeout ?? defaultTimeoutSeconds) * 1000;
     const files = outputFiles(settings, context);
     try {
       const before = await snapshotWorkspace(context.workspace);
@@ -93,7 +93,7 @@ export default defineTool({
   },
 });
 
-function readSettings(settings: Record<string, unknown>): PythonSettings {
+function readSettings(settings: Record<string, unknown>, sandboxKind: Sandbox['kind']): PythonSettings {
   const mode = settings.mode ?? 'fresh';
   if (mode !== 'fresh' && mode !== 'persistent') {
     throw new ToolError(`tool_settings.python_execute.mode must be "fresh" or "persistent", not ${JSON.stringify(mode)}.`, 'settings_invalid');
@@ -102,7 +102,7 @@ function readSettings(settings: Record<string, unknown>): PythonSettings {
   if (typeof maximumOutput !== 'number' || !Number.isInteger(maximumOutput) || maximumOutput <= 0) {
     throw new ToolError('tool_settings.python_execute.max_output must be a positive integer.', 'settings_invalid');
   }
-  const python = pythonInterpreter(settings.python, process.env);
+  const python = pythonInterpreter(settings.python, process.env, sandboxKind);
   if (typeof python !== 'string' || python.trim() === '') {
     throw new ToolError(`tool_settings.python_execute.python (or ${pythonVariable}) must name a Python interpreter.`, 'settings_invalid');
   }
