@@ -142,6 +142,18 @@ describe('manus doctor', () => {
     }
   });
 
+  it('needs the sandbox the agent asks for: docker missing for an agent that runs its code in docker', async () => {
+    const run = await runCli(['doctor', '--agent', 'boxed', '--json'], {
+      cwd: makeFixture({ 'agents.yaml': 'version: 1\nagents:\n  boxed:\n    tools: [terminate]\n    sandbox: docker\n' }),
+      env: { MANUS_DOCKER_HOST: 'unix:///nonexistent/docker.sock', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', MANUS_MODEL: 'some-model' },
+      timeoutMs: 60_000,
+    });
+    expect(run.exitCode).toBe(7);
+    expect(findingOf(run.json, 'docker')).toMatchObject({ status: 'missing', detail: expect.stringContaining('unix:///nonexistent/docker.sock') });
+    expect(findingOf(run.json, 'docker')?.fix).not.toContain('not needed');
+    expect(findingOf(run.json, 'bubblewrap')?.status).not.toBe('missing');
+  });
+
   it('refuses an agent that is not declared, with a suggestion, as a usage error', async () => {
     const run = await runCli(['doctor', '--agent', 'data_analysys'], { cwd: makeFixture({}) });
     expect(run.exitCode).toBe(2);

@@ -3,7 +3,7 @@
  * then what each loaded tool's own `doctor` check reports (the Python python_execute runs, the
  * browser browser_use starts), so the kernel names no tool. All checks run at once, within a deadline.
  */
-import { agentDefaults } from '../config/defaults.js';
+import { agentDefaults, sandboxDefaults } from '../config/defaults.js';
 import { readModelProfile } from '../config/load-agents.js';
 import { agentsFilesFor, loadAgentsConfig, pluginFoldersFor } from '../config/resolve-recipe.js';
 import type { AgentConfig, AgentsConfig } from '../config/types.js';
@@ -66,9 +66,9 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const deadline = AbortSignal.timeout(options.timeoutMs ?? defaultTimeoutMs);
   const groups = await Promise.all([
     within(deadline, 'model endpoint', 'runtime', () => modelFindings(profileName, profile, options.environment, sendKeys)),
-    within(deadline, 'sandbox', 'runtime', () => sandboxFindings(image, options.environment)),
+    within(deadline, 'sandbox', 'runtime', () => sandboxFindings(agent?.sandbox?.kind ?? sandboxDefaults.kind, image, options.environment)),
     ...tools.map((tool) =>
-      within(deadline, tool.name, tool.name, async () => toolFindings(tool, trustedSettings(agent, config)[tool.name] ?? {}, options.environment, deadline)),
+      within(deadline, tool.name, tool.name, () => toolFindings(tool, trustedSettings(agent, config)[tool.name] ?? {}, options.environment, deadline)),
     ),
   ]);
   const findings = uniqueFindings(groups.flat());
