@@ -86,7 +86,8 @@ ${listingExitCodes}`,
 Checks, each reported as ok, missing or warning with a fix:
   model key, model endpoint   the profile's key variable (never the key) and GET <base URL>/models
   bubblewrap, docker          whether a command runs in bubblewrap here; whether the Docker daemon
-                              answers and has the sandbox image (one of the two is needed)
+                              answers and has the sandbox image (the agent's sandbox says which
+                              is needed; with auto, one of the two)
   python, python libraries    the interpreter python_execute runs (tool_settings.python_execute.python,
                               else MANUS_PYTHON, else python3 on PATH) and whether it imports pandas,
                               numpy, matplotlib and openpyxl
