@@ -5,13 +5,19 @@
 # already exists is kept. The debootstrap root filesystem is cached as a tarball so a rebuilt
 # data root does not need the Debian mirror again.
 #
+# The image holds the Debian packages listed in runtime/sandbox/sandbox-image-packages.txt, and
+# its tag is the suite and a hash of that list, the same name the runtime uses as its default
+# image (runtime/sandbox/sandbox-image.ts): a changed list builds a new image.
+#
+# `setup-docker.sh --print-image` prints the image name and exits, needing neither root nor Docker.
+#
 # The daemon runs without iptables, IP forwarding, masquerading or a bridge: sandbox containers
 # use NetworkMode "none", so none of those are needed, and none of them touch the host's network.
 #
 # Environment (all optional):
 #   MANUS_DOCKER_STATE_DIR  daemon data, exec root, socket, pid and log   (/var/lib/manus-docker)
 #   MANUS_SANDBOX_CACHE     where the root filesystem tarball is cached   (/var/cache/manus-sandbox)
-#   MANUS_SANDBOX_IMAGE     name of the image to build                    (manus-sandbox:bookworm)
+#   MANUS_SANDBOX_IMAGE     name of the image to build      (manus-sandbox:bookworm-<hash of the list>)
 #   MANUS_DEBIAN_MIRROR     Debian mirror for debootstrap   (the first Debian mirror in this
 #                           machine's apt sources, else http://deb.debian.org/debian; see
 #                           .ci/debian-mirror.sh)
@@ -20,17 +26,26 @@
 # $MANUS_DOCKER_STATE_DIR/docker-host, so callers can `. "$MANUS_DOCKER_STATE_DIR/docker-host"`.
 set -eu
 
+suite=bookworm
+package_list="$(dirname "$0")/../runtime/sandbox/sandbox-image-packages.txt"
+# One name a line, without comments and blank lines, hashed as runtime/sandbox/sandbox-image.ts does.
+packages="$(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$package_list" | grep -v '^$')"
+package_hash="$(printf '%s\n' "$packages" | sha256sum | cut -c1-12)"
+image="${MANUS_SANDBOX_IMAGE:-manus-sandbox:$suite-$package_hash}"
+if [ "${1:-}" = --print-image ]; then
+  printf '%s\n' "$image"
+  exit 0
+fi
+
 state_dir="${MANUS_DOCKER_STATE_DIR:-/var/lib/manus-docker}"
 cache_dir="${MANUS_SANDBOX_CACHE:-/var/cache/manus-sandbox}"
-image="${MANUS_SANDBOX_IMAGE:-manus-sandbox:bookworm}"
 mirror="$(sh "$(dirname "$0")/debian-mirror.sh")"
-suite=bookworm
 
 socket="$state_dir/docker.sock"
 pid_file="$state_dir/dockerd.pid"
 log_file="$state_dir/dockerd.log"
 host_file="$state_dir/docker-host"
-rootfs_tarball="$cache_dir/$suite-minbase-python3.tar"
+rootfs_tarball="$cache_dir/$suite-minbase-$package_hash.tar"
 
 say() { printf '%s\n' "setup-docker: $*" >&2; }
 fail() { say "$*"; exit 1; }
@@ -71,8 +86,8 @@ build_rootfs_tarball() {
   mkdir -p "$cache_dir"
   work_dir="$(mktemp -d "$cache_dir/rootfs.XXXXXX")"
   trap 'rm -rf "$work_dir"' EXIT
-  say "debootstrap $suite (minbase + python3-minimal) from $mirror"
-  debootstrap --variant=minbase --include=python3-minimal "$suite" "$work_dir/root" "$mirror" >"$work_dir/debootstrap.log" 2>&1 \
+  say "debootstrap $suite (minbase + $(printf '%s' "$packages" | tr '\n' ' ')) from $mirror"
+  debootstrap --variant=minbase --include="$(printf '%s' "$packages" | tr '\n' ',')" "$suite" "$work_dir/root" "$mirror" >"$work_dir/debootstrap.log" 2>&1 \
     || { tail -n 20 "$work_dir/debootstrap.log" >&2; fail "debootstrap failed"; }
   # Package caches and lists only make the image bigger.
   rm -rf "$work_dir/root/var/cache/apt/archives/"*.deb "$work_dir/root/var/lib/apt/lists/"*

@@ -17,6 +17,8 @@ export const ExitCode = {
   needsInput: 5,
   /** A required tool source (an MCP server) could not be started, or was lost during the run. */
   toolSourceFailed: 6,
+  /** `manus doctor` found something the runtime or a tool needs missing on this machine. */
+  setupIncomplete: 7,
   interrupted: 130,
 } as const;
 

@@ -8,6 +8,7 @@ const environment = `Environment:
   AZURE_OPENAI_ENDPOINT, AZURE_OPENAI_API_KEY   for a profile with provider: azure
   MANUS_RUNS_DIR         where run folders go (default .manus/runs); --runs-dir wins
   MANUS_CHROMIUM_PATH    the browser for browser_use (default /usr/bin/chromium)
+  MANUS_PYTHON           the Python for python_execute in bubblewrap or on the host, when its python setting is not set (default python3)
   MANUS_DOCKER_HOST      the Docker daemon for the docker sandbox (else DOCKER_HOST)
   MANUS_CACHE_DIR        the start-up code cache (default $XDG_CACHE_HOME/manus-runtime or ~/.cache/manus-runtime)
   XDG_CONFIG_HOME        where config.yaml is read from: $XDG_CONFIG_HOME/manus/config.yaml (default ~/.config)
@@ -81,4 +82,29 @@ Examples:
   manus agents --json
 
 ${listingExitCodes}`,
+  doctor: `
+Checks, each reported as ok, missing or warning with a fix:
+  model key, model endpoint   the profile's key variable (never the key) and GET <base URL>/models
+  bubblewrap, docker          whether a command runs in bubblewrap here; whether the Docker daemon
+                              answers and has the sandbox image (the agent's sandbox says which
+                              is needed; with auto, one of the two)
+  python, python libraries    the interpreter python_execute runs (tool_settings.python_execute.python,
+                              else MANUS_PYTHON, else python3 on PATH) and whether it imports pandas,
+                              numpy, matplotlib and openpyxl
+  chromium                    whether the browser browser_use would use starts
+
+Examples:
+  manus doctor
+  manus doctor --agent data_analysis --json
+
+Environment:
+  MANUS_PYTHON           the Python for python_execute when its python setting is not set
+  MANUS_CHROMIUM_PATH    the browser for browser_use (default /usr/bin/chromium)
+  MANUS_DOCKER_HOST      the Docker daemon for the docker sandbox (else DOCKER_HOST)
+  OPENAI_API_KEY, OPENAI_BASE_URL, MANUS_MODEL   the model, when agents.yaml names none
+
+Exit codes:
+  0    everything needed is here (warnings allowed)
+  2    an agents file is invalid, or the command line is wrong
+  7    something needed is missing`,
 };

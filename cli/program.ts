@@ -152,6 +152,16 @@ function createProgram(): Command {
       return finish(await listAgents(options));
     });
 
+  program
+    .command('doctor')
+    .description('check what this machine has for the runtime and its tools, and say how to install what is missing')
+    .option('--agent <name>', 'check this agent\'s model profile, sandbox image and tools, with its settings')
+    .option('--json', 'print the findings as JSON')
+    .action(async (options: { agent?: string; json?: boolean }) => {
+      const { doctorCommand } = await import('./doctor-command.js');
+      return finish(await doctorCommand(options));
+    });
+
   for (const command of program.commands) {
     // After a usage error, one line pointing at the command's own help rather than all of it.
     command.showHelpAfterError(`see \`manus ${command.name()} --help\``);

@@ -8,14 +8,15 @@
 export { defineTool } from './tool.js';
 export type { ChatMessage, JsonSchema, ToolContext, ToolDefinition, ToolImage, ToolResult } from './tool.js';
 export type { SchemaInput } from './schema-input.js';
+export type { DoctorContext, DoctorFinding } from './doctor/doctor-finding.js';
 export { defineContextProvider } from './context-provider.js';
 export type { ContextProviderDefinition, ContextProviderInput, ContextSnapshot } from './context-provider.js';
 export { ManusError, ToolError, ConfigError } from './errors.js';
+export { didYouMean } from './config/did-you-mean.js';
 
 // Plugins: kinds of flow steps.
 export { defineStepKind } from './flow/step-kind.js';
 export type { StepContext, StepKindDefinition, StepResult } from './flow/step-kind.js';
-export { didYouMean } from './config/did-you-mean.js';
 
 // Services for tools: the confined workspace, long output, commands in the run's sandbox.
 export { resolveToolPath } from './workspace-paths.js';

@@ -2,6 +2,7 @@
  * The tool contract shared by the kernel and every plugin. A tool is a plain object; `defineTool`
  * only gives it a type, so a plugin file needs no base class and no registration call.
  */
+import type { DoctorContext, DoctorFinding } from './doctor/doctor-finding.js';
 import type { ProtectedPaths } from './protected-paths.js';
 import type { Sandbox } from './sandbox/sandbox-types.js';
 import type { SchemaInput } from './schema-input.js';
@@ -158,6 +159,12 @@ export interface ToolDefinition<Input = Record<string, unknown>> {
    * answering with its recorded result, and does not compare its result with the recording.
    */
   replaySafe?: boolean;
+  /**
+   * What `manus doctor` checks for this tool: the programs and libraries it needs on this machine,
+   * each with how to install it when missing. Called with the tool's settings; must not change
+   * anything, and should finish within a few seconds.
+   */
+  doctor?(settings: Record<string, unknown>, context: DoctorContext): Promise<DoctorFinding[]> | DoctorFinding[];
   execute(input: Input, context: ToolContext): Promise<string | ToolResult> | string | ToolResult;
 }
 

@@ -58,6 +58,23 @@ const inlineConfigValidators = {
   },
 };
 
+/** The sandbox image's package list goes inline too: its hash names the default image at every start. */
+const inlineSandboxImagePackages = {
+  name: 'inline-sandbox-image-packages',
+  setup(context) {
+    context.onLoad({ filter: /runtime[\\/]sandbox[\\/]sandbox-image-packages\.ts$/ }, () => {
+      const path = 'runtime/sandbox/sandbox-image-packages.txt';
+      return {
+        contents: [
+          `export const sandboxImagePackagesPath = ${JSON.stringify(path)};`,
+          `export const sandboxImagePackagesText = ${JSON.stringify(readFileSync(path, 'utf8'))};`,
+        ].join('\n'),
+        loader: 'js',
+      };
+    });
+  },
+};
+
 /**
  * The built-in plugins: every plugin in plugins/ (a file, or a family folder through its index.ts).
  * The kernel imports none of them; the bundle's entry is generated to register a manifest of them
@@ -124,7 +141,7 @@ await build({
   alias: { 'manus-runtime': './runtime/index.ts' },
   define: { ...commonJs.define, MANUS_VERSION: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version) },
   external,
-  plugins: [importOutsideBundle, inlineConfigValidators, vegaOutsideBundle],
+  plugins: [importOutsideBundle, inlineConfigValidators, inlineSandboxImagePackages, vegaOutsideBundle],
   // Smaller source reads faster; names are kept so error classes are still recognised by name
   // and stack traces stay readable. ASCII output lets the launcher read it as latin1.
   minify: true,

@@ -13,6 +13,121 @@ import { startScriptedModelServer, type ScriptedTurn } from '../test/support/scr
 const root = fileURLToPath(new URL('..', import.meta.url));
 const terminate = (message: string): ScriptedTurn => ({ toolCalls: [{ name: 'terminate', arguments: { status: 'success', message } }] });
 
+/** The data-analysis demo's Python, as a model would write it. */
+const dataAnalysisCode = {
+  inspect: [
+    'import pandas as pd',
+    "sales = pd.read_csv('sales.csv')",
+    "print('rows:', len(sales))",
+    'print(sales.dtypes.to_string())',
+    "print('missing values:', int(sales.isna().sum().sum()))",
+    "print('months:', sales['month'].min(), 'to', sales['month'].max())",
+    "print('regions:', ', '.join(sorted(sales['region'].unique())))",
+    "print('products:', ', '.join(sorted(sales['product'].unique())))",
+    'print(sales.head().to_string(index=False))',
+  ].join('\n'),
+  totals: [
+    'import os',
+    'import pandas as pd',
+    "sales = pd.read_csv('sales.csv')",
+    "os.makedirs('analysis', exist_ok=True)",
+    "by_region = sales.groupby('region', as_index=False)['revenue'].sum().sort_values('revenue', ascending=False)",
+    "by_region['share'] = (100 * by_region['revenue'] / by_region['revenue'].sum()).round(1)",
+    "by_product = sales.groupby('product', as_index=False)[['units', 'revenue']].sum().sort_values('revenue', ascending=False)",
+    "monthly = sales.pivot_table(index='month', columns='product', values='revenue', aggfunc='sum')",
+    "monthly['total'] = monthly.sum(axis=1)",
+    "monthly_long = sales.groupby(['month', 'product'], as_index=False)['revenue'].sum()",
+    "by_region.to_csv('analysis/revenue_by_region.csv', index=False)",
+    "by_product.to_csv('analysis/revenue_by_product.csv', index=False)",
+    "monthly.to_csv('analysis/monthly_revenue.csv')",
+    "monthly_long.to_csv('analysis/monthly_by_product.csv', index=False)",
+    "print('total revenue:', f\"{sales['revenue'].sum():.2f}\")",
+    "print(by_region.to_string(index=False, float_format='%.2f'))",
+    "print(by_product.to_string(index=False, float_format='%.2f'))",
+    "print(monthly.to_string(float_format='%.2f'))",
+    "growth = 100 * (monthly['total'].iloc[-1] / monthly['total'].iloc[0] - 1)",
+    "print(f'growth from the first to the last month: {growth:.1f}%')",
+  ].join('\n'),
+  report: [
+    'import base64, html',
+    'import pandas as pd',
+    "sales = pd.read_csv('sales.csv')",
+    "by_region = pd.read_csv('analysis/revenue_by_region.csv')",
+    "by_product = pd.read_csv('analysis/revenue_by_product.csv')",
+    "monthly = pd.read_csv('analysis/monthly_revenue.csv', index_col='month')",
+    'def image(path):',
+    "    return 'data:image/png;base64,' + base64.b64encode(open(path, 'rb').read()).decode('ascii')",
+    'def table(frame, index=False):',
+    "    return frame.to_html(index=index, float_format='{:,.2f}'.format, border=0)",
+    "total = sales['revenue'].sum()",
+    'top = by_region.iloc[0]',
+    "growth = 100 * (monthly['total'].iloc[-1] / monthly['total'].iloc[0] - 1)",
+    'page = f"""<!DOCTYPE html>',
+    '<html lang="en"><head><meta charset="utf-8"><title>Sales analysis</title>',
+    '<style>',
+    'body {{ font-family: system-ui, sans-serif; max-width: 880px; margin: 2em auto; color: #222; line-height: 1.5; }}',
+    'table {{ border-collapse: collapse; margin: 1em 0; }} th, td {{ border-bottom: 1px solid #ddd; padding: 4px 12px; text-align: right; }}',
+    'figure {{ margin: 1.5em 0; }} img {{ max-width: 100%; }} figcaption {{ color: #555; font-size: 0.9em; }}',
+    '</style></head><body>',
+    '<h1>Sales analysis, January to June 2026</h1>',
+    '<p><strong>Question:</strong> Which regions and products bring in the revenue, and how does it change month by month?</p>',
+    '<p><strong>Answer:</strong> revenue was {total:,.2f}. {html.escape(top.region)} brings in the most ({top.revenue:,.2f}, {top.share}%),',
+    'coffee earns more than tea, and monthly revenue grew by {growth:.1f}% from {monthly.index[0]} to {monthly.index[-1]}.</p>',
+    '<h2>Revenue by region</h2>{table(by_region)}',
+    '<figure><img src="{image(\'charts/revenue_by_region.png\')}" alt="Revenue by region"><figcaption>Revenue by region, all months and products</figcaption></figure>',
+    '<h2>Revenue by product</h2>{table(by_product)}',
+    '<h2>Revenue by month</h2>{table(monthly, index=True)}',
+    '<figure><img src="{image(\'charts/monthly_revenue.png\')}" alt="Monthly revenue by product"><figcaption>Monthly revenue by product</figcaption></figure>',
+    '<h2>About the data</h2>',
+    "<p>sales.csv: {len(sales)} rows, columns {', '.join(sales.columns)}; no missing values, nothing removed.</p>",
+    '</body></html>"""',
+    "open('report.html', 'w', encoding='utf-8').write(page)",
+    "print('report.html:', len(page), 'characters')",
+  ].join('\n'),
+  readBack: [
+    'import re',
+    "page = open('report.html', encoding='utf-8').read()",
+    "print('title:', re.search('<title>(.*?)</title>', page).group(1))",
+    "print('headings:', re.findall('<h2>(.*?)</h2>', page))",
+    "print('embedded charts:', len(re.findall('src=\"data:image/png;base64,', page)))",
+    "print('external references:', len(re.findall('(?:src|href)=\"https?:', page)))",
+    "print(re.search('<strong>Answer:</strong>(.*?)</p>', page, re.S).group(1).strip())",
+  ].join('\n'),
+};
+
+/** The data-analysis demo's charts: 800 by 450 pixels, from the CSV files the analysis wrote. */
+const dataAnalysisCharts = {
+  byRegion: {
+    specification: {
+      title: 'Revenue by region',
+      mark: 'bar',
+      encoding: {
+        x: { field: 'region', type: 'nominal', sort: '-y', title: 'Region' },
+        y: { field: 'revenue', type: 'quantitative', title: 'Revenue' },
+      },
+    },
+    data_file: 'analysis/revenue_by_region.csv',
+    output: 'charts/revenue_by_region',
+    width: 800,
+    height: 450,
+  },
+  monthly: {
+    specification: {
+      title: 'Monthly revenue by product',
+      mark: { type: 'line', point: true },
+      encoding: {
+        x: { field: 'month', type: 'ordinal', title: 'Month' },
+        y: { field: 'revenue', type: 'quantitative', title: 'Revenue' },
+        color: { field: 'product', type: 'nominal', title: 'Product' },
+      },
+    },
+    data_file: 'analysis/monthly_by_product.csv',
+    output: 'charts/monthly_revenue',
+    width: 800,
+    height: 450,
+  },
+};
+
 const demos: Array<{ name: string; args: string[]; turns: ScriptedTurn[]; prepare?: () => void }> = [
   {
     name: 'ask',
@@ -73,6 +188,47 @@ const demos: Array<{ name: string; args: string[]; turns: ScriptedTurn[]; prepar
       ].join(' ')),
     ],
   },
+  {
+    name: 'data-analysis',
+    // The workspace starts as a copy of the sample data. Every output below is deterministic (no
+    // timings, paths or random names), so `replay --tools real` compares equal.
+    args: [
+      'recipes/data-analysis.yaml', '--workspace-from', 'recipes/examples/sales', '--param', 'data=sales.csv',
+      '--param', 'question=Which regions and products bring in the revenue, and how does it change month by month?',
+    ],
+    turns: [
+      {
+        content: 'First I load the data and look at its shape, types and gaps.',
+        toolCalls: [{ name: 'python_execute', arguments: { code: dataAnalysisCode.inspect } }],
+      },
+      {
+        content: 'Clean: 48 rows, no gaps. Now the totals by region, product and month.',
+        toolCalls: [{ name: 'python_execute', arguments: { code: dataAnalysisCode.totals } }],
+      },
+      {
+        content: 'East leads and revenue grows every month. Two charts: revenue by region, and monthly revenue by product.',
+        toolCalls: [
+          { name: 'chart_visualization', arguments: dataAnalysisCharts.byRegion },
+          { name: 'chart_visualization', arguments: dataAnalysisCharts.monthly },
+        ],
+      },
+      {
+        content: 'Now the report, written from the computed tables and the PNG files.',
+        toolCalls: [{ name: 'python_execute', arguments: { code: dataAnalysisCode.report } }],
+      },
+      {
+        content: 'Reading the report back to check it.',
+        toolCalls: [{ name: 'python_execute', arguments: { code: dataAnalysisCode.readBack } }],
+      },
+      terminate(
+        'Revenue was 29,261.00 over January to June 2026. East brings in the most (9,850.00, 33.7%), then North ' +
+          '(7,944.00), South (6,414.50) and West (5,052.50). Coffee earns 16,751.00 (57.2%) against 12,510.00 for tea. ' +
+          'Monthly revenue rose every month, from 4,418.00 in January to 5,313.00 in June (+20.3%), driven by coffee; ' +
+          "West's tea sales fell. Files: report.html, charts/revenue_by_region.png and charts/monthly_revenue.png " +
+          '(with .svg and .html), analysis/*.csv.',
+      ),
+    ],
+  },
 ];
 
 const chosen = process.argv.slice(2);
@@ -86,7 +242,8 @@ for (const demo of demos.filter((each) => chosen.length === 0 || chosen.includes
     // The server answers from this process, so the command must run without blocking it.
     const child = spawn(process.execPath, [join(root, 'dist', 'bundle', 'main.js'), 'run', ...demo.args, '--record', `recipes/recordings/${demo.name}.jsonl`, '--quiet'], {
       cwd: root,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, OPENAI_BASE_URL: server.baseUrl, MANUS_MODEL: 'scripted-model' },
+      // The data demo's Python needs pandas: MANUS_PYTHON names one that has it (see .ci/run).
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, MANUS_PYTHON: process.env.MANUS_PYTHON, OPENAI_BASE_URL: server.baseUrl, MANUS_MODEL: 'scripted-model' },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     const status = await new Promise((resolve) => child.on('close', resolve));

@@ -17,7 +17,7 @@ const shippedAgents = {
   manus: ['python_execute', 'web_search', 'web_fetch', 'browser_use', 'extract_content', 'str_replace_editor', 'file_search', 'list_files', 'planning', 'ask_human', 'terminate'],
   browser: ['browser_use', 'web_search', 'extract_content', 'terminate'],
   swe: ['bash', 'str_replace_editor', 'file_search', 'list_files', 'terminate'],
-  data_analysis: ['python_execute', 'str_replace_editor', 'list_files', 'terminate'],
+  data_analysis: ['python_execute', 'chart_visualization', 'str_replace_editor', 'list_files', 'file_search', 'terminate'],
 };
 
 const echoPlugin = `import { defineTool } from 'manus-runtime';

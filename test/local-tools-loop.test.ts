@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sandboxDefaults } from '../runtime/config/defaults.js';
 import { makeFixture, readEvents, repositoryRoot, runCli } from './support/run-cli.js';
 import { startScriptedModelServer, type RecordedChatRequest, type ScriptedTurn } from './support/scripted-model-server.js';
 import { terminate, toolMessages } from './support/loop-fixture.js';
@@ -120,7 +121,7 @@ describe('the built-in tools through the loop', () => {
   });
 });
 
-const dockerImage = 'manus-sandbox:bookworm';
+const dockerImage = sandboxDefaults.image;
 const docker = await (await import('../runtime/sandbox/docker-connection.js')).probeDocker(dockerImage);
 if (!docker.available) console.warn(`docker sandbox loop tests skipped: ${docker.reason}`);
 

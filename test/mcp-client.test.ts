@@ -8,6 +8,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sandboxDefaults } from '../runtime/config/defaults.js';
 import { probeBwrap } from '../runtime/sandbox/create-sandbox.js';
 import { probeDocker } from '../runtime/sandbox/docker-connection.js';
 import { processesWithArgument } from './support/processes.js';
@@ -331,7 +332,7 @@ describe('MCP tools in a run', () => {
   });
 });
 
-const dockerImage = 'manus-sandbox:bookworm';
+const dockerImage = sandboxDefaults.image;
 
 /** An MCP server in plain sh, for an image that has neither Node nor Python's json module. */
 const shellServer = [

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import pythonExecute from '../plugins/code/python_execute.js';
+import { pythonInterpreter } from '../plugins/code/python-interpreter.js';
 import type { ToolContext, ToolResult } from '../runtime/tool.js';
 import { useToolContexts } from './support/tool-context.js';
 import { processesWithArgument } from './support/processes.js';
@@ -189,5 +190,31 @@ describe('python_execute settings', () => {
   it('rejects an unknown mode', async () => {
     const { context } = newContext({ mode: 'sometimes' });
     await expect(runPython(context, 'print(1)')).rejects.toThrow('mode must be "fresh" or "persistent"');
+  });
+});
+
+describe('which Python python_execute runs', () => {
+  it('is the setting, else MANUS_PYTHON outside a container, else python3', () => {
+    const environment = { MANUS_PYTHON: '/usr/bin/python3' };
+    expect(pythonInterpreter('/opt/python/bin/python3', environment, 'bwrap')).toBe('/opt/python/bin/python3');
+    expect(pythonInterpreter(undefined, environment, 'bwrap')).toBe('/usr/bin/python3');
+    expect(pythonInterpreter(undefined, environment, 'host')).toBe('/usr/bin/python3');
+    expect(pythonInterpreter(undefined, environment)).toBe('/usr/bin/python3');
+    expect(pythonInterpreter(undefined, environment, 'docker')).toBe('python3');
+    expect(pythonInterpreter(undefined, { MANUS_PYTHON: '' }, 'bwrap')).toBe('python3');
+    expect(pythonInterpreter(undefined, {}, 'host')).toBe('python3');
+  });
+
+  it.skipIf(!existsSync('/usr/bin/python3'))('runs the interpreter MANUS_PYTHON names when no setting names one', async () => {
+    const previous = process.env.MANUS_PYTHON;
+    process.env.MANUS_PYTHON = '/usr/bin/python3';
+    try {
+      const { context } = newContext();
+      const result = await runPython(context, 'import sys\nprint(sys.executable)');
+      expect(result.content.split('\n')[0]).toBe('/usr/bin/python3');
+    } finally {
+      if (previous === undefined) delete process.env.MANUS_PYTHON;
+      else process.env.MANUS_PYTHON = previous;
+    }
   });
 });

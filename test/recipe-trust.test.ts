@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { exitCodeForError } from '../cli/exit-codes.js';
+import { sandboxDefaults } from '../runtime/config/defaults.js';
 import { loadRecipeFile } from '../runtime/config/load-recipe.js';
 import { reviewAgentsTrust, reviewRecipeTrust } from '../runtime/config/recipe-requests.js';
 import { loadAgentsConfig, resolveRecipe, type RecipeOverrides, type RunPlan } from '../runtime/config/resolve-recipe.js';
@@ -111,7 +112,7 @@ describe('what a recipe may only request', () => {
     const fixture = makeFixture({
       'package/agents.yaml': 'version: 1\nagents:\n  boxed:\n    tools: [terminate]\n    sandbox: { kind: docker, memory_mb: 512, pids: 64, pass_env: [LANG] }\n',
       'loosened.yaml': recipeFor('boxed', ['sandbox: { kind: docker, image: "attacker/image", pass_env: [LANG, AWS_SECRET_ACCESS_KEY], cpus: 4 }']),
-      'tightened.yaml': recipeFor('boxed', ['sandbox: { kind: docker, image: "manus-sandbox:bookworm", memory_mb: 256, pids: 32, pass_env: [LANG] }']),
+      'tightened.yaml': recipeFor('boxed', [`sandbox: { kind: docker, image: "${sandboxDefaults.image}", memory_mb: 256, pids: 32, pass_env: [LANG] }`]),
     });
     const packageFile = join(fixture, 'package', 'agents.yaml');
     const agents = loadAgentsConfig([packageFile], [packageFile]).config;

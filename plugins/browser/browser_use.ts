@@ -5,6 +5,7 @@
  * result). One browser per run, started on first use and closed when the run ends.
  */
 import { defineTool } from 'manus-runtime';
+import { checkBrowser } from './browser-doctor.js';
 import { browserUseParameters, runBrowserAction, type BrowserUseInput } from './browser-use-action.js';
 
 export default defineTool<BrowserUseInput>({
@@ -27,5 +28,6 @@ export default defineTool<BrowserUseInput>({
   ].join('\n'),
   parameters: browserUseParameters,
   sequential: true,
+  doctor: checkBrowser,
   execute: (input, context) => runBrowserAction(input, context),
 });

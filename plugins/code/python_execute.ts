@@ -11,7 +11,6 @@ import {
   limitOutput,
   OutputFile,
   protectedPathNotice,
- 
   savedOutputLimitBytes,
   SentinelSession,
   snapshotWorkspace,
@@ -19,6 +18,8 @@ import {
 } from 'manus-runtime';
 import type { Sandbox, SandboxCommandResult, ToolContext, ToolResult, WorkspaceChanges } from 'manus-runtime';
 import { encodePythonRequest, pythonDriverCommand } from './python-driver.js';
+import { checkPython } from './python-doctor.js';
+import { pythonInterpreter, pythonVariable } from './python-interpreter.js';
 
 
 interface PythonSettings {
@@ -71,10 +72,11 @@ export default defineTool({
   // A call's files are found by comparing the workspace before and after it, so no other command
   // may change the workspace meanwhile: calls in this group never overlap.
   sequential: 'workspace-commands',
+  doctor: (settings, context) => checkPython(settings.python, context),
   async execute(input, context) {
-    const settings = readSettings(context.settings);
-    const timeoutMs = (input.timeout ?? defaultTimeoutSeconds) * 1000;
     const sandbox = await context.sandbox();
+    const settings = readSettings(context.settings, sandbox.kind);
+    const timeoutMs = (input.timeout ?? defaultTimeoutSeconds) * 1000;
     const files = outputFiles(settings, context);
     try {
       const before = await snapshotWorkspace(context.workspace);
@@ -91,7 +93,7 @@ export default defineTool({
   },
 });
 
-function readSettings(settings: Record<string, unknown>): PythonSettings {
+function readSettings(settings: Record<string, unknown>, sandboxKind: Sandbox['kind']): PythonSettings {
   const mode = settings.mode ?? 'fresh';
   if (mode !== 'fresh' && mode !== 'persistent') {
     throw new ToolError(`tool_settings.python_execute.mode must be "fresh" or "persistent", not ${JSON.stringify(mode)}.`, 'settings_invalid');
@@ -100,9 +102,9 @@ function readSettings(settings: Record<string, unknown>): PythonSettings {
   if (typeof maximumOutput !== 'number' || !Number.isInteger(maximumOutput) || maximumOutput <= 0) {
     throw new ToolError('tool_settings.python_execute.max_output must be a positive integer.', 'settings_invalid');
   }
-  const python = settings.python ?? 'python3';
+  const python = pythonInterpreter(settings.python, process.env, sandboxKind);
   if (typeof python !== 'string' || python.trim() === '') {
-    throw new ToolError('tool_settings.python_execute.python must name a Python interpreter.', 'settings_invalid');
+    throw new ToolError(`tool_settings.python_execute.python (or ${pythonVariable}) must name a Python interpreter.`, 'settings_invalid');
   }
   return { mode, maximumOutput, python, savedOutputLimit: savedOutputLimitBytes(settings, 'python_execute') };
 }

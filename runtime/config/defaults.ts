@@ -4,6 +4,7 @@
  * schema's generated type, and test/config-schema-agreement.test.ts checks each value against the
  * schema and against the schema's own `default:` keywords.
  */
+import { defaultSandboxImage } from '../sandbox/sandbox-image.js';
 import type { AgentYaml, CheckYaml, McpServerYaml, PermissionsYaml, ProfileYaml, RecipeYaml, SandboxYaml, UserConfigYaml } from './schema-types.generated.js';
 
 type SandboxObjectYaml = Exclude<SandboxYaml, string>;
@@ -43,7 +44,7 @@ export const profileDefaults = {
 export const sandboxDefaults = {
   kind: 'auto',
   network: false,
-  image: 'manus-sandbox:bookworm',
+  image: defaultSandboxImage,
   memory_mb: 2048,
   cpus: 1,
   pids: 256,

@@ -23,6 +23,9 @@ export type SandboxYaml =
   | {
       kind: 'auto' | 'host' | 'bwrap' | 'docker';
       network?: boolean;
+      /**
+       * The docker sandbox's image. Left out, it is the image .ci/setup-docker.sh builds: manus-sandbox:bookworm-<hash of runtime/sandbox/sandbox-image-packages.txt>, with Python and the packages the shipped agents import.
+       */
       image?: string;
       memory_mb?: number;
       cpus?: number;
@@ -357,6 +360,9 @@ export interface RecipeYaml {
     | {
         kind: 'auto' | 'host' | 'bwrap' | 'docker';
         network?: boolean;
+        /**
+         * The docker sandbox's image. Left out, it is the image .ci/setup-docker.sh builds: manus-sandbox:bookworm-<hash of runtime/sandbox/sandbox-image-packages.txt>, with Python and the packages the shipped agents import.
+         */
         image?: string;
         memory_mb?: number;
         cpus?: number;
