@@ -57,10 +57,14 @@ async function eventsFileFor(target: string, options: ReplayCommandOptions): Pro
 }
 
 async function recordedToolsPlan(recorded: RecordedRun, divergences: DivergenceLog): Promise<RunPlan> {
-  const plan = planFromRecording(recorded);
+  // A flow's steps are in its recipe, not in the recording: the recipe is read, its tools replaced by recorded results.
+  // Nothing real runs, so nothing needs the user's grants and no MCP server starts.
+  const plan = recorded.start.flow
+    ? { ...planFromRecording(recorded, await recordedRecipePlan(recorded, [])), mcpServers: [], trustRequests: [] }
+    : planFromRecording(recorded);
   // MCP servers' tools joined the run after it started; their names are in the servers' events.
   const serverTools = recorded.events.filter((event) => event.type === 'mcp-server-ready' || event.type === 'mcp-tools-changed').flatMap((event) => (event.tools as string[] | undefined) ?? []);
-  const toolNames = [...new Set([...((recorded.start.tools as string[] | undefined) ?? []), ...serverTools])];
+  const toolNames = [...new Set([...((recorded.start.tools as string[] | undefined) ?? []), ...serverTools, ...plan.tools.keys()])];
   // Built-in tools that declare themselves replay-safe run for real even when other results are recorded.
   const builtIn = await loadPluginFolders([{ path: join(packageRoot, 'plugins') }]);
   const available = new Map([...builtIn.tools].map(([name, loaded]) => [name, loaded.tool]));
@@ -73,12 +77,20 @@ async function recordedToolsPlan(recorded: RecordedRun, divergences: DivergenceL
  * recording when the recording travelled with its project (as the shipped ones do).
  */
 async function realToolsPlan(recorded: RecordedRun, trust: TrustGrant[]): Promise<RunPlan> {
+  return planFromRecording(recorded, await recordedRecipePlan(recorded, trust, 'real'));
+}
+
+/** The recorded run's recipe, resolved again as it was recorded. */
+async function recordedRecipePlan(recorded: RecordedRun, trust: TrustGrant[], mode: ReplayToolMode = 'recorded'): Promise<RunPlan> {
   const recipe = recorded.start.recipe as { file: string; overrides?: RecipeOverrides };
   const file = findRecordedPath(recipe.file, recorded, [join(dirname(recorded.file), basename(recipe.file))]);
-  if (!file) throw new UsageError(`--tools real needs the recipe, and ${recipe.file} is not there; use --tools recorded`);
+  if (!file) {
+    throw new UsageError(mode === 'real'
+      ? `--tools real needs the recipe, and ${recipe.file} is not there; use --tools recorded`
+      : `a flow is replayed with its recipe, and ${recipe.file} is not there`);
+  }
   // Real tools run with the recipe's sandbox: the grants it needs are given again, never read from the recording.
-  const resolved = await resolveRecipe(file, { cwd: process.cwd(), overrides: { ...recipe.overrides, trust } });
-  return planFromRecording(recorded, resolved);
+  return resolveRecipe(file, { cwd: process.cwd(), overrides: { ...recipe.overrides, trust } });
 }
 
 /** The folder the recorded run's workspace was copied from, found again so the replay starts from the same files. */

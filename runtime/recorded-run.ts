@@ -182,6 +182,8 @@ function addUsage(left: TokenUsage, right: TokenUsage): TokenUsage {
 }
 
 export interface RecordedReply {
+  /** The part of the run that got it (a flow's step); none for the run's own agent. */
+  path?: string;
   step: number;
   content: string | null;
   toolCalls: RawToolCall[];
@@ -195,6 +197,7 @@ export function recordedReplies(run: RecordedRun): RecordedReply[] {
   return run.events
     .filter((event) => event.type === 'model-response')
     .map((event) => ({
+      path: event.path,
       step: event.step,
       content: event.content ?? null,
       toolCalls: event.toolCalls ?? [],

@@ -9,7 +9,7 @@ import type { RunPlan } from './config/resolve-recipe.js';
 import type { AgentConfig } from './config/types.js';
 import { emptyAgentsConfig, readModelProfile } from './config/load-agents.js';
 import type { ChatModel, ModelReply, ModelRequest } from './model/model-types.js';
-import { recordedReplies, recordedToolResults, type RecordedRun } from './recorded-run.js';
+import { recordedReplies, recordedToolResults, type RecordedReply, type RecordedRun } from './recorded-run.js';
 import { defineTool, type AnyToolDefinition, type ToolResult } from './tool.js';
 import type { ToolWrapper } from './toolbox.js';
 import { ManusError } from './errors.js';
@@ -49,15 +49,34 @@ export class RecordingExhaustedError extends ManusError {
   }
 }
 
-/** A model that answers with the recorded replies, in order. */
+/**
+ * A model that answers with the recorded replies, in order: the run's own agent with the replies it
+ * got, and each part of the run that has a path (a flow's step, an agent called as a tool) with the
+ * replies of that path, whatever order parts running at once asked in.
+ */
 export class RecordedModel implements ChatModel {
   private readonly replies: ReturnType<typeof recordedReplies>;
   private next = 0;
   private readonly divergences: DivergenceLog;
+  private readonly all: RecordedReply[];
+  private readonly scoped = new Map<string, RecordedModel>();
 
-  constructor(run: RecordedRun, divergences: DivergenceLog) {
-    this.replies = recordedReplies(run);
+  /** The replies of a recorded run, or of one part of it. */
+  constructor(source: RecordedRun | { replies: RecordedReply[]; path: string }, divergences: DivergenceLog) {
+    this.all = 'events' in source ? recordedReplies(source) : source.replies;
+    const path = 'events' in source ? undefined : source.path;
+    this.replies = this.all.filter((reply) => reply.path === path);
     this.divergences = divergences;
+  }
+
+  /** The replies of one part of the run. */
+  forPath(path: string): ChatModel {
+    let model = this.scoped.get(path);
+    if (!model) {
+      model = new RecordedModel({ replies: this.all, path }, this.divergences);
+      this.scoped.set(path, model);
+    }
+    return model;
   }
 
   async complete(_request: ModelRequest): Promise<ModelReply> {
@@ -192,5 +211,7 @@ export function planFromRecording(run: RecordedRun, basePlan?: RunPlan): RunPlan
     // With recorded results no MCP server starts; with real tools the recipe's servers start again.
     mcpServers: basePlan?.mcpServers ?? [],
     mcpToolNames: basePlan?.mcpToolNames ?? [],
+    flow: basePlan?.flow,
+    callableAgents: basePlan?.callableAgents ?? new Map(),
   };
 }

@@ -10,13 +10,14 @@ import { TokenCounter } from './model/token-counter.js';
 import type { RunOptions } from './run.js';
 import type { PreparedRun, RunModel, RunToolbox } from './run-preparation.js';
 import { sandboxForRun } from './sandbox/run-sandbox.js';
+import { agentToolPrefix } from './flow/agent-tool-names.js';
 import type { ToolContext } from './tool.js';
 
 export type TaskAttempts = AttemptsResult<LoopOutcome>;
 
 /** Runs the attempts; a stray error the fault guard cannot pin on a tool call ends them at once. */
 export async function attemptTask(run: PreparedRun, plan: RunPlan, options: RunOptions, model: RunModel, toolbox: RunToolbox): Promise<TaskAttempts> {
-  const loopSettings = loopSettingsFor(run, plan, options, model, toolbox);
+  const loopSettings = { ...loopSettingsFor(run, plan, options, model, toolbox), ...(await agentCalls(run, plan, options, model, toolbox)) };
   let previous: LoopOutcome | undefined;
   const attempts = attemptWithChecks({
     checks: plan.recipe.checks,
@@ -40,6 +41,33 @@ export async function attemptTask(run: PreparedRun, plan: RunPlan, options: RunO
     },
   });
   return Promise.race([run.faults.fatal, attempts]);
+}
+
+/** The agents the run's agent may call as tools (`agent:<name>`): offered beside its own, their spending counted as its. */
+async function agentCalls(run: PreparedRun, plan: RunPlan, options: RunOptions, model: RunModel, toolbox: RunToolbox): Promise<Partial<LoopSettings>> {
+  const called = plan.agent.tools.filter((name) => name.startsWith(agentToolPrefix)).map((name) => name.slice(agentToolPrefix.length));
+  if (called.length === 0) return {};
+  const [{ AgentRunner, SpendingMeter }, { AgentToolbox }, { UsageLedger }] = await Promise.all([
+    import('./flow/agent-runner.js'),
+    import('./flow/agent-toolbox.js'),
+    import('./model/usage-ledger.js'),
+  ]);
+  const runner = new AgentRunner({ run, plan, options, model, toolbox: toolbox.tools });
+  const meter = new SpendingMeter(undefined);
+  const calledUsage = new UsageLedger();
+  const tools = runner.callableTools(called, { budgets: plan.budgets }, meter, calledUsage);
+  return {
+    tools: new AgentToolbox(toolbox.tools, 'all', new Map(tools.map((tool) => [tool.name, tool]))),
+    sharedBudget: meter,
+    outsideUsage: {
+      take: () => {
+        const runUsage = run.outsideUsage.take();
+        const calls = calledUsage.take();
+        if (!calls) return runUsage;
+        return runUsage ? { promptTokens: runUsage.promptTokens + calls.promptTokens, completionTokens: runUsage.completionTokens + calls.completionTokens, totalTokens: runUsage.totalTokens + calls.totalTokens } : calls;
+      },
+    },
+  };
 }
 
 function loopSettingsFor(run: PreparedRun, plan: RunPlan, options: RunOptions, { model, connection }: RunModel, toolbox: RunToolbox): LoopSettings {

@@ -25,6 +25,7 @@ import { SecretRedactor } from './secret-redaction.js';
 import { mcpSecretVariables } from './mcp/run-mcp-servers.js';
 import { UsageLedger } from './model/usage-ledger.js';
 import { Toolbox } from './toolbox.js';
+import { agentToolName, agentToolPrefix } from './flow/agent-tool-names.js';
 import { RunFaultGuard } from './tool-fault-guard.js';
 import type { HumanChannel, SandboxSettings } from './tool.js';
 import { copyWorkspaceSource } from './workspace-source.js';
@@ -192,7 +193,8 @@ export function recordRunStart(run: PreparedRun, plan: RunPlan, options: RunOpti
       ? { profile: plan.profile.name, provider: connection.provider, baseUrl: connection.baseUrl, model: connection.model }
       : { profile: plan.profile.name, provider: 'recorded', model: 'recorded' },
     budgets: plan.budgets,
-    tools: [...toolbox.tools.keys()],
+    // The agents it may call are tools too, offered as the loop starts.
+    tools: [...toolbox.tools.keys(), ...plan.agent.tools.filter((name) => name.startsWith(agentToolPrefix)).map((name) => agentToolName(name.slice(agentToolPrefix.length)))],
     sandbox: requestedSandbox(plan).kind,
     // What the user granted, for the record; a resumed run needs the grants given again.
     trust: [...plan.trustGrants],

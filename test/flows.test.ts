@@ -269,3 +269,78 @@ flow:
     ]));
   });
 });
+
+describe('agents as tools', () => {
+  const callingAgents = `version: 1
+llm:
+  default: { provider: openai-compatible }
+agents:
+  lead:
+    description: Leads.
+    system_prompt: You lead.
+    tools: [agent:helper, terminate]
+  helper:
+    description: Looks things up.
+    system_prompt: You help.
+    tools: [terminate]
+`;
+
+  async function runWithAgents(agents: string, recipe: string, turns: ScriptedTurn[]) {
+    const folder = flowFolder(recipe);
+    writeFileSync(join(folder, 'agents.yaml'), agents);
+    const model = new ScriptedChatModel(turns);
+    const environment = { XDG_CONFIG_HOME: join(folder, 'no-user-config') };
+    const plan = await resolveRecipe('recipe.yaml', { cwd: folder, environment });
+    const result = await executeRun(plan, { cwd: folder, environment, signal: new AbortController().signal, interactive: false, model });
+    return { result, model, events: readEvents(result.runDirectory) };
+  }
+
+  it('offers another agent as a tool taking a task; its answer comes back, and its tokens count in the run', async () => {
+    const { result, model, events } = await runWithAgents(callingAgents, 'version: 1\nname: lead\nprompt: Find out.\nagent: lead\n', [
+      callReply('agent_helper', { task: 'Look up the capital of Peru.' }),
+      terminateReply('Lima, it says.'),
+      terminateReply('Peru: Lima'),
+    ]);
+    expect(result.status, result.answer).toBe('success');
+    expect(model.requests[0].toolNames).toEqual(['terminate', 'agent_helper']);
+    expect(model.requests[0].tools?.find((tool) => tool.function.name === 'agent_helper')?.function.description).toContain('Looks things up.');
+    // The called agent starts fresh, with its own prompt and only the task.
+    expect(model.requests[1].messages.map((message) => message.role)).toEqual(['system', 'user']);
+    expect(model.requests[1].messages[0]).toMatchObject({ content: 'You help.' });
+    expect(userText(model.requests[1])).toContain('Look up the capital of Peru.');
+    expect(model.requests[2].messages.at(-1)).toMatchObject({ role: 'tool', content: 'Lima, it says.' });
+    expect(result.answer).toBe('Peru: Lima');
+    expect(result.usage.totalTokens).toBe(45);
+    const called = events.filter((event) => typeof event.path === 'string' && event.path.startsWith('agent_helper/'));
+    expect(called.some((event) => event.type === 'model-response')).toBe(true);
+  });
+
+  it('in a flow step too, under the step\'s path', async () => {
+    const { result, events } = await runWithAgents(callingAgents, `version: 1
+name: lead-flow
+flow:
+  - name: work
+    kind: agent
+    agent: lead
+    prompt: Find out.
+`, [callReply('agent_helper', { task: 'Look it up.' }), terminateReply('found'), terminateReply('done')]);
+    expect(result.status).toBe('success');
+    expect(events.filter((event) => event.type === 'model-response').map((event) => event.path)).toEqual(['work', expect.stringMatching(/^work\/agent_helper\//), 'work']);
+  });
+
+  it('refuses an agent that would call itself through others, and an unknown one', async () => {
+    const folder = flowFolder('version: 1\nname: loop\nprompt: Go.\nagent: first\n');
+    writeFileSync(join(folder, 'agents.yaml'), `version: 1
+agents:
+  first: { tools: [agent:second, terminate] }
+  second: { tools: [agent:first, agent:nobody, terminate] }
+`);
+    const error = await resolveRecipe('recipe.yaml', { cwd: folder, environment: { XDG_CONFIG_HOME: join(folder, 'none') } }).catch((caught: unknown) => caught);
+    expect(ConfigError.isInstance(error)).toBe(true);
+    const messages = (error as ConfigError).diagnostics.map((diagnostic) => diagnostic.message);
+    expect(messages).toEqual(expect.arrayContaining([
+      expect.stringMatching(/agent 'first' would call itself: first -> agent:second -> agent:first/),
+      expect.stringMatching(/agent 'second' lists agent:nobody, but there is no agent named 'nobody'/),
+    ]));
+  });
+});

@@ -26,6 +26,7 @@ import { checkFlow } from '../flow/check-flow.js';
 import { flowAgentReferences, type FlowAgentReference } from '../flow/flow-agents.js';
 import { allSteps, flowDefaults, isKernelStepKind, type FlowDefinition } from '../flow/flow-definition.js';
 import type { FlowAgent, FlowPlan } from '../flow/flow-plan.js';
+import { agentToolPrefix } from '../flow/agent-tool-names.js';
 
 export interface RecipeOverrides {
   prompt?: string;
@@ -81,6 +82,8 @@ export interface RunPlan {
   mcpToolNames: string[];
   /** A flow's steps, kinds and agents, when the recipe is a flow; `agent` then stands for all of them. */
   flow?: FlowPlan;
+  /** Agents the run's agents may call as tools (`agent:<name>`), by name. */
+  callableAgents: ReadonlyMap<string, FlowAgent>;
 }
 
 /** agents.yaml files in the order they apply: the package's, the current folder's, the recipe's. */
@@ -168,7 +171,7 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
   // flow with a kind from a plugin loads them all, since the kind names its agents.
   const needed = options.checkSchemas || (flow && usesPluginKinds(flow))
     ? undefined
-    : (agent ? [agent] : flowAgentConfigs(flow!, agents.config)).flatMap((each) => [...each.tools, ...each.contextProviders]);
+    : withCalledAgents(agent ? [agent] : flowAgentConfigs(flow!, agents.config), agents.config).flatMap((each) => [...each.tools, ...each.contextProviders]);
   const plugins = await loadPluginFolders(pluginFoldersFor(options.cwd, recipe, needed), { checkSchemas: options.checkSchemas });
   diagnostics.push(...plugins.diagnostics);
 
@@ -189,12 +192,32 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
   for (const [key, reference] of references) {
     setups.set(key, setUpAgent(reference, { recipe, plugins, mcpServers, trustInput, agentsConfig: agents.config, model: overrides.model, reportTrust: options.reportTrust === true }, diagnostics));
   }
+  const callableAgents = new Map<string, AgentSetup>();
+  const called = [...setups.values()].flatMap((setup) => setup.agentTools.map((name) => ({ name, caller: setup.agent })));
+  while (called.length > 0) {
+    const { name, caller } = called.shift()!;
+    if (callableAgents.has(name)) continue;
+    const config = agents.config.agents.get(name);
+    if (!config) {
+      diagnostics.push({
+        severity: 'error',
+        message: `agent '${caller.name}' lists agent:${name}, but there is no agent named '${name}'${didYouMean(name, agents.config.agents.keys())}`,
+        location: caller.toolLocations[`${agentToolPrefix}${name}`] ?? caller.location,
+      });
+      continue;
+    }
+    const setup = setUpAgent({ config, named: true }, { recipe, plugins, mcpServers, trustInput, agentsConfig: agents.config, model: overrides.model, reportTrust: options.reportTrust === true }, diagnostics);
+    callableAgents.set(name, setup);
+    called.push(...setup.agentTools.map((next) => ({ name: next, caller: setup.agent })));
+  }
+  diagnostics.push(...agentCallLoops([...setups.values(), ...callableAgents.values()], agents.config));
   const first = [...setups.values()][0];
-  const trustRequests = uniqueTrustRequests([...setups.values()].flatMap((setup) => setup.trustRequests));
+  const trustRequests = uniqueTrustRequests([...setups.values(), ...callableAgents.values()].flatMap((setup) => setup.trustRequests));
   const { profile, modelOverride } = first;
   const runAgent: AgentConfig = flow ? flowAgent(recipe, [...setups.values()]) : first.agent;
-  const tools = new Map([...setups.values()].flatMap((setup) => [...setup.tools]));
-  const mcpToolNames = [...new Set([...setups.values()].flatMap((setup) => setup.mcpToolNames))];
+  const allSetups = [...setups.values(), ...callableAgents.values()];
+  const tools = new Map(allSetups.flatMap((setup) => [...setup.tools]));
+  const mcpToolNames = [...new Set(allSetups.flatMap((setup) => setup.mcpToolNames))];
   const environment = options.environment ?? process.env;
   // A run asks only when a key would really be sent; validate names every key the profile reads.
   for (const each of uniqueProfiles([...setups.values()].map((setup) => setup.profile))) {
@@ -244,12 +267,15 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
     mcpServers,
     mcpToolNames,
     flow: flowPlan,
+    callableAgents: new Map([...callableAgents].map(([name, setup]) => [name, flowAgentOf(setup)])),
   };
 }
 
 interface AgentSetup {
   agent: AgentConfig;
   tools: Map<string, AnyToolDefinition>;
+  /** Agents it calls as tools, by name. */
+  agentTools: string[];
   mcpToolNames: string[];
   contextProviders: ContextProviderDefinition[];
   toolSettings: Record<string, Record<string, unknown>>;
@@ -273,7 +299,8 @@ function setUpAgent(reference: FlowAgentReference, input: AgentSetupInput, diagn
   const { config } = reference;
   const serverNames = input.mcpServers.map((server) => server.name);
   const mcpToolNames = config.tools.filter((name) => !input.plugins.tools.has(name) && serverOfToolName(name, serverNames) !== undefined);
-  const tools = selectTools(config, input.plugins, diagnostics, new Set(mcpToolNames), input.mcpServers);
+  const agentTools = config.tools.filter((name) => name.startsWith(agentToolPrefix)).map((name) => name.slice(agentToolPrefix.length));
+  const tools = selectTools(config, input.plugins, diagnostics, new Set([...mcpToolNames, ...agentTools.map((name) => `${agentToolPrefix}${name}`)]), input.mcpServers);
   const contextProviders = selectContextProviders(config, input.plugins, diagnostics);
   // Reviewed as the recipe's agent: by name, it is measured against the trusted agent of that name.
   const trust = reviewRecipeTrust({ ...input.trustInput, recipe: { ...input.recipe, agent: reference.named ? config.name : config }, agent: config, tools });
@@ -287,6 +314,7 @@ function setUpAgent(reference: FlowAgentReference, input: AgentSetupInput, diagn
   return {
     agent: { ...config, permissions: trust.permissions },
     tools,
+    agentTools,
     mcpToolNames,
     contextProviders,
     toolSettings: mergeToolSettings(config.toolSettings, input.recipe.toolSettings),
@@ -301,6 +329,7 @@ function flowAgentOf(setup: AgentSetup): FlowAgent {
     config: setup.agent,
     tools: [...setup.tools.keys()],
     mcpToolNames: setup.mcpToolNames,
+    agentTools: setup.agentTools,
     contextProviders: setup.contextProviders,
     toolSettings: setup.toolSettings,
     profile: setup.profile,
@@ -323,6 +352,55 @@ function flowAgent(recipe: Recipe, setups: AgentSetup[]): AgentConfig {
     toolLocations: Object.assign({}, ...setups.map((setup) => setup.agent.toolLocations)),
     contextProviders: [],
   };
+}
+
+/** The agents and every agent they call as tools, as far as agents.yaml declares them. */
+function withCalledAgents(roots: AgentConfig[], agents: AgentsConfig): AgentConfig[] {
+  const found = new Map(roots.map((root) => [root, root]));
+  const queue = [...roots];
+  while (queue.length > 0) {
+    for (const name of calledAgents(queue.shift()!)) {
+      const called = agents.agents.get(name);
+      if (!called || found.has(called)) continue;
+      found.set(called, called);
+      queue.push(called);
+    }
+  }
+  return [...found.values()];
+}
+
+function calledAgents(agent: AgentConfig): string[] {
+  return agent.tools.filter((name) => name.startsWith(agentToolPrefix)).map((name) => name.slice(agentToolPrefix.length));
+}
+
+/** An agent that would call itself, directly or through others, is refused: the calls would never end. */
+function agentCallLoops(setups: AgentSetup[], agents: AgentsConfig): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  const reported = new Set<string>();
+  for (const { agent } of setups) {
+    const path = findLoop(agent.name, calledAgents(agent), agents, [agent.name]);
+    if (!path) continue;
+    const key = [...path].sort().join(' ');
+    if (reported.has(key)) continue;
+    reported.add(key);
+    diagnostics.push({
+      severity: 'error',
+      message: `agent '${agent.name}' would call itself: ${path.join(' -> agent:')}; an agent may not call itself, directly or through others`,
+      location: agent.toolLocations[`${agentToolPrefix}${path[1]}`] ?? agent.location,
+    });
+  }
+  return diagnostics;
+}
+
+function findLoop(start: string, next: string[], agents: AgentsConfig, path: string[]): string[] | undefined {
+  for (const name of next) {
+    if (name === start) return [...path, name];
+    if (path.includes(name)) continue;
+    const called = agents.agents.get(name);
+    const found = called ? findLoop(start, calledAgents(called), agents, [...path, name]) : undefined;
+    if (found) return found;
+  }
+  return undefined;
 }
 
 function usesPluginKinds(flow: FlowDefinition): boolean {

@@ -10,13 +10,15 @@ export class AgentToolbox implements ReadonlyMap<string, AnyToolDefinition> {
   private readonly names: ReadonlySet<string>;
   private readonly prefixes: string[];
 
+  /** `names` are the agent's (`mcp_fs_*` takes a server's all); `all` offers every tool of the run's. */
   constructor(
     private readonly source: Toolbox,
-    names: readonly string[],
+    names: readonly string[] | 'all',
     private readonly own: ReadonlyMap<string, AnyToolDefinition> = new Map(),
   ) {
-    this.names = new Set(names.filter((name) => !isWildcard(name)));
-    this.prefixes = names.filter(isWildcard).map((name) => name.slice(0, -1));
+    const listed = names === 'all' ? [] : names;
+    this.names = new Set(listed.filter((name) => !isWildcard(name)));
+    this.prefixes = names === 'all' ? [''] : listed.filter(isWildcard).map((name) => name.slice(0, -1));
   }
 
   /** Changes with the run's toolbox: the loop rebuilds what it sends the model only then. */

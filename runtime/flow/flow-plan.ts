@@ -11,6 +11,8 @@ export interface FlowAgent {
   tools: string[];
   /** Its names for MCP servers' tools (`mcp_fs_read_file`, `mcp_fs_*`), offered once the servers start. */
   mcpToolNames: string[];
+  /** Agents it may call as tools (`agent:<name>` in its tools), by name. */
+  agentTools: string[];
   contextProviders: ContextProviderDefinition[];
   toolSettings: Record<string, Record<string, unknown>>;
   profile: ModelProfileConfig;

@@ -5,20 +5,13 @@
  * with its own history, tools and per-step resources; what the engine knows of any step is its
  * kind's contract. A resumed flow uses the recorded results of the steps that finished.
  */
-import { runAgentLoop, type LoopOutcome, type LoopSettings, type ResumeState } from '../agent-loop.js';
+import type { LoopOutcome, ResumeState } from '../agent-loop.js';
 import type { RunPlan } from '../config/resolve-recipe.js';
-import { FinalAnswerSchema } from '../final-answer.js';
-import { ModelClient } from '../model/model-client.js';
-import { resolveModelConnection } from '../model/model-connection.js';
-import type { ChatModel, TokenUsage } from '../model/model-types.js';
-import { redactingModel } from '../model/redacting-model.js';
-import { TokenCounter } from '../model/token-counter.js';
+import type { TokenUsage } from '../model/model-types.js';
 import type { RunOptions } from '../run.js';
 import type { PreparedRun, RunModel, RunToolbox } from '../run-preparation.js';
-import { RunResourceRegistry } from '../run-resources.js';
-import { sandboxForRun } from '../sandbox/run-sandbox.js';
-import type { ChatMessage, JsonSchema, ToolContext, TraceWriter } from '../tool.js';
-import { AgentToolbox } from './agent-toolbox.js';
+import type { ChatMessage, TraceWriter } from '../tool.js';
+import { AgentRunner } from './agent-runner.js';
 import { addUsage, FlowBudget, withinBudgets, zeroUsage } from './flow-budget.js';
 import { flowDefaults, type FlowStepDefinition } from './flow-definition.js';
 import type { FlowAgent, FlowPlan } from './flow-plan.js';
@@ -40,11 +33,6 @@ export interface FlowStepRecord {
 
 export interface FlowOutcome extends LoopOutcome {
   flowSteps: FlowStepRecord[];
-}
-
-/** A model that can answer each part of a flow from its own recorded replies (a replay). */
-interface PathScopedModel extends ChatModel {
-  forPath(path: string): ChatModel;
 }
 
 export interface FlowRunInput {
@@ -75,12 +63,13 @@ class FlowRun {
   private readonly results = new Map<string, StepResult>();
   private readonly records: FlowStepRecord[] = [];
   private readonly files = new Set<string>();
-  private readonly models = new Map<string, Promise<ChatModel>>();
+  private readonly runner: AgentRunner;
   private lastHistory: ChatMessage[] = [];
 
   constructor(private readonly input: FlowRunInput) {
     this.flow = input.plan.flow;
     this.budget = new FlowBudget(input.plan.budgets, input.resume?.spent);
+    this.runner = new AgentRunner({ run: input.run, plan: input.plan, options: input.options, model: input.model, toolbox: input.toolbox.tools });
   }
 
   async run(): Promise<FlowOutcome> {
@@ -276,122 +265,29 @@ class FlowRun {
   }
 
   private async loop(agent: FlowAgent, request: AgentRunRequest, path: string, scope: StepScope): Promise<AgentRunResult> {
-    const { run, plan, options } = this.input;
-    const resources = new RunResourceRegistry();
-    const responseSchema = request.response ? new FinalAnswerSchema(request.response as JsonSchema) : undefined;
-    const own = responseSchema ? new Map([[responseSchema.tool().name, responseSchema.tool()]]) : undefined;
     const resumed = this.input.resume?.stateFor(path);
-    const model = await this.modelFor(agent, path);
-    const trace = run.trace.at(path);
-    const settings: LoopSettings = {
-      agent: agent.config,
+    const outcome = await this.runner.run({
+      agent,
       task: request.task,
-      model,
-      tools: new AgentToolbox(this.input.toolbox.tools, [...agent.tools, ...agent.mcpToolNames], own),
-      contextProviders: agent.contextProviders,
+      path,
       budgets: this.budget.forStep(withinBudgets(request.budgets ?? {}, scope.budgets), agent.config.maxSteps),
-      responseSchema,
-      trace,
-      tokenCounter: new TokenCounter(agent.profile.model ?? plan.profile.model ?? 'gpt-4o'),
-      vision: agent.profile.vision,
-      prices: agent.profile.price,
-      contextWindow: agent.profile.contextWindow,
+      response: request.response,
       resume: resumed ?? continuedHistory(request),
       signal: scope.signal,
-      onTextDelta: options.onTextDelta,
-      faults: run.faults,
-      outsideUsage: run.outsideUsage,
       sharedBudget: this.budget,
-      toolContext: (call) => this.toolContext(agent, trace, resources, call),
-      contextProviderInput: (provider, step) => ({
-        ...step,
-        runId: run.runId,
-        workspace: run.workspace,
-        runDirectory: run.runDirectory,
-        resources,
-        vision: agent.profile.vision,
-        settings: agent.toolSettings[provider] ?? {},
-      }),
-    };
-    let outcome: LoopOutcome;
-    try {
-      outcome = await runAgentLoop(settings);
-    } finally {
-      for (const problem of await resources.disposeAll()) trace.emit('resource-dispose-failed', { problem });
-    }
+    });
     for (const file of outcome.files) this.files.add(file);
     this.lastHistory = outcome.history;
-    const usage = subtractUsage(outcome.usage, resumed?.usage ?? zeroUsage());
     return {
       status: outcome.status,
       answer: outcome.answer,
       ...(outcome.structured !== undefined ? { structured: outcome.structured } : {}),
       ...(outcome.status === 'success' ? {} : { reason: outcome.answer }),
       steps: outcome.steps - (resumed?.step ?? 0),
-      usage,
+      usage: subtractUsage(outcome.usage, resumed?.usage ?? zeroUsage()),
       cost: outcome.cost,
       history: outcome.history,
     };
-  }
-
-  /** What a tool of an agent step is given: the run's services, with resources of the step's own. */
-  private async toolContext(agent: FlowAgent, trace: TraceWriter, resources: RunResourceRegistry, call: { id: string; step: number; name: string; signal: AbortSignal }): Promise<ToolContext> {
-    const { run, options } = this.input;
-    await run.protectedPaths.ready();
-    const model = await this.modelFor(agent, undefined);
-    return {
-      runId: run.runId,
-      workspace: run.workspace,
-      runDirectory: run.runDirectory,
-      step: call.step,
-      callId: call.id,
-      signal: call.signal,
-      logger: {
-        info: (message) => trace.emit('tool-log', { level: 'info', tool: call.name, message }),
-        warn: (message) => trace.emit('tool-log', { level: 'warn', tool: call.name, message }),
-        debug: (message) => trace.emit('tool-log', { level: 'debug', tool: call.name, message }),
-      },
-      trace,
-      model: {
-        complete: async (messages, access) => {
-          const reply = await model.complete({ messages, responseSchema: access?.responseSchema, signal: access?.signal ?? options.signal });
-          return reply.content ?? '';
-        },
-      },
-      resources,
-      human: run.human,
-      settings: agent.toolSettings[call.name] ?? {},
-      sandboxSettings: run.sandboxSettings,
-      sandbox: () => sandboxForRun(run),
-      protectedPaths: run.protectedPaths,
-    };
-  }
-
-  /**
-   * The model an agent talks to: the run's for its profile, a client of its own for another
-   * profile, or, in a replay, the recorded replies of the agent's path.
-   */
-  private async modelFor(agent: FlowAgent, path: string | undefined): Promise<ChatModel> {
-    const { plan, options, run, model } = this.input;
-    if (options.model) {
-      const given = options.model as Partial<PathScopedModel>;
-      return path !== undefined && typeof given.forPath === 'function' ? given.forPath(path) : options.model;
-    }
-    if (agent.profile.name === plan.profile.name && agent.modelOverride === plan.modelOverride) return model.model;
-    const key = `${agent.profile.name}\u0000${agent.modelOverride ?? ''}`;
-    let connected = this.models.get(key);
-    if (!connected) {
-      connected = resolveModelConnection(agent.profile, options.environment, { modelOverride: agent.modelOverride }).then((connection) => {
-        const client = new ModelClient(connection, {
-          onRetry: (notice) => run.trace.emit('model-retry', { ...notice }),
-          onRateWait: (notice) => run.trace.emit('model-rate-wait', { ...notice }),
-        });
-        client.prepare();
-        return redactingModel(client, run.redactor);
-      });
-      this.models.set(key, connected);
-    }
-    return connected;
   }
 }
 

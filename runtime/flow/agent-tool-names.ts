@@ -1,0 +1,9 @@
+/** How an agent names another it calls as a tool, and how the model sees that tool. */
+
+/** The prefix of an agent's tool entry that names another agent to call (`agent:researcher`). */
+export const agentToolPrefix = 'agent:';
+
+/** The name the model calls another agent by: `agent_researcher`. */
+export function agentToolName(agent: string): string {
+  return `agent_${agent}`;
+}
