@@ -1,4 +1,5 @@
 /** `manus replay`: re-run a recording with the model's recorded replies and report where it diverges. */
+import { redactorForPlan } from '../runtime/plan-secrets.js';
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { resolveRecipe, type RecipeOverrides, type RunPlan } from '../runtime/config/resolve-recipe.js';
@@ -10,8 +11,6 @@ import { comparingWithRecording, DivergenceLog, planFromRecording, RecordedModel
 import { packageRoot } from '../runtime/package-root.js';
 import { loadPluginFolders } from '../runtime/plugin-loading/load-plugins.js';
 import { runsDirectoryFor } from '../runtime/run-preparation.js';
-import { SecretRedactor } from '../runtime/secret-redaction.js';
-import { mcpSecretVariables } from '../runtime/mcp/run-mcp-servers.js';
 import { ExitCode } from './exit-codes.js';
 import type { ReplayCommandOptions } from './program.js';
 import { runWithProgress } from './run-command.js';
@@ -41,7 +40,7 @@ export async function replayCommand(target: string, options: ReplayCommandOption
   }
   const first = divergences.first;
   // A real tool's result is compared before the run redacts it.
-  const redactor = SecretRedactor.forRun(plan.profile, process.env, mcpSecretVariables(plan));
+  const redactor = redactorForPlan(plan, process.env);
   process.stderr.write(`replay diverged from the recording at step ${first.step}: ${first.what}\n`);
   if (first.recorded !== undefined) {
     process.stderr.write(`  recorded: ${oneLine(redactor.redact(first.recorded))}\n  actual:   ${oneLine(redactor.redact(first.actual ?? ''))}\n`);

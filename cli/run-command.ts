@@ -1,4 +1,5 @@
 /** `manus run`: resolve the recipe, run it with progress on stderr, print the answer or JSON. */
+import { redactorForPlan } from '../runtime/plan-secrets.js';
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { isatty } from 'node:tty';
@@ -12,8 +13,6 @@ import { ConfigError, formatDiagnostic, InterruptedError } from '../runtime/erro
 import { preloadModelSdk } from '../runtime/model/model-client.js';
 import { createProgressReporter } from '../runtime/progress-reporter.js';
 import { executeRun, type RunOptions, type RunResult } from '../runtime/run.js';
-import { SecretRedactor } from '../runtime/secret-redaction.js';
-import { mcpSecretVariables } from '../runtime/mcp/run-mcp-servers.js';
 import { parseCommandLineServer } from '../runtime/mcp/command-line-server.js';
 import { ExitCode, exitCodeForRun, type ExitCodeValue } from './exit-codes.js';
 import type { RunCommandOptions } from './program.js';
@@ -90,7 +89,7 @@ export async function runWithProgress(plan: RunPlan, options: ProgressRunOptions
   process.on('SIGTERM', onTerminate);
 
   const isTerminal = process.stderr.isTTY === true && !ci;
-  const redactor = SecretRedactor.forRun(plan.profile, process.env, mcpSecretVariables(plan));
+  const redactor = redactorForPlan(plan, process.env);
   const progress = options.quiet ? undefined : createProgressReporter({
     write: (text) => process.stderr.write(text),
     color: isTerminal && !process.env.NO_COLOR,

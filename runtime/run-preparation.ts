@@ -3,6 +3,7 @@
  * per-run resources and the fault guard; the sandbox, chosen when a tool first needs it; the
  * protected paths; the model; the toolbox; and the run-start (or run-resume) event recording them.
  */
+import { redactorForPlan } from './plan-secrets.js';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, realpathSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -21,8 +22,7 @@ import { RunTrace } from './run-trace.js';
 import { killLeftoverProcesses } from './sandbox/process-records.js';
 import { chooseRunSandbox, requestedSandbox } from './sandbox/sandbox-choice.js';
 import { snapshotWorkspace, type WorkspaceSnapshot } from './sandbox/workspace-changes.js';
-import { SecretRedactor } from './secret-redaction.js';
-import { mcpSecretVariables } from './mcp/run-mcp-servers.js';
+import type { SecretRedactor } from './secret-redaction.js';
 import { UsageLedger } from './model/usage-ledger.js';
 import { Toolbox } from './toolbox.js';
 import { agentToolName, agentToolPrefix } from './flow/agent-tool-names.js';
@@ -99,7 +99,7 @@ export function prepareRun(plan: RunPlan, options: RunOptions): PreparedRun {
   // Taken while the run starts, before any tool can write.
   const workspaceBefore = snapshotWorkspace(workspace);
 
-  const redactor = options.redactor ?? SecretRedactor.forRun(plan.profile, options.environment, mcpSecretVariables(plan));
+  const redactor = options.redactor ?? redactorForPlan(plan, options.environment);
   const trace = new RunTrace(join(runDirectory, 'events.jsonl'), redactor, options.recordFile);
   if (options.onEvent) trace.onEvent(options.onEvent);
   const faults = new RunFaultGuard(trace);

@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveRecipe } from '../runtime/config/resolve-recipe.js';
 import { ConfigError } from '../runtime/errors.js';
+import { loadRecipeFile } from '../runtime/config/load-recipe.js';
+import { parameterArguments, recipeInputSchema } from '../runtime/mcp-server/recipe-input-schema.js';
 import { executeRun } from '../runtime/run.js';
 import { readEvents } from './support/run-cli.js';
 import { callReply, messageText, ScriptedChatModel, terminateReply, type ReceivedRequest, type ScriptedTurn } from './support/scripted-chat-model.js';
@@ -342,5 +344,24 @@ agents:
       expect.stringMatching(/agent 'first' would call itself: first -> agent:second -> agent:first/),
       expect.stringMatching(/agent 'second' lists agent:nobody, but there is no agent named 'nobody'/),
     ]));
+  });
+});
+
+describe('a flow served over MCP as a tool', () => {
+  it('takes its parameters, lists as arrays, and no task of its own', async () => {
+    const folder = flowFolder(`version: 1
+name: served
+parameters:
+  topics: { type: list, default: [a] }
+flow:
+  - { name: one, kind: agent, agent: writer, prompt: "{{topics}}" }
+`);
+    const { recipe } = loadRecipeFile(join(folder, 'recipe.yaml'));
+    expect(recipeInputSchema(recipe!)).toEqual({
+      type: 'object',
+      properties: { topics: { type: 'array', items: { type: 'string' }, default: ['a'] } },
+      additionalProperties: false,
+    });
+    expect(parameterArguments(recipe!, { topics: ['x, y', 'z'] })).toEqual({ topics: '["x, y","z"]' });
   });
 });

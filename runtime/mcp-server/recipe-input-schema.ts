@@ -12,17 +12,22 @@ export function recipeInputSchema(recipe: Recipe): JsonSchema {
     properties[parameter.name] = parameterSchema(parameter);
     if (parameter.required && parameter.default === undefined) required.push(parameter.name);
   }
-  if (recipe.promptTemplate === undefined && !(taskArgument in properties)) {
+  if (takesTask(recipe) && !(taskArgument in properties)) {
     properties[taskArgument] = { type: 'string', description: 'The task for the agent.' };
     required.push(taskArgument);
   }
   return { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
 }
 
+/** A recipe with one agent and no prompt takes its task as an argument; a flow's steps have theirs. */
+export function takesTask(recipe: Recipe): boolean {
+  return recipe.promptTemplate === undefined && recipe.flow === undefined;
+}
+
 function parameterSchema(parameter: RecipeParameter): JsonSchema {
   const schema: JsonSchema = parameter.type === 'enum'
     ? { type: 'string', enum: parameter.values ?? [] }
-    : { type: parameter.type };
+    : parameter.type === 'list' ? { type: 'array', items: { type: 'string' } } : { type: parameter.type };
   if (parameter.description) schema.description = parameter.description;
   if (parameter.default !== undefined) schema.default = parameter.default;
   return schema;
@@ -33,7 +38,8 @@ export function parameterArguments(recipe: Recipe, input: Record<string, unknown
   const values: Record<string, string> = {};
   for (const parameter of recipe.parameters) {
     const value = input[parameter.name];
-    if (value !== undefined) values[parameter.name] = String(value);
+    // A list goes as JSON, so items that hold commas stay whole.
+    if (value !== undefined) values[parameter.name] = Array.isArray(value) ? JSON.stringify(value.map(String)) : String(value);
   }
   return values;
 }

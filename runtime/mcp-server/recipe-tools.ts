@@ -4,13 +4,13 @@
  * finished step as progress, and stops when the client cancels: the run then ends as interrupted
  * and can be resumed. The result is the run's answer, its structured answer and its id.
  */
+import { redactorForPlan } from '../plan-secrets.js';
 import { resolveRecipe, type RecipeOverrides } from '../config/resolve-recipe.js';
 import type { Recipe } from '../config/types.js';
 import { InterruptedError } from '../errors.js';
 import { executeRun } from '../run.js';
-import { SecretRedactor } from '../secret-redaction.js';
 import type { JsonSchema } from '../tool.js';
-import { parameterArguments, recipeInputSchema, taskArgument } from './recipe-input-schema.js';
+import { parameterArguments, recipeInputSchema, takesTask, taskArgument } from './recipe-input-schema.js';
 import { errorContent, runResultContent } from './result-content.js';
 import type { ServedCall, ServedTool } from './served-tool.js';
 
@@ -44,7 +44,7 @@ export async function loadRecipeTool(file: string, options: RecipeToolOptions): 
 }
 
 async function runRecipe(recipe: Recipe, input: Record<string, unknown>, call: ServedCall, options: RecipeToolOptions) {
-  const prompt = recipe.promptTemplate === undefined && typeof input[taskArgument] === 'string' ? input[taskArgument] : undefined;
+  const prompt = takesTask(recipe) && typeof input[taskArgument] === 'string' ? input[taskArgument] : undefined;
   const plan = await resolveRecipe(recipe.file, {
     cwd: options.cwd,
     environment: options.environment,
@@ -54,7 +54,8 @@ async function runRecipe(recipe: Recipe, input: Record<string, unknown>, call: S
   const cancel = () => interrupt.abort(new InterruptedError('cancelled by the MCP client'));
   if (call.signal.aborted) cancel();
   else call.signal.addEventListener('abort', cancel, { once: true });
-  const redactor = SecretRedactor.forRun(plan.profile, options.environment);
+  const redactor = redactorForPlan(plan, options.environment);
+  let finishedSteps = 0;
   try {
     const result = await executeRun(plan, {
       cwd: options.cwd,
@@ -65,7 +66,13 @@ async function runRecipe(recipe: Recipe, input: Record<string, unknown>, call: S
       answers: [],
       redactor,
       onEvent: (type, data) => {
-        if (type === 'step-end') call.progress(Number(data.step), plan.budgets.steps, `step ${String(data.step)} of at most ${plan.budgets.steps}`);
+        if (type === 'step-end' && data.path === undefined) call.progress(Number(data.step), plan.budgets.steps, `step ${String(data.step)} of at most ${plan.budgets.steps}`);
+        // A flow reports its own steps as they end.
+        const flowSteps = plan.flow?.definition.steps.length;
+        if (type === 'flow-step-end' && flowSteps && !String(data.path).includes('/')) {
+          finishedSteps += 1;
+          call.progress(finishedSteps, flowSteps, `flow step ${String(data.path)}: ${String(data.status)}`);
+        }
       },
     });
     return runResultContent(redactor.redactValue(result));
