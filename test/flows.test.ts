@@ -12,6 +12,8 @@ import { ConfigError } from '../runtime/errors.js';
 import { loadRecipeFile } from '../runtime/config/load-recipe.js';
 import { parameterArguments, recipeInputSchema } from '../runtime/mcp-server/recipe-input-schema.js';
 import { executeRun } from '../runtime/run.js';
+import { FlowResume } from '../runtime/flow/flow-resume.js';
+import { readRecordedRun } from '../runtime/recorded-run.js';
 import { readEvents } from './support/run-cli.js';
 import { callReply, messageText, ScriptedChatModel, terminateReply, type ReceivedRequest, type ScriptedTurn } from './support/scripted-chat-model.js';
 
@@ -363,5 +365,48 @@ flow:
       additionalProperties: false,
     });
     expect(parameterArguments(recipe!, { topics: ['x, y', 'z'] })).toEqual({ topics: '["x, y","z"]' });
+  });
+});
+
+describe('a resumed flow', () => {
+  it('keeps the steps that finished, and continues the one that stopped on a question from its own history', async () => {
+    const recipe = `version: 1
+name: resumable
+flow:
+  - name: first
+    kind: agent
+    agent: researcher
+    prompt: Research.
+  - name: second
+    kind: agent
+    agent: { system_prompt: You ask., tools: [ask_human, terminate] }
+    prompt: "Ask about {{steps.first.answer}}."
+`;
+    const stopped = await runFlow(recipe, [terminateReply('facts'), callReply('ask_human', { question: 'Which colour?' })]);
+    expect(stopped.result.status).toBe('needs-input');
+
+    const recorded = readRecordedRun(join(stopped.result.runDirectory, 'events.jsonl'), { repair: true });
+    const flow = new FlowResume(recorded, ['blue']);
+    expect([...flow.finished.keys()]).toEqual(['first']);
+    const model = new ScriptedChatModel([terminateReply('blue it is')]);
+    const environment = { XDG_CONFIG_HOME: join(stopped.folder, 'no-user-config') };
+    const plan = await resolveRecipe('recipe.yaml', { cwd: stopped.folder, environment });
+    const result = await executeRun(plan, {
+      cwd: stopped.folder,
+      environment,
+      signal: new AbortController().signal,
+      interactive: false,
+      model,
+      answers: flow.answersLeft,
+      resume: { runId: stopped.result.runId, runDirectory: stopped.result.runDirectory, workspace: stopped.result.workspace, state: { history: [], step: 0, usage: flow.spent.usage, files: [] }, flow },
+    });
+    expect(result.status, result.answer).toBe('success');
+    expect(result.answer).toBe('blue it is');
+    // Only the second step asked the model again, with its own conversation and the answer.
+    expect(model.requests).toHaveLength(1);
+    expect(model.requests[0].messages[0]).toMatchObject({ role: 'system', content: 'You ask.' });
+    expect(userText(model.requests[0])).toContain('Ask about facts.');
+    expect(model.requests[0].messages.at(-1)).toMatchObject({ role: 'tool', content: 'blue' });
+    expect(result.steps).toBe(3);
   });
 });

@@ -5,7 +5,7 @@
  */
 import type { ResumeState } from '../agent-loop.js';
 import type { TokenUsage } from '../model/model-types.js';
-import { resumeStateOf, type AnsweredQuestion, type RecordedRun, type RunEvent } from '../recorded-run.js';
+import { resumeStateOf, type AnsweredQuestion, type RecordedRun } from '../recorded-run.js';
 import { addUsage, zeroUsage, type FlowSpending } from './flow-budget.js';
 import type { StepResult } from './step-kind.js';
 
@@ -26,13 +26,24 @@ export class FlowResume {
 
   constructor(run: RecordedRun, answers: readonly string[] = []) {
     this.remainingAnswers = [...answers];
-    const lastStepEnd = new Map<string, RunEvent>();
-    let cost = 0;
+    // Per path: its last step (a reply may have come without its step's end), and what it spent.
+    const spending = new Map<string, { step: number; usage: TokenUsage; pending: TokenUsage; cost: number }>();
     for (const event of run.events) {
       if (typeof event.path !== 'string') continue;
       this.paths.add(event.path);
-      if (event.type === 'step-end') lastStepEnd.set(event.path, event);
-      if (event.type === 'flow-step-end') {
+      const spent = spending.get(event.path) ?? { step: 0, usage: zeroUsage(), pending: zeroUsage(), cost: 0 };
+      spending.set(event.path, spent);
+      if (event.type === 'model-response') {
+        spent.step = Math.max(spent.step, Number(event.step ?? 0));
+        if (event.usage) spent.pending = addUsage(spent.pending, event.usage as TokenUsage);
+      }
+      if (event.type === 'step-end') {
+        spent.usage = { ...(event.usage as TokenUsage) };
+        spent.pending = zeroUsage();
+        spent.cost = Number(event.cost ?? 0);
+      }
+      // A step that was interrupted runs again when the flow resumes.
+      if (event.type === 'flow-step-end' && event.status !== 'interrupted') {
         this.finished.set(event.path, {
           status: event.status,
           answer: String(event.answer ?? ''),
@@ -47,10 +58,11 @@ export class FlowResume {
     }
     let steps = 0;
     let usage = zeroUsage();
-    for (const event of lastStepEnd.values()) {
-      steps += Number(event.step ?? 0);
-      usage = addUsage(usage, event.usage as TokenUsage);
-      cost += Number(event.cost ?? 0);
+    let cost = 0;
+    for (const spent of spending.values()) {
+      steps += spent.step;
+      usage = addUsage(usage, addUsage(spent.usage, spent.pending));
+      cost += spent.cost;
     }
     this.spent = { steps, usage, cost };
     // Each agent that was running takes the answers to the questions it stopped on, in order.

@@ -118,6 +118,11 @@ class FlowRun {
     const recorded = this.input.resume?.finished.get(path);
     if (recorded) {
       this.remember(path, step.kind, recorded, { steps: recorded.steps, usage: recorded.usage, durationMs: 0 });
+      // Later steps may read the named steps inside it too.
+      for (const child of step.steps ?? []) {
+        const childResult = this.input.resume?.finished.get(`${path}/${child.name}`);
+        if (childResult) this.results.set(child.name, childResult);
+      }
       return recorded;
     }
     const trace = this.input.run.trace.at(path);
@@ -128,8 +133,8 @@ class FlowRun {
     try {
       result = await this.runKind(step, path, { ...scope, budgets: withinBudgets(step.budgets, scope.budgets) }, trace);
     } catch (error) {
-      // A question no one can answer now, or the run's own failure: the step ends with the run.
-      trace.emit('flow-step-end', { kind: step.kind, status: 'interrupted', answer: '', reason: (error as Error).message, durationMs: elapsed(started) });
+      // A question no one can answer now, or the run's own failure: the step stops with the run, to be resumed.
+      trace.emit('flow-step-stop', { kind: step.kind, reason: (error as Error).message, durationMs: elapsed(started) });
       throw error;
     }
     const spent = this.budget.spent;
