@@ -171,7 +171,7 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
   // flow with a kind from a plugin loads them all, since the kind names its agents.
   const needed = options.checkSchemas || (flow && usesPluginKinds(flow))
     ? undefined
-    : withCalledAgents(agent ? [agent] : flowAgentConfigs(flow!, agents.config), agents.config).flatMap((each) => [...each.tools, ...each.contextProviders]);
+    : withCalledAgents(agent ? [agent] : flow ? flowAgentConfigs(flow, agents.config) : [], agents.config).flatMap((each) => [...each.tools, ...each.contextProviders]);
   const plugins = await loadPluginFolders(pluginFoldersFor(options.cwd, recipe, needed), { checkSchemas: options.checkSchemas });
   diagnostics.push(...plugins.diagnostics);
 
