@@ -7,6 +7,7 @@ import type { ChatMessage } from '../runtime/tool.js';
 import planStep from '../plugins/planning/plan-step.js';
 import planningFamily from '../plugins/planning/index.js';
 import type { FlowPlan } from '../plugins/planning/flow-plan.js';
+import { headAndTail, resultCharactersInPrompts } from '../plugins/planning/flow-plan-text.js';
 
 type PlanStepFields = Parameters<typeof planStep.run>[0]['fields'];
 type ScriptedRun = Partial<AgentRunResult> | ((request: AgentRunRequest) => Partial<AgentRunResult>);
@@ -330,6 +331,25 @@ describe('the plan step kind', () => {
       '',
     ].join('\n'));
     expect(readdirSync(runDirectory)).toEqual(['plan-work.md']);
+  });
+
+  it('gives later prompts the head and tail of a long result, and keeps it whole in the plan file', async () => {
+    const long = `${'head '.repeat(1000)}${'middle '.repeat(1000)}${'tail '.repeat(1000)}`.trim();
+    const { context, requests, runDirectory } = harness(baseFields, {
+      plan: planned([{ title: 'Dump the table' }, { title: 'Summarise' }]),
+      1: { answer: long },
+      2: {},
+      answer: {},
+    });
+    await planStep.run(context);
+    const omitted = long.length - resultCharactersInPrompts;
+    for (const request of requests.slice(2)) {
+      expect(request.task).toContain(`head head \n[... ${omitted} characters left out ...]\n tail tail`);
+      expect(request.task).not.toContain('middle middle middle');
+    }
+    expect(planFile(runDirectory)).toContain(long);
+    // Characters outside the Basic Multilingual Plane are counted whole, never split.
+    expect(headAndTail('\u{1D538}'.repeat(10), 4)).toBe('\u{1D538}\u{1D538}\n[... 6 characters left out ...]\n\u{1D538}\u{1D538}');
   });
 
   it('names the plan file after the step\'s path inside a fan-out', async () => {

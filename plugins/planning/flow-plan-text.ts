@@ -17,15 +17,31 @@ export function planOutline(plan: FlowPlan): string {
   return [`Plan: ${plan.title}`, ...lines].join('\n');
 }
 
-/** The results of the steps that ran before `before` (all of them when not given), each headed by its step. */
-export function earlierResults(plan: FlowPlan, before?: PlanStep): string {
-  const ran = plan.steps.filter((step) => step !== before && step.status !== 'pending' && step.status !== 'running');
+/**
+ * Characters of one step's result that prompts carry; a longer result keeps its head and tail, so
+ * a step that returned a whole document does not crowd the task out of every later prompt. The plan
+ * file keeps every result whole.
+ */
+export const resultCharactersInPrompts = 6000;
+
+/** The results of the steps that ran, but for `except`, each headed by its step. */
+export function earlierResults(plan: FlowPlan, except?: PlanStep): string {
+  const ran = plan.steps.filter((step) => step !== except && step.status !== 'pending' && step.status !== 'running');
   if (ran.length === 0) return 'No step has run yet.';
   return ran.map((step) => {
     const heading = `Step ${step.number} (${step.title}, by ${step.executor}): ${step.status}`;
     const reason = step.reason ? `\nReason: ${step.reason}` : '';
-    return `${heading}${reason}\n${step.result?.trim() || '(no result)'}`;
+    return `${heading}${reason}\n${headAndTail(step.result?.trim() || '(no result)', resultCharactersInPrompts)}`;
   }).join('\n\n');
+}
+
+/** The text, or its head and tail around a marker when it is longer than `limit`; counts code points, so no character is split. */
+export function headAndTail(text: string, limit: number): string {
+  const characters = Array.from(text);
+  if (characters.length <= limit) return text;
+  const half = Math.floor(limit / 2);
+  const omitted = characters.length - 2 * half;
+  return `${characters.slice(0, half).join('')}\n[... ${omitted} characters left out ...]\n${characters.slice(-half).join('')}`;
 }
 
 /** The plan file: the task, progress, and every step with its executor, status, reason and result. */
