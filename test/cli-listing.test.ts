@@ -18,6 +18,7 @@ const shippedAgents = {
   browser: ['browser_use', 'web_search', 'extract_content', 'terminate'],
   swe: ['bash', 'str_replace_editor', 'file_search', 'list_files', 'terminate'],
   data_analysis: ['python_execute', 'chart_visualization', 'str_replace_editor', 'list_files', 'file_search', 'terminate'],
+  planner: ['terminate'],
 };
 
 const echoPlugin = `import { defineTool } from 'manus-runtime';
@@ -171,7 +172,7 @@ describe('manus agents', () => {
     const result = await runCli(['agents', '--json'], { cwd: fixture });
     expect(result.exitCode).toBe(0);
     const agents = result.json as ListedAgent[];
-    expect(agents.map((agent) => agent.name).sort()).toEqual(['assistant', 'browser', 'data_analysis', 'manus', 'reviewer', 'swe']);
+    expect(agents.map((agent) => agent.name).sort()).toEqual(['assistant', 'browser', 'data_analysis', 'manus', 'planner', 'reviewer', 'swe']);
     expect(agents.find((agent) => agent.name === 'assistant')).toEqual({
       name: 'assistant',
       description: 'A local assistant.',

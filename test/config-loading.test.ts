@@ -4,7 +4,7 @@ import { makeFixture, repositoryRoot, runCli, type CliResult } from './support/r
 import { scriptedModelName, startScriptedModelServer, type ScriptedModelServer } from './support/scripted-model-server.js';
 
 const packageAgents = join(repositoryRoot, 'agents.yaml');
-const shippedAgentNames = 'assistant, manus, browser, swe, data_analysis';
+const shippedAgentNames = 'assistant, manus, browser, swe, data_analysis, planner';
 
 /** The `file:line:column: severity: message` lines of the command's stderr. */
 function diagnosticLines(result: CliResult): string[] {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadPluginFiles, pluginFilesIn } from '../runtime/plugin-loading/load-plugins.js';
+import { stepKindExportName } from '../runtime/flow/step-kind.js';
 import { makeFixture, repositoryRoot, runCli, type CliResult } from './support/run-cli.js';
 import {
   scriptedModelName,
@@ -247,7 +248,8 @@ describe('the built-in plugins compiled with the runtime', () => {
     for (const file of plugins) {
       const loaded = await loadPluginFiles([file]);
       expect(loaded.diagnostics).toEqual([]);
-      expect([...loaded.tools.keys(), ...loaded.contextProviders.keys()].sort(), file).toEqual([...manifest[pluginKey(file)]].sort());
+      const names = [...loaded.tools.keys(), ...loaded.contextProviders.keys(), ...[...loaded.stepKinds.keys()].map(stepKindExportName)];
+      expect(names.sort(), file).toEqual([...manifest[pluginKey(file)]].sort());
     }
   });
 });

@@ -1,4 +1,5 @@
-/** Plans the agent keeps and updates while it works through a long task. */
+/** Plans: the tool an agent keeps its plan with, and the `plan` flow step a planner agent leads. */
 import planning from './planning.js';
+import planStep from './plan-step.js';
 
-export default [planning];
+export default [planning, planStep];

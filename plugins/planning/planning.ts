@@ -3,11 +3,11 @@
  * live in `<runDirectory>/plans.json`, replaced atomically on every change, so they survive the
  * process and a resumed run finds them where it left them.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { defineTool, ToolError } from 'manus-runtime';
 import type { SchemaInput, ToolContext } from 'manus-runtime';
+import { writeFileAtomically } from './write-file-atomically.js';
 
 type StepStatus = 'not_started' | 'in_progress' | 'completed' | 'blocked';
 
@@ -224,17 +224,8 @@ async function readStore(path: string): Promise<PlanStore> {
   }
 }
 
-/** Writes a temporary file and renames it over the store, so a crash never leaves half a file. */
 async function writeStore(path: string, store: PlanStore): Promise<void> {
-  const temporaryPath = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  await mkdir(dirname(path), { recursive: true });
-  try {
-    await writeFile(temporaryPath, `${JSON.stringify(store, null, 2)}\n`);
-    await rename(temporaryPath, path);
-  } catch (error) {
-    await rm(temporaryPath, { force: true });
-    throw error;
-  }
+  await writeFileAtomically(path, `${JSON.stringify(store, null, 2)}\n`);
 }
 
 /** Lets a progress display follow the plan without reading the file. */
