@@ -229,6 +229,39 @@ const demos: Array<{ name: string; args: string[]; turns: ScriptedTurn[]; prepar
       ),
     ],
   },
+  {
+    name: 'planning-flow',
+    // The planner plans two steps for two executors, each carries out its own, and the planner answers.
+    args: ['recipes/planning-flow.yaml', '--param', 'task=What is the sum of the whole numbers from 1 to 100? Save the result with how it was found in result.md.'],
+    turns: [
+      {
+        content: 'Two steps: compute, then write it down.',
+        toolCalls: [{
+          name: 'create_chat_completion',
+          arguments: {
+            response: {
+              title: 'Sum 1 to 100 and record it',
+              steps: [
+                { title: 'Compute the sum', description: 'Compute the sum of the whole numbers from 1 to 100 with Python and report the number.', executor: 'manus' },
+                { title: 'Record the result', description: 'Write result.md in the workspace with the sum and how it was computed.', executor: 'data_analysis' },
+              ],
+            },
+          },
+        }],
+      },
+      { content: 'I compute it.', toolCalls: [{ name: 'python_execute', arguments: { code: 'print(sum(range(1, 101)))' } }] },
+      terminate('The sum of the whole numbers from 1 to 100 is 5050, computed with sum(range(1, 101)).'),
+      {
+        content: 'I write the result file.',
+        toolCalls: [{
+          name: 'str_replace_editor',
+          arguments: { command: 'create', path: 'result.md', file_text: '# Sum of 1 to 100\n\n5050, computed in Python with `sum(range(1, 101))` (Gauss: 100 x 101 / 2).\n' },
+        }],
+      },
+      terminate('Wrote result.md with the sum, 5050, and how it was computed.'),
+      terminate('The sum of the whole numbers from 1 to 100 is 5050 (100 x 101 / 2, checked in Python). It is saved, with how it was found, in result.md.'),
+    ],
+  },
 ];
 
 const chosen = process.argv.slice(2);

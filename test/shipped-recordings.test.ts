@@ -17,7 +17,7 @@ for (const name of recordings.filter((name) => !realReplays.includes(name))) con
 
 describe('shipped recordings', () => {
   it('exist for the example recipes', () => {
-    expect(recordings).toEqual(expect.arrayContaining(['ask.jsonl', 'country-facts.jsonl', 'data-analysis.jsonl', 'project-tour.jsonl', 'swe.jsonl']));
+    expect(recordings).toEqual(expect.arrayContaining(['ask.jsonl', 'country-facts.jsonl', 'data-analysis.jsonl', 'planning-flow.jsonl', 'project-tour.jsonl', 'swe.jsonl']));
   });
 
   it.each(recordings)('%s replays offline, with no model configured, and matches', async (name) => {
