@@ -84,7 +84,8 @@ export function protectedPathsFor(plan: ProtectedPathSources, places: ProtectedP
   return deduplicate(entries);
 }
 
-function promptFilesOf(plan: ProtectedPathSources): string[] {
+/** The prompt files the recipe and its agents files read. */
+export function promptFilesOf(plan: ProtectedPathSources): string[] {
   const agents = [...(plan.agent ? [plan.agent] : []), ...plan.agentsConfig.agents.values()];
   if (typeof plan.recipe?.agent === 'object') agents.push(plan.recipe.agent);
   const files = agents.flatMap((agent) => agent.promptFiles ?? []);

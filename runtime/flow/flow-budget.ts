@@ -18,7 +18,8 @@ export class FlowBudget implements SharedBudget {
   readonly spent: FlowSpending;
   private readonly deadline: number | undefined;
 
-  constructor(private readonly limits: RunBudgets, earlier?: FlowSpending) {
+  /** `outer` is a budget the whole run shares with others (a batch's), told of every spending too. */
+  constructor(private readonly limits: RunBudgets, earlier?: FlowSpending, private readonly outer?: SharedBudget) {
     this.spent = earlier ? { steps: earlier.steps, usage: { ...earlier.usage }, cost: earlier.cost } : { steps: 0, usage: zeroUsage(), cost: 0 };
     this.deadline = limits.timeSeconds === undefined ? undefined : Date.now() + limits.timeSeconds * 1000;
   }
@@ -27,10 +28,13 @@ export class FlowBudget implements SharedBudget {
     this.spent.steps += spent.steps ?? 0;
     if (spent.usage) this.spent.usage = addUsage(this.spent.usage, spent.usage);
     this.spent.cost += spent.cost ?? 0;
+    this.outer?.spend(spent);
   }
 
   exhausted(): BudgetName | undefined {
     const { limits, spent } = this;
+    const outer = this.outer?.exhausted();
+    if (outer) return outer;
     if (spent.steps >= limits.steps) return 'steps';
     if (limits.tokens !== undefined && spent.usage.totalTokens >= limits.tokens) return 'tokens';
     if (limits.cost !== undefined && spent.cost >= limits.cost) return 'cost';
