@@ -14,6 +14,7 @@ import { runBatch, type ItemExecutor, type ItemWork } from '../runtime/batch/bat
 import { EmbeddedPool } from '../runtime/batch/embedded-pool.js';
 import { itemRetryPolicy } from '../runtime/batch/item-retry.js';
 import { collectRunDefinition, type RunDefinition } from '../runtime/batch/run-definition.js';
+import { displayQueueUrl } from '../runtime/batch/queue/redis-connection.js';
 import { checkItemParameters } from '../runtime/batch/item-parameters.js';
 import { parseParameterArguments, resolveRecipe, type RecipeOverrides, type RunPlan } from '../runtime/config/resolve-recipe.js';
 import { loadRecipeFile } from '../runtime/config/load-recipe.js';
@@ -39,6 +40,7 @@ export interface BatchOutputOptions {
   json?: boolean;
   trust: string[];
   concurrency?: number;
+  queue?: string;
 }
 
 export interface BatchCommandOptions extends BatchOutputOptions {
@@ -96,6 +98,7 @@ export async function batchCommand(recipeFile: string, options: BatchCommandOpti
     createdAt: new Date().toISOString(),
     inputs: { file: options.inputs, count: inputs.items.length },
     concurrency: options.concurrency ?? defaultConcurrency(),
+    ...(options.queue ? { queue: displayQueueUrl(options.queue) } : {}),
     budgets: {
       ...(options.maxCost !== undefined ? { maxCost: options.maxCost } : {}),
       ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
@@ -186,7 +189,7 @@ async function runSession(session: BatchSession, options: BatchOutputOptions): P
   const live = process.stderr.isTTY === true && !ci;
   const interrupts = watchInterrupts();
   const progress = options.quiet ? undefined : createBatchProgress({ write: (text) => process.stderr.write(text), live, color: live && !process.env.NO_COLOR });
-  if (!options.quiet) process.stderr.write(`batch ${record.id}: recipe '${record.recipe.name}', ${record.inputs.count} item(s), ${session.work.length} to run, ${record.concurrency} at a time\n`);
+  if (!options.quiet) process.stderr.write(`batch ${record.id}: recipe '${record.recipe.name}', ${record.inputs.count} item(s), ${session.work.length} to run, ${options.queue ? `on the queue ${record.queue}` : `${record.concurrency} at a time`}\n`);
   const { budgets } = record;
   const budget = new BatchBudget({ tokens: budgets.maxTokens, cost: budgets.maxCost, timeSeconds: budgets.maxTimeSeconds }, session.earlier.size > 0 ? batchTotals(record.inputs.count, session.earlier.values(), 0) : undefined);
   const executor = await executorFor(session, options);
@@ -224,6 +227,10 @@ async function runSession(session: BatchSession, options: BatchOutputOptions): P
 
 async function executorFor(session: BatchSession, options: BatchOutputOptions): Promise<ItemExecutor> {
   const { record } = session;
+  if (options.queue) {
+    const { QueueExecutor } = await import('../runtime/batch/queue/queue-executor.js');
+    return new QueueExecutor({ url: options.queue, environment: process.env, record, definition: session.definition, overrides: session.overrides, retry: itemRetryPolicy(record.settings.retries, process.env), resultsDirectory: session.folder.runsDirectory, exitCodeFor: exitCodeForRun });
+  }
   return new EmbeddedPool({
     concurrency: record.concurrency,
     recipeFile: record.recipe.file,

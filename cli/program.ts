@@ -111,6 +111,7 @@ function createProgram(): Command {
     .option('--max-cost <dollars>', 'the cost budget of the whole batch in US dollars (needs prices in the model profile)', positiveNumber)
     .option('--max-time <seconds>', 'the wall-time budget of the whole batch', positiveNumber)
     .option('--retries <n>', 'tries again an item that failed (a failed check or task) up to n times; provider failures are retried anyway', nonNegativeInteger, 0)
+    .option('--queue <url>', 'run the items on workers through BullMQ on this Redis, redis://HOST:PORT/DB or rediss:// (start workers with manus worker)')
     .option('--trust <grants>', trustHelp, collect, [])
     .option('--sandbox <kind>', 'where code runs: auto, bwrap, docker, or host', sandboxKind)
     .option('--batches-dir <folder>', 'where batch folders go (default .manus/batches)')
@@ -134,6 +135,19 @@ function createProgram(): Command {
       if (!options.inputs) throw new UsageError('batch needs --inputs FILE (.jsonl or .csv) with the items to run the recipe on');
       const { batchCommand } = await import('./batch-command.js');
       return finish(await batchCommand(first, options));
+    });
+
+  program
+    .command('worker')
+    .description('take batch items from a queue and run them, until stopped')
+    .requiredOption('--queue <url>', 'the Redis of the queue, redis://HOST:PORT/DB or rediss:// (a password in the URL or REDIS_PASSWORD)')
+    .option('--concurrency <n>', 'items run at once (default: four per core, from 4 to 16)', positiveInteger)
+    .option('--trust <grants>', trustHelp, collect, [])
+    .option('--runs-dir <folder>', 'where item run folders go (default .manus/runs)')
+    .option('--stall-timeout <seconds>', 'how long the item of a worker that died stays locked before another worker takes it over', positiveNumber, 30)
+    .action(async (options: WorkerCommandOptions) => {
+      const { workerCommand } = await import('./worker-command.js');
+      return finish(await workerCommand(options));
     });
 
   program
@@ -217,6 +231,14 @@ function optionDescription(this: Help, option: Option): string {
   if (!Array.isArray(option.defaultValue)) return Help.prototype.optionDescription.call(this, option);
   const withoutDefault = Object.assign(Object.create(Object.getPrototypeOf(option) as object) as Option, option, { defaultValue: undefined });
   return Help.prototype.optionDescription.call(this, withoutDefault);
+}
+
+export interface WorkerCommandOptions {
+  queue: string;
+  concurrency?: number;
+  trust: string[];
+  runsDir?: string;
+  stallTimeout?: number;
 }
 
 export interface ResumeCommandOptions {

@@ -151,6 +151,7 @@ export async function runBatch(input: BatchRunInput): Promise<BatchOutcome> {
         parameters: parameters.get(index) ?? {},
         ...rest,
         ...(runDirectory ? { runDirectory: outcome.events?.stored === 'worker' ? runDirectory : folder.relative(runDirectory) } : {}),
+        ...(outcome.events ? { events: outcome.events.stored === 'local' ? { stored: 'local', path: folder.relative(outcome.events.path) } : outcome.events } : {}),
         attempts: (work.get(index)?.attemptsBefore ?? 0) + attempts,
       };
       latest.set(index, item);

@@ -1,0 +1,170 @@
+import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseQueueUrl } from '../runtime/batch/queue/redis-connection.js';
+import { RedisRateLimiter } from '../runtime/batch/queue/redis-rate-limiter.js';
+import { runCli } from './support/run-cli.js';
+import { batchEnvironment, batchFolder, chatRequests, readBatch, spawnCli, startBatchModel, taskName, waitFor, writeBatchFixture, type SpawnedCli } from './support/batch-fixture.js';
+import { redisMissing, startRedis, type RedisServer } from './support/redis-server.js';
+import type { ScriptedModelServer } from './support/scripted-model-server.js';
+
+const missing = redisMissing();
+if (missing) process.stdout.write(`batch-queue tests skipped: ${missing}\n`);
+
+const apiKey = 'sk-queue-test-secret-7f3a9c';
+
+function startWorker(redis: RedisServer, server: ScriptedModelServer, concurrency: number): SpawnedCli {
+  const home = realpathSync(mkdtempSync(join(tmpdir(), 'manus-worker-')));
+  return spawnCli(['worker', '--queue', redis.url, '--concurrency', String(concurrency), '--stall-timeout', '1.5'], {
+    cwd: home,
+    env: { ...batchEnvironment(server), OPENAI_API_KEY: apiKey, MANUS_CACHE_DIR: join(home, 'cache'), XDG_CONFIG_HOME: join(home, 'config') },
+  });
+}
+
+/** Item indexes a worker's log says it started and finished. */
+function workerItems(worker: SpawnedCli): { started: Set<string>; finished: Set<string> } {
+  const started = new Set<string>();
+  const finished = new Set<string>();
+  for (const match of worker.stderr().matchAll(/item (\d+) of batch \S+: (started|success|failure|\S+ \(exit)/g)) (match[2] === 'started' ? started : finished).add(match[1]);
+  return { started, finished };
+}
+
+async function stopWorkers(workers: SpawnedCli[]): Promise<void> {
+  for (const worker of workers) if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGTERM');
+  await Promise.all(workers.map((worker) => worker.closed));
+}
+
+describe.skipIf(missing !== undefined)('manus batch on a queue', () => {
+  let redis: RedisServer;
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  it('runs 60 items on three workers, one killed mid-item, each item recorded exactly once', async () => {
+    const fixture = writeBatchFixture({ items: 60, recipeExtra: 'checks:\n  - answer_matches: "hello person-"' });
+    const server = await startBatchModel({ steps: 3, delayMs: 100 });
+    const workers = [0, 1, 2].map(() => startWorker(redis, server, 3));
+    try {
+      const batch = spawnCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', redis.url, '--ci', '--report', 'reports'], { cwd: fixture, env: { ...batchEnvironment(server), OPENAI_API_KEY: apiKey } });
+      // Killed while it has items running: they must be handed to the others.
+      await waitFor(() => {
+        const { started, finished } = workerItems(workers[0]);
+        return finished.size >= 2 && [...started].filter((index) => !finished.has(index)).length >= 2;
+      }, 30_000, 'the first worker to be running items');
+      const { started, finished } = workerItems(workers[0]);
+      const cutShort = [...started].filter((index) => !finished.has(index)).map(Number);
+      workers[0].child.kill('SIGKILL');
+      const { code } = await batch.closed;
+      expect(code, batch.stderr()).toBe(0);
+
+      const { record, lines, latest } = readBatch(batchFolder(fixture));
+      expect(record).toMatchObject({ status: 'success', exitCode: 0, queue: redis.url, totals: { items: 60, succeeded: 60, failed: 0, pending: 0 } });
+      const outcomes = lines.filter((line) => line.status !== 'running');
+      expect(outcomes).toHaveLength(60);
+      expect(new Set(outcomes.map((line) => line.index)).size).toBe(60);
+      for (const [index, line] of latest) {
+        expect(line).toMatchObject({ status: 'success', exitCode: 0, answer: `hello person-${index}`, events: { stored: 'local' } });
+        expect(readFileSync(join(batchFolder(fixture), line.events.path), 'utf8')).toContain('"run-end"');
+      }
+      // The killed worker's items were started again elsewhere.
+      for (const index of cutShort) {
+        expect(latest.get(index)!.attempts).toBeGreaterThanOrEqual(2);
+        expect(latest.get(index)!.worker.pid).not.toBe(workers[0].child.pid);
+      }
+      // Every item reached its last step on some worker.
+      const terminated = chatRequests(server).filter((request) => (request.body.messages as Array<{ role: string }>).filter((message) => message.role === 'tool').length === 3);
+      expect(new Set(terminated.map(taskName)).size).toBe(60);
+
+      const report = JSON.parse(readFileSync(join(fixture, 'reports', 'manus-batch-report.json'), 'utf8'));
+      expect(report.items).toHaveLength(60);
+      expect(report.items.map((item: { index: number }) => item.index)).toEqual([...latest.keys()].sort((left, right) => left - right));
+      expect(report.batch.totals.totalTokens).toBe(record.totals.totalTokens);
+      const junit = readFileSync(join(fixture, 'reports', 'manus-junit.xml'), 'utf8');
+      expect(junit.match(/<testcase /g)).toHaveLength(60);
+      expect(junit).toContain('tests="60" failures="0"');
+
+      // Nothing the workers or the batch stored holds the model key.
+      const client = new Redis(redis.port, '127.0.0.1');
+      try {
+        for (const key of await client.keys('*')) {
+          const type = await client.type(key);
+          const text = type === 'string' ? String(await client.getBuffer(key)) : type === 'hash' ? JSON.stringify(await client.hgetall(key)) : type === 'stream' ? JSON.stringify(await client.xrange(key, '-', '+')) : '';
+          expect(text.includes(apiKey), key).toBe(false);
+        }
+      } finally {
+        client.disconnect();
+      }
+    } finally {
+      await stopWorkers(workers);
+      await server.close();
+    }
+  });
+
+  it('pauses while Redis is away and goes on when it is back', async () => {
+    const persisted = await startRedis({ persistDirectory: realpathSync(mkdtempSync(join(tmpdir(), 'manus-redis-'))) });
+    const fixture = writeBatchFixture({ items: 6 });
+    const server = await startBatchModel({ steps: 2, delayMs: 150 });
+    const workers = [startWorker(persisted, server, 2)];
+    try {
+      const batch = spawnCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', persisted.url, '--ci'], { cwd: fixture, env: batchEnvironment(server) });
+      await waitFor(() => / success /.test(batch.stderr()), 30_000, 'a first item to finish');
+      await persisted.stop();
+      await waitFor(() => batch.stderr().includes('is unreachable'), 15_000, 'the batch to say Redis is away');
+      expect(batch.stderr()).toContain('the batch is paused and goes on when it is back');
+      await persisted.restart();
+      const { code } = await batch.closed;
+      expect(code, batch.stderr()).toBe(0);
+      expect(batch.stderr()).toContain('is back; the batch goes on');
+      const { record, lines } = readBatch(batchFolder(fixture));
+      expect(record.totals.succeeded).toBe(6);
+      expect(lines.filter((line) => line.status !== 'running')).toHaveLength(6);
+    } finally {
+      await stopWorkers(workers);
+      await server.close();
+      await persisted.stop();
+    }
+  });
+
+  it('holds a rate limit across workers: one bucket in Redis for all of them', async () => {
+    const clients = [new Redis(redis.port, '127.0.0.1'), new Redis(redis.port, '127.0.0.1')];
+    try {
+      const identity = { profileName: `rate-test-${Date.now()}`, baseUrl: 'http://127.0.0.1:1/v1', model: 'm' };
+      // Two workers' limiters, four requests a second between them.
+      const limiters = clients.map((client) => new RedisRateLimiter(client, identity, { requestsPerMinute: 4 }, { windowMs: 1000 }));
+      const started = performance.now();
+      const granted: number[] = [];
+      await Promise.all(Array.from({ length: 8 }, async (_, index) => {
+        const permit = await limiters[index % 2].acquire(0);
+        granted.push(performance.now() - started);
+        permit.release();
+      }));
+      granted.sort((left, right) => left - right);
+      // The bucket holds four: the first four go at once, the next four one every quarter second.
+      expect(granted[3]).toBeLessThan(200);
+      expect(granted[4]).toBeGreaterThanOrEqual(200);
+      expect(granted[7]).toBeGreaterThanOrEqual(900);
+    } finally {
+      for (const client of clients) client.disconnect();
+    }
+  });
+});
+
+describe('queue connection settings', () => {
+  it('refuses a Redis on another machine without a password or TLS, and never shows a password', async () => {
+    expect(() => parseQueueUrl('redis://10.1.2.3:6379/0', {})).toThrow(/needs a password \(in the URL or REDIS_PASSWORD\) or TLS/);
+    expect(parseQueueUrl('redis://10.1.2.3:6379/0', { REDIS_PASSWORD: 'pw' }).options).toMatchObject({ host: '10.1.2.3', password: 'pw' });
+    expect(parseQueueUrl('rediss://queue.example:6380/2', {}).options).toMatchObject({ host: 'queue.example', port: 6380, db: 2, tls: { servername: 'queue.example' } });
+    expect(parseQueueUrl('redis://localhost/1', {}).options).toMatchObject({ host: 'localhost', port: 6379, db: 1 });
+    const withPassword = parseQueueUrl('redis://user:s3cret@10.1.2.3:6379/0', {});
+    expect(withPassword.options).toMatchObject({ username: 'user', password: 's3cret' });
+    expect(withPassword.display).not.toContain('s3cret');
+    const worker = await runCli(['worker', '--queue', 'redis://10.1.2.3:6379/0'], { cwd: tmpdir(), timeoutMs: 10_000 });
+    expect(worker.exitCode).toBe(2);
+    expect(worker.stderr).toContain('an open one is refused');
+  });
+});
