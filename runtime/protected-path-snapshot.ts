@@ -34,6 +34,13 @@ export interface SnapshotOptions {
 const maximumContentBytes = 64 * 1024 * 1024;
 const maximumEntriesPerRoot = 10_000;
 
+/**
+ * The contents read by earlier snapshots in this process, by path, with the signature they were
+ * read at: runs at once in one process (a batch) each snapshot the same plugin folders, and a file
+ * whose inode, size and change times are the same has the same content.
+ */
+const contentCache = new Map<string, { signature: string; content: Buffer }>();
+
 export async function takeSnapshot(roots: readonly string[], options: SnapshotOptions): Promise<ProtectedSnapshot> {
   const snapshot: ProtectedSnapshot = new Map();
   let contentBytes = 0;
@@ -61,7 +68,7 @@ export async function takeSnapshot(roots: readonly string[], options: SnapshotOp
         }
         let content: Buffer | undefined;
         if (options.withContent && contentBytes + Number(information.size) <= maximumContentBytes) {
-          content = await readFile(path).catch(() => undefined);
+          content = await cachedContent(path, `${signature}:${information.ctimeNs}`);
           contentBytes += content?.length ?? 0;
         }
         snapshot.set(path, { type: 'file', signature, ...owner, content });
@@ -69,6 +76,15 @@ export async function takeSnapshot(roots: readonly string[], options: SnapshotOp
     }
   }
   return snapshot;
+}
+
+async function cachedContent(path: string, signature: string): Promise<Buffer | undefined> {
+  const cached = contentCache.get(path);
+  if (cached?.signature === signature) return cached.content;
+  const content = await readFile(path).catch(() => undefined);
+  if (content) contentCache.set(path, { signature, content });
+  else contentCache.delete(path);
+  return content;
 }
 
 /** What differs between two snapshots, parents before their entries. */

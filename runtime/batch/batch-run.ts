@@ -4,6 +4,7 @@
  * batch budget and the user's interrupt stopping what runs and what would start, and the batch's
  * own status at the end. The executor decides where items run; this file decides what is recorded.
  */
+import { setMaxListeners } from 'node:events';
 import type { BudgetName } from '../agent-loop.js';
 import type { TokenUsage } from '../model/model-types.js';
 import { BatchBudget } from './batch-budget.js';
@@ -76,6 +77,9 @@ export interface BatchOutcome {
   items: BatchItemRecord[];
 }
 
+/** How long batch.json may lag behind items.jsonl while the batch runs. */
+const recordIntervalMs = 200;
+
 export async function runBatch(input: BatchRunInput): Promise<BatchOutcome> {
   const { folder, record, budget } = input;
   const latest = new Map(input.earlier);
@@ -86,6 +90,8 @@ export async function runBatch(input: BatchRunInput): Promise<BatchOutcome> {
   // Usage of items still running, as their loops report it, so totals and the budget move live.
   const liveUsage = new Map<number, TokenUsage>();
   const stop = new AbortController();
+  // Every running item listens to it.
+  setMaxListeners(0, stop.signal);
   let stopReason: 'interrupted' | BudgetName | undefined;
   const totals = () => {
     const base = batchTotals(record.inputs.count, latest.values(), (input.earlierDurationMs ?? 0) + performance.now() - started);
@@ -96,10 +102,18 @@ export async function runBatch(input: BatchRunInput): Promise<BatchOutcome> {
     }
     return base;
   };
-  const save = (status: BatchStatus = 'running') => {
-    record.status = status;
+  // batch.json follows each change within a moment: many items ending at once make one write, not many.
+  let saveTimer: NodeJS.Timeout | undefined;
+  const writeNow = () => {
+    clearTimeout(saveTimer);
+    saveTimer = undefined;
     record.totals = totals();
     folder.writeRecord(record);
+  };
+  const save = (status: BatchStatus = 'running') => {
+    record.status = status;
+    if (status !== 'running') writeNow();
+    else saveTimer ??= setTimeout(writeNow, recordIntervalMs);
   };
   const stopWith = (reason: 'interrupted' | BudgetName) => {
     if (stopReason) return;
@@ -117,7 +131,7 @@ export async function runBatch(input: BatchRunInput): Promise<BatchOutcome> {
   record.status = 'running';
   delete record.finishedAt;
   delete record.exitCode;
-  save();
+  writeNow();
   const hooks: ExecutorHooks = {
     signal: stop.signal,
     budget,
