@@ -130,6 +130,48 @@ describe.skipIf(missing !== undefined)('manus batch on a queue', () => {
     }
   });
 
+  it('on Ctrl-C stops the items running on workers and takes back the waiting ones, exit 130', async () => {
+    const fixture = writeBatchFixture({ items: 6 });
+    const server = await startBatchModel({ steps: 2, override: (_name, step) => (step === 1 ? { delayMs: 30_000, content: 'never arrives' } : undefined) });
+    const workers = [startWorker(redis, server, 2)];
+    try {
+      const batch = spawnCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', redis.url, '--ci'], { cwd: fixture, env: batchEnvironment(server) });
+      await waitFor(() => chatRequests(server).length >= 4, 30_000, 'two items waiting for the model');
+      batch.child.kill('SIGINT');
+      const { code } = await batch.closed;
+      expect(code, batch.stderr()).toBe(130);
+      const { record, latest } = readBatch(batchFolder(fixture));
+      expect(record).toMatchObject({ status: 'interrupted', exitCode: 130, totals: { succeeded: 0, pending: 6 } });
+      expect([...latest.values()].map((line) => [line.status, line.exitCode])).toEqual([['interrupted', 130], ['interrupted', 130]]);
+      // The worker started nothing more of the batch.
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      expect(workerItems(workers[0]).started.size).toBe(2);
+      expect(new Set(chatRequests(server).map(taskName)).size).toBe(2);
+    } finally {
+      await stopWorkers(workers);
+      await server.close();
+    }
+  });
+
+  it('holds the batch token budget across workers: running items stop as budget-exhausted, the rest never start, exit 3', async () => {
+    const fixture = writeBatchFixture({ items: 8 });
+    const server = await startBatchModel({ steps: 6, delayMs: 60 });
+    const workers = [startWorker(redis, server, 2), startWorker(redis, server, 2)];
+    try {
+      const result = await runCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', redis.url, '--max-tokens', '1200', '--ci'], { cwd: fixture, env: batchEnvironment(server), timeoutMs: 60_000 });
+      expect(result.exitCode, result.stderr).toBe(3);
+      const { record, latest } = readBatch(batchFolder(fixture));
+      expect(record).toMatchObject({ status: 'budget-exhausted', exitCode: 3 });
+      const stopped = [...latest.values()].filter((line) => line.status === 'budget-exhausted');
+      expect(stopped.length).toBeGreaterThanOrEqual(1);
+      expect(latest.size).toBeLessThan(8);
+      expect(new Set(chatRequests(server).map(taskName)).size).toBe(latest.size);
+    } finally {
+      await stopWorkers(workers);
+      await server.close();
+    }
+  });
+
   it('holds a rate limit across workers: one bucket in Redis for all of them', async () => {
     const clients = [new Redis(redis.port, '127.0.0.1'), new Redis(redis.port, '127.0.0.1')];
     try {

@@ -137,6 +137,8 @@ class Follower {
           setTimeout(resolve, sweepIntervalMs);
         });
       }
+      // What the last items spent, so the batch knows whether its budget ran out.
+      await this.followSpending().catch(() => undefined);
     } finally {
       this.hooks.signal.removeEventListener('abort', onInterrupt);
     }

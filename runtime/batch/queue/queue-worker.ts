@@ -98,6 +98,8 @@ export async function startQueueWorker(settings: QueueWorkerSettings): Promise<R
     try {
       await shared.budget.refresh();
       if (shared.budget.stopped) return { kind: 'skipped', reason: `the batch was stopped (${shared.budget.stopped})` };
+      const exhausted = shared.budget.exhausted();
+      if (exhausted) return { kind: 'skipped', reason: `the batch's ${exhausted} budget ran out` };
       const cwd = await definitionFolder(data.definitionHash);
       const abort = new AbortController();
       running.set(job.id!, abort);
