@@ -19,6 +19,7 @@ import { checkItemParameters } from '../runtime/batch/item-parameters.js';
 import { parseParameterArguments, resolveRecipe, type RecipeOverrides, type RunPlan } from '../runtime/config/resolve-recipe.js';
 import { loadRecipeFile } from '../runtime/config/load-recipe.js';
 import { continuesFromEvents } from '../runtime/run-resumption.js';
+import { processIsAlive } from '../runtime/run-history.js';
 import { settleTrustRequests } from '../runtime/config/trust-consent.js';
 import { parseTrustGrants } from '../runtime/config/trust-grants.js';
 import { UsageError } from '../runtime/errors.js';
@@ -88,6 +89,9 @@ export async function batchCommand(recipeFile: string, options: BatchCommandOpti
     maxTimeSeconds: options.itemMaxTime,
   };
   const plan = await checkedPlan(recipeFile, inputs, overrides, options);
+  if (options.maxCost !== undefined && plan.profile.price === undefined) {
+    throw new UsageError(`--max-cost needs prices: add price: { input_per_million, output_per_million } to the model profile '${plan.profile.name}'`);
+  }
   const definition = collectRunDefinition(plan, cwd);
   const id = newRunId();
   const folder = new BatchFolder(join(batchesDirectoryFor(cwd, process.env, options.batchesDir), id));
@@ -130,6 +134,9 @@ export async function batchResumeCommand(id: string, options: BatchOutputOptions
   const { record } = contents;
   const { settings } = record;
   if (resolve(settings.cwd) !== resolve(cwd)) throw new UsageError(`batch ${record.id} ran in ${settings.cwd}; resume it from there`);
+  if (record.status === 'running' && settings.host === hostname() && settings.pid !== process.pid && processIsAlive(settings.pid)) {
+    throw new UsageError(`batch ${record.id} is still running (process ${settings.pid}); stop it first, or wait for it to end`);
+  }
   if (record.status !== 'running' && record.status !== 'interrupted' && record.totals.succeeded === record.inputs.count) {
     throw new UsageError(`every item of batch ${record.id} succeeded; there is nothing to resume`);
   }
@@ -163,7 +170,11 @@ export async function batchResumeCommand(id: string, options: BatchOutputOptions
   });
   process.stderr.write(`resuming batch ${record.id}: ${work.length} of ${record.inputs.count} item(s) to run\n`);
   const folder = new BatchFolder(directory);
-  return runSession({ folder, record, inputs, earlier: contents.items, work, plan, definition, overrides, earlierDurationMs: record.totals.durationMs }, options);
+  // A queued batch goes back to its queue, unless the user names another; a URL whose password was masked must be given again.
+  const queue = options.queue ?? (record.queue && !record.queue.includes('***') ? record.queue : undefined);
+  if (queue) record.queue = displayQueueUrl(queue);
+  else delete record.queue;
+  return runSession({ folder, record, inputs, earlier: contents.items, work, plan, definition, overrides, earlierDurationMs: record.totals.durationMs }, { ...options, queue });
 }
 
 /**

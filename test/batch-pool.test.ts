@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createBatchProgress } from '../cli/batch-progress.js';
 import { runCli } from './support/run-cli.js';
 import { batchEnvironment, batchFolder, chatRequests, readBatch, spawnCli, startBatchModel, taskName, waitFor, writeBatchFixture } from './support/batch-fixture.js';
 import type { RecordedChatRequest, ScriptedModelServer } from './support/scripted-model-server.js';
@@ -178,5 +179,25 @@ describe('manus batch in one process', () => {
       expect(missing.exitCode).toBe(2);
       expect(missing.stderr).toContain('batch needs --inputs');
     });
+  });
+
+  it('draws one progress line in place on a terminal, with a line above it for each item that did not succeed', () => {
+    let output = '';
+    const progress = createBatchProgress({ write: (text) => (output += text), live: true, color: false });
+    const totals = { items: 4, succeeded: 0, failed: 0, running: 2, pending: 2, promptTokens: 900, completionTokens: 100, totalTokens: 12_000, cost: 0.0123, durationMs: 1000 };
+    progress.onProgress({ kind: 'item-start', index: 0, runId: 'run-0', totals });
+    expect(output).toBe('\r\u001b[K[........................] 0/4 done  0 failed  2 running  12.0k tokens  $0.0123');
+    const failed = { index: 1, parameters: { name: 'b' }, runId: 'run-1', status: 'stuck', exitCode: 1, answer: 'went round in circles', usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 }, durationMs: 2500, startedAt: new Date().toISOString(), attempts: 1 };
+    output = '';
+    progress.onProgress({ kind: 'item-end', item: failed, totals: { ...totals, failed: 1, running: 1 } });
+    expect(output).toContain('item 2/4 stuck (exit 1) run run-1, 2.5 s, 15 tokens: went round in circles\n');
+    expect(output).toMatch(/\[######\.{18}\] 1\/4 done  1 failed  1 running/);
+    output = '';
+    progress.onProgress({ kind: 'item-end', item: { ...failed, index: 2, status: 'success', exitCode: 0 }, totals: { ...totals, succeeded: 1, failed: 1, running: 0 } });
+    expect(output).not.toContain('item 3/4');
+    expect(output).toMatch(/2\/4 done .* ETA \d+s$/);
+    output = '';
+    progress.end();
+    expect(output).toBe('\r\u001b[K');
   });
 });

@@ -172,6 +172,32 @@ describe.skipIf(missing !== undefined)('manus batch on a queue', () => {
     }
   });
 
+  it('takes, on resume, the results a killed batch left on the queue instead of running those items again', async () => {
+    const fixture = writeBatchFixture({ items: 6 });
+    const server = await startBatchModel({ steps: 2, delayMs: 150 });
+    const workers = [startWorker(redis, server, 3)];
+    try {
+      const batch = spawnCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', redis.url, '--ci'], { cwd: fixture, env: batchEnvironment(server) });
+      await waitFor(() => / success /.test(batch.stderr()), 30_000, 'a first item to finish');
+      batch.child.kill('SIGKILL');
+      await batch.closed;
+      // The worker finishes what it took, with no batch following.
+      await waitFor(() => workerItems(workers[0]).finished.size === 6, 30_000, 'the worker to finish every item');
+      const { record } = readBatch(batchFolder(fixture));
+      const resumed = await runCli(['batch', 'resume', record.id, '--ci'], { cwd: fixture, env: batchEnvironment(server), timeoutMs: 60_000 });
+      expect(resumed.exitCode, resumed.stderr).toBe(0);
+      const after = readBatch(batchFolder(fixture));
+      expect(after.record).toMatchObject({ status: 'success', queue: redis.url, totals: { succeeded: 6 } });
+      expect(new Set(after.lines.filter((line) => line.status !== 'running').map((line) => line.index)).size).toBe(6);
+      // No item ran twice: each reached its last step once.
+      const last = chatRequests(server).filter((request) => (request.body.messages as Array<{ role: string }>).filter((message) => message.role === 'tool').length === 2);
+      expect(last.map(taskName).sort()).toEqual(['person-0', 'person-1', 'person-2', 'person-3', 'person-4', 'person-5']);
+    } finally {
+      await stopWorkers(workers);
+      await server.close();
+    }
+  });
+
   it('holds a rate limit across workers: one bucket in Redis for all of them', async () => {
     const clients = [new Redis(redis.port, '127.0.0.1'), new Redis(redis.port, '127.0.0.1')];
     try {

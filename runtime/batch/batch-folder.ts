@@ -44,6 +44,8 @@ export interface BatchRunSettings {
   retries: number;
   /** The inputs file's content hash: a resumed batch must see the same items. */
   inputsHash: string;
+  /** The job ids' session on the queue, so a resumed batch takes the results of jobs a killed one left. */
+  queueSession?: string;
   /** Where the batch process runs, so a listing can tell a live batch from a killed one. */
   pid: number;
   host: string;

@@ -36,6 +36,8 @@ export interface ExecutorHooks {
   started(index: number, run: { runId: string; runDirectory?: string } & ItemPlace): void;
   /** Each item's outcome once; later outcomes for an index already finished are ignored. */
   finished(index: number, outcome: ItemRunOutcome & ItemPlace & { attempts: number }): void;
+  /** Writes batch.json now: the executor changed the record (its settings). */
+  saveRecord(): void;
   /** What a running item has spent so far, as its steps end. */
   progressed(index: number, usage: TokenUsage): void;
   /** Something the user should know that is not an item's outcome (the queue is unreachable, and back). */
@@ -173,6 +175,7 @@ export async function runBatch(input: BatchRunInput): Promise<BatchOutcome> {
       save();
       input.onProgress?.({ kind: 'item-end', item, totals: totals() });
     },
+    saveRecord: writeNow,
     progressed(index, usage) {
       if (finished.has(index)) return;
       liveUsage.set(index, usage);

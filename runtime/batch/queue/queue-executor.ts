@@ -101,11 +101,23 @@ class Follower {
       .hset(batchSpentKey(record.id), { tokens: this.reportedSpent.tokens, cost: this.reportedSpent.cost })
       .expire(batchSpentKey(record.id), controlLifetimeSeconds)
       .exec();
+    // Jobs an earlier session of the batch left (its process was killed): their results are taken
+    // as they come, rather than the items run again.
+    const earlierSession = record.settings.queueSession;
+    const fresh: ItemWork[] = [];
+    for (const item of work) {
+      const earlierJob = earlierSession ? await this.queue.getJob(`${record.id}-${earlierSession}-${item.index}`) : undefined;
+      const state = earlierJob ? await earlierJob.getState() : 'unknown';
+      if (earlierJob && ['completed', 'active', 'waiting', 'delayed', 'prioritized'].includes(state)) this.outstanding.set(earlierJob.id!, item);
+      else fresh.push(item);
+    }
     // A session of its own in each job id: a resumed batch's jobs are new jobs, not the finished ones.
     const session = randomBytes(3).toString('hex');
+    record.settings.queueSession = session;
+    this.hooks.saveRecord();
     const deadline = record.budgets.maxTimeSeconds === undefined ? undefined : Date.now() + record.budgets.maxTimeSeconds * 1000;
     const { parameters: _fixed, model: _model, sandbox: _sandbox, trust: _trust, ...budgets } = this.settings.overrides;
-    const jobs = work.map((item) => {
+    const jobs = fresh.map((item) => {
       const jobId = `${record.id}-${session}-${item.index}`;
       this.outstanding.set(jobId, item);
       const data: ItemJobData = {
