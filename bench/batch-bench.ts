@@ -9,14 +9,14 @@
  *   each against its ideal, in turns; throughput is items over the time from the first item's
  *   start to the last one's end, so process start-up is left out.
  *
- * Floors: at least 90% of the ideal in one process, and four workers at least 3.5 times one.
+ * The model runs in a process of its own, as a remote model would. Floors: at least 90% of the
+ * ideal in one process, and four workers at least 3.5 times one.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startScriptedModelServer, type RecordedChatRequest, type ScriptedModelServer } from '../test/support/scripted-model-server.js';
 import { redisMissing, startRedis, type RedisServer } from '../test/support/redis-server.js';
 import { watchCpuTime, watchPeakMemory } from './process-figures.js';
 
@@ -26,7 +26,7 @@ const requestsPerItem = steps + 1;
 const cliEntry = process.env.BENCH_CLI ?? fileURLToPath(new URL('../dist/bundle/main.js', import.meta.url));
 const embeddedItems = Number(process.env.BENCH_BATCH_ITEMS ?? 200);
 const embeddedConcurrency = 20;
-const queueItems = Number(process.env.BENCH_QUEUE_ITEMS ?? 60);
+const queueItems = Number(process.env.BENCH_QUEUE_ITEMS ?? 100);
 const workerConcurrency = 5;
 
 function benchmarkFolder(items: number): string {
@@ -53,20 +53,30 @@ function benchmarkFolder(items: number): string {
   return folder;
 }
 
-/** Answers each request from its own history: noop until 30 results are in, then terminate; always after 50 ms. */
-function startModel(): Promise<ScriptedModelServer> {
-  return startScriptedModelServer({
-    turns: [],
-    sideTurn: (request: RecordedChatRequest) => {
-      const results = (request.body.messages as Array<{ role: string }>).filter((message) => message.role === 'tool').length;
-      return results < steps
-        ? { delayMs: replyMs, toolCalls: [{ name: 'noop', arguments: { note: `step ${results + 1}` } }] }
-        : { delayMs: replyMs, toolCalls: [{ name: 'terminate', arguments: { status: 'success', message: 'done' } }] };
-    },
+/** The model, in a process of its own (bench/no-op-model.ts): a remote model does not share the batch's machine time. */
+async function startModel(): Promise<{ baseUrl: string; close(): Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./no-op-model.ts', import.meta.url))], {
+    env: { ...process.env, STEPS: String(steps), REPLY_MS: String(replyMs) },
+    stdio: ['pipe', 'pipe', 'inherit'],
   });
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    child.stdout!.on('data', (chunk) => {
+      output += chunk;
+      if (output.includes('\n')) resolve(output.split('\n')[0]);
+    });
+    child.once('exit', (code) => reject(new Error(`the model process exited with ${code}`)));
+  });
+  return {
+    baseUrl,
+    close: () => new Promise((resolve) => {
+      child.once('exit', () => resolve());
+      child.stdin!.end();
+    }),
+  };
 }
 
-function environment(server: ScriptedModelServer, home: string): Record<string, string> {
+function environment(server: { baseUrl: string }, home: string): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,

@@ -1,10 +1,10 @@
 /**
  * A batch's folder, `.manus/batches/<id>/`: `batch.json`, rewritten whole and atomically whenever
- * it changes, and `items.jsonl`, one line per item outcome, appended and synced to disk before the
- * batch goes on, so a killed batch loses no finished item. A later line for an item replaces an
+ * it changes, and `items.jsonl`, one line per item start and outcome, appended before the batch
+ * goes on (and synced to disk), so a killed batch loses no finished item. A later line for an item replaces an
  * earlier one; a line cut off mid-write is skipped.
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { CheckResult } from '../checks/check-types.js';
@@ -116,6 +116,8 @@ export function resolveBatchDirectory(batchesDirectory: string, id: string): str
 
 export class BatchFolder {
   private itemsDescriptor: number | undefined;
+  private syncing = 0;
+  private closing = false;
 
   constructor(readonly directory: string) {}
 
@@ -148,17 +150,36 @@ export class BatchFolder {
     }
   }
 
-  /** Appends the item's line and syncs it to disk before returning. */
+  /**
+   * Appends the item's line before returning, so a killed process loses none; the sync to disk,
+   * which a machine's crash needs, runs off the main thread, so that running items do not wait
+   * for the disk.
+   */
   appendItem(item: BatchItemRecord): void {
     this.itemsDescriptor ??= openSync(join(this.directory, itemsFileName), 'a');
-    writeSync(this.itemsDescriptor, `${JSON.stringify(item)}\n`);
-    fsyncSync(this.itemsDescriptor);
+    const descriptor = this.itemsDescriptor;
+    const line = Buffer.from(`${JSON.stringify(item)}\n`);
+    for (let written = 0; written < line.length;) written += writeSync(descriptor, line, written);
+    this.syncing += 1;
+    fsync(descriptor, () => {
+      this.syncing -= 1;
+      if (this.syncing === 0 && this.closing) this.closeNow();
+    });
   }
 
+  /** Syncs what is left and closes the items file. */
   close(): void {
     if (this.itemsDescriptor === undefined) return;
+    this.closing = true;
+    if (this.syncing === 0) this.closeNow();
+  }
+
+  private closeNow(): void {
+    if (this.itemsDescriptor === undefined) return;
+    fsyncSync(this.itemsDescriptor);
     closeSync(this.itemsDescriptor);
     this.itemsDescriptor = undefined;
+    this.closing = false;
   }
 }
 
