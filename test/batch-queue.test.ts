@@ -198,6 +198,36 @@ describe.skipIf(missing !== undefined)('manus batch on a queue', () => {
     }
   });
 
+  it('hands the items of a stopped worker back, and a worker on the same machine continues them from their events', async () => {
+    const fixture = writeBatchFixture({ items: 2 });
+    const server = await startBatchModel({ steps: 4, delayMs: 150 });
+    const first = startWorker(redis, server, 2);
+    let second: SpawnedCli | undefined;
+    try {
+      const batch = spawnCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', redis.url, '--ci'], { cwd: fixture, env: batchEnvironment(server) });
+      await waitFor(() => chatRequests(server).length >= 4, 30_000, 'both items under way');
+      const before = readBatch(batchFolder(fixture)).latest;
+      first.child.kill('SIGTERM');
+      expect((await first.closed).code).toBe(130);
+      second = startWorker(redis, server, 2);
+      const { code } = await batch.closed;
+      expect(code, batch.stderr()).toBe(0);
+      const { latest, lines } = readBatch(batchFolder(fixture));
+      for (const index of [0, 1]) {
+        expect(latest.get(index)).toMatchObject({ status: 'success', runId: before.get(index)!.runId });
+        expect(latest.get(index)!.attempts).toBeGreaterThanOrEqual(2);
+        expect(latest.get(index)!.worker.pid).toBe(second.child.pid);
+      }
+      expect(lines.filter((line) => line.status !== 'running')).toHaveLength(2);
+      // Continued, not started again: each item's first step was asked for once.
+      const firstSteps = chatRequests(server).filter((request) => (request.body.messages as Array<{ role: string }>).every((message) => message.role !== 'tool'));
+      expect(firstSteps.map(taskName).sort()).toEqual(['person-0', 'person-1']);
+    } finally {
+      await stopWorkers([first, ...(second ? [second] : [])]);
+      await server.close();
+    }
+  });
+
   it('holds a rate limit across workers: one bucket in Redis for all of them', async () => {
     const clients = [new Redis(redis.port, '127.0.0.1'), new Redis(redis.port, '127.0.0.1')];
     try {

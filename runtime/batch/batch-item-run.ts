@@ -26,6 +26,8 @@ export interface ItemRunRequest {
   sharedBudget?: SharedBudget;
   /** An earlier run of the item to continue from its events instead of starting afresh. */
   resumeFrom?: string;
+  /** The folder that earlier run was started in, when not `cwd`: its workspace path is relative to it. */
+  resumeCwd?: string;
   /** The exit code the command gives a run that ended so. */
   exitCodeFor(result: { status: RunResult['status']; error?: { code: string } }): number;
   /** Told the run's id and folder as soon as it has them. */
@@ -43,7 +45,7 @@ export async function runBatchItem(request: ItemRunRequest): Promise<ItemRunOutc
   try {
     // A resumed item keeps the parameters it was started with; budgets and grants come from now.
     const { parameters: fixedParameters, ...settings } = request.overrides;
-    const resumption = request.resumeFrom ? readRunResumption({ runDirectory: request.resumeFrom, cwd: request.cwd, overrides: settings }) : undefined;
+    const resumption = request.resumeFrom ? readRunResumption({ runDirectory: request.resumeFrom, cwd: request.resumeCwd ?? request.cwd, overrides: settings }) : undefined;
     plan = await resolveRecipe(resumption?.recipeFile ?? request.recipeFile, {
       cwd: request.cwd,
       environment: request.environment,

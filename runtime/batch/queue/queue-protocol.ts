@@ -40,6 +40,8 @@ export interface ItemJobData {
 export interface ItemJobProgress {
   runId: string;
   runDirectory: string;
+  /** The folder the run was started in (the definition's), which its workspace path is relative to. */
+  cwd: string;
   worker: NonNullable<BatchItemRecord['worker']>;
 }
 

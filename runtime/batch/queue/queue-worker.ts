@@ -118,10 +118,10 @@ export async function startQueueWorker(settings: QueueWorkerSettings): Promise<R
           environment: settings.environment,
           signal: abort.signal,
           sharedBudget: shared.budget,
-          resumeFrom: resumableRun(job.progress),
+          ...resumableRun(job.progress),
           exitCodeFor: settings.exitCodeFor,
           onRunStart: (runId, runDirectory) => {
-            const progress: ItemJobProgress = { runId, runDirectory, worker: identity };
+            const progress: ItemJobProgress = { runId, runDirectory, cwd, worker: identity };
             void job.updateProgress(progress as unknown as object).catch(() => undefined);
           },
         });
@@ -190,10 +190,11 @@ export async function startQueueWorker(settings: QueueWorkerSettings): Promise<R
 }
 
 /** A run this machine began on the job (a worker here was killed or stopped) that can go on from its events. */
-function resumableRun(progress: unknown): string | undefined {
+function resumableRun(progress: unknown): { resumeFrom?: string; resumeCwd?: string } {
   const earlier = progress as Partial<ItemJobProgress> | undefined;
-  if (!earlier?.runDirectory || earlier.worker?.host !== hostname()) return undefined;
-  return existsSync(earlier.runDirectory) && continuesFromEvents(earlier.runDirectory) ? earlier.runDirectory : undefined;
+  if (!earlier?.runDirectory || earlier.worker?.host !== hostname()) return {};
+  if (!existsSync(earlier.runDirectory) || !continuesFromEvents(earlier.runDirectory)) return {};
+  return { resumeFrom: earlier.runDirectory, resumeCwd: earlier.cwd };
 }
 
 /** An item of a batch with a deadline gets no more time than the batch has left. */
