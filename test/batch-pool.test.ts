@@ -147,7 +147,7 @@ describe('manus batch in one process', () => {
 
   it('stops cleanly on Ctrl-C with exit 130, and is resumable', async () => {
     const fixture = writeBatchFixture({ items: 4 });
-    await withModel({ steps: 2, override: (name, step) => (step === 1 ? { delayMs: 30_000, content: 'never arrives' } : undefined) }, async (server) => {
+    await withModel({ steps: 2, override: (_name, step) => (step === 1 ? { delayMs: 30_000, content: 'never arrives' } : undefined) }, async (server) => {
       const batch = spawnCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--concurrency', '2', '--ci'], { cwd: fixture, env: batchEnvironment(server) });
       await waitFor(() => chatRequests(server).length >= 4, 20_000, 'two items waiting for the model');
       batch.child.kill('SIGINT');

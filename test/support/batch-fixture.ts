@@ -11,7 +11,7 @@ import { startScriptedModelServer, type RecordedChatRequest, type ScriptedModelS
  * (how many tool results it holds, which name its task has), so items running at once each get
  * their own conversation.
  */
-export function writeBatchFixture(options: { items: number; recipeExtra?: string; agentExtra?: string; csv?: boolean } ): string {
+export function writeBatchFixture(options: { items: number; recipeExtra?: string; agentExtra?: string }): string {
   const fixture = writeLoopFixture({
     prompt: 'Greet {{name}}.',
     recipeExtra: ['parameters:', '  name:', '    type: string', '    description: who to greet', options.recipeExtra ?? ''].join('\n'),

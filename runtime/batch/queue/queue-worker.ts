@@ -10,7 +10,6 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Job } from 'bullmq';
-import type { Redis as RedisClient } from 'ioredis';
 import type { TrustGrant } from '../../config/trust-grants.js';
 import { InterruptedError } from '../../errors.js';
 import { useRateLimiterFactory } from '../../model/rate-limiter.js';
