@@ -106,6 +106,13 @@ function spawnCli(args: string[], cwd: string, env: Record<string, string>): { c
   return { child, closed: new Promise((resolve) => child.on('close', resolve)), stderr: () => stderr };
 }
 
+/** The lines of items that did not succeed, to say why a batch failed. */
+function failedItems(folder: string): string {
+  const root = join(folder, '.manus', 'batches');
+  const [batch] = readdirSync(root);
+  return readFileSync(join(root, batch, 'items.jsonl'), 'utf8').split('\n').filter((line) => line !== '' && !/"status":"(success|running)"/.test(line)).join('\n');
+}
+
 /** The span of the finished items, from the batch folder. */
 function itemSpan(folder: string): { spanMs: number; items: number } {
   const root = join(folder, '.manus', 'batches');
@@ -128,7 +135,7 @@ async function embeddedBatch(items: number, concurrency: number): Promise<BatchF
     const code = await batch.closed;
     const peakMemoryMb = peak();
     const cpuMs = cpu();
-    if (code !== 0) throw new Error(`the batch failed with exit ${code}: ${batch.stderr()}`);
+    if (code !== 0) throw new Error(`the batch failed with exit ${code}: ${batch.stderr()}\n${failedItems(folder)}`);
     return { ...itemSpan(folder), wallMs: performance.now() - started, peakMemoryMb, cpuMs };
   } finally {
     await server.close();
@@ -154,7 +161,7 @@ async function queuedBatch(redis: RedisServer, workers: number): Promise<BatchFi
     const started = performance.now();
     const batch = spawnCli(['batch', 'bench.yaml', '--inputs', 'items.jsonl', '--queue', redis.url, '--quiet'], folder, environment(server, folder));
     const code = await batch.closed;
-    if (code !== 0) throw new Error(`the queued batch failed with exit ${code}: ${batch.stderr()}\n${readFileSync(join(folder, '.manus', 'batches', readdirSync(join(folder, '.manus', 'batches'))[0], 'items.jsonl'), 'utf8').slice(0, 2000)}`);
+    if (code !== 0) throw new Error(`the queued batch failed with exit ${code}: ${batch.stderr()}\n${failedItems(folder)}`);
     return { ...itemSpan(folder), wallMs: performance.now() - started };
   } finally {
     for (const worker of running) worker.child.kill('SIGTERM');
