@@ -31,8 +31,10 @@ export interface QueueExecutorSettings {
   exitCodeFor(result: { status: 'error'; error: { code: string } }): number;
 }
 
-/** How often outstanding jobs are looked at, beside the events that usually say first. */
+/** How often the workers' spending and the batch's stop are looked at. */
 const sweepIntervalMs = 1000;
+/** How often every outstanding job is looked at, beside the events that usually say first. */
+const fullSweepIntervalMs = 5000;
 /** Control keys outlive the batch a day, so a late worker still sees that it stopped. */
 const controlLifetimeSeconds = 24 * 60 * 60;
 
@@ -56,6 +58,7 @@ export class QueueExecutor implements ItemExecutor {
       if (!unreachable) return;
       unreachable = false;
       hooks.notice(`the queue's Redis at ${connection.display} is back; the batch goes on`);
+      follower.lookAgain();
     };
     redis.on('error', onError);
     redis.on('ready', onReady);
@@ -82,6 +85,7 @@ class Follower {
   private stopSent = false;
   private wake: (() => void) | undefined;
   private reportedSpent = { tokens: 0, cost: 0 };
+  private lastFullSweep = -Infinity;
 
   constructor(
     private readonly settings: QueueExecutorSettings,
@@ -182,7 +186,15 @@ class Follower {
   private async sweep(): Promise<void> {
     await this.followSpending();
     if (!this.stopSent && !this.hooks.mayStart()) await this.sendStop();
+    if (performance.now() - this.lastFullSweep < fullSweepIntervalMs) return;
+    this.lastFullSweep = performance.now();
     for (const jobId of [...this.outstanding.keys()]) await this.look(jobId);
+  }
+
+  /** Looks at every job at the next sweep: events may have been missed while Redis was away. */
+  lookAgain(): void {
+    this.lastFullSweep = -Infinity;
+    this.wakeUp();
   }
 
   /** What every worker spent, from Redis, so the batch budget sees it as it goes. */

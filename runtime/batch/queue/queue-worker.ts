@@ -5,10 +5,12 @@
  * against its hash. A job taken over from a killed worker on this machine continues from its
  * events; elsewhere it starts again. Results go back with the events compressed, up to a cap.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gunzipSync, gzip } from 'node:zlib';
 import type { Job } from 'bullmq';
 import type { TrustGrant } from '../../config/trust-grants.js';
 import { InterruptedError } from '../../errors.js';
@@ -21,6 +23,8 @@ import { definitionKey, keyPrefix, queueName, type ItemJobData, type ItemJobProg
 import { RedisBatchBudget } from './redis-batch-budget.js';
 import { parseQueueUrl } from './redis-connection.js';
 import { RedisRateLimiter } from './redis-rate-limiter.js';
+
+const gzipAsync = promisify(gzip);
 
 export interface QueueWorkerSettings {
   url: string;
@@ -139,7 +143,7 @@ export async function startQueueWorker(settings: QueueWorkerSettings): Promise<R
         throw new Error(`item ${data.index} ended ${outcome.status}: ${outcome.answer}`);
       }
       settings.log(`item ${data.index} of batch ${data.batchId}: ${outcome.status} (exit ${String(outcome.exitCode)})`);
-      return { kind: 'finished', outcome, worker: identity, ...eventsOf(outcome.runDirectory, settings.eventsCapBytes) };
+      return { kind: 'finished', outcome, worker: identity, ...(await eventsOf(outcome.runDirectory, settings.eventsCapBytes)) };
     } finally {
       shared.release();
     }
@@ -203,11 +207,12 @@ function timeLeft(data: ItemJobData): { maxTimeSeconds?: number } {
   return { maxTimeSeconds: data.overrides.maxTimeSeconds === undefined ? left : Math.min(data.overrides.maxTimeSeconds, left) };
 }
 
-function eventsOf(runDirectory: string | undefined, capBytes: number): { events?: string; eventsKept?: string } {
+/** Compressed off the main thread, so that the worker's other runs do not wait for it. */
+async function eventsOf(runDirectory: string | undefined, capBytes: number): Promise<{ events?: string; eventsKept?: string }> {
   if (!runDirectory) return {};
   const file = join(runDirectory, 'events.jsonl');
   if (!existsSync(file)) return {};
-  const compressed = gzipSync(readFileSync(file));
+  const compressed = await gzipAsync(await readFile(file));
   if (compressed.length > capBytes) return { eventsKept: `the events are ${compressed.length} bytes compressed, over the ${capBytes}-byte cap` };
   return { events: compressed.toString('base64') };
 }

@@ -42,7 +42,8 @@ export class RedisBatchBudget implements SharedBudget {
   spend(spent: { steps?: number; usage?: TokenUsage; cost?: number }): void {
     const tokens = spent.usage?.totalTokens ?? 0;
     const cost = spent.cost ?? 0;
-    if (tokens === 0 && cost === 0) return;
+    // Without a token or cost budget there is nothing to add up across workers.
+    if ((tokens === 0 && cost === 0) || (this.limits.tokens === undefined && this.limits.cost === undefined)) return;
     this.tokens += tokens;
     this.cost += cost;
     const key = batchSpentKey(this.batchId);
