@@ -58,7 +58,8 @@ describe('manus batch in one process', () => {
       expect(latest.get(3)!.checks[0]).toMatchObject({ kind: 'answer_matches', passed: false });
       const item = latest.get(1)!;
       expect(item.usage.totalTokens).toBeGreaterThan(0);
-      expect(readFileSync(join(folder, item.runDirectory, 'events.jsonl'), 'utf8')).toContain('"run-end"');
+      expect(item.events).toEqual({ stored: 'local', path: join(item.runDirectory, 'events.jsonl') });
+      expect(readFileSync(join(folder, item.events.path), 'utf8')).toContain('"run-end"');
       expect(record.totals.totalTokens).toBe([...latest.values()].reduce((sum, line) => sum + line.usage.totalTokens, 0));
 
       // The table, with each item's own exit code.

@@ -5,6 +5,7 @@
  * own status at the end. The executor decides where items run; this file decides what is recorded.
  */
 import { setMaxListeners } from 'node:events';
+import { join } from 'node:path';
 import type { BudgetName } from '../agent-loop.js';
 import type { TokenUsage } from '../model/model-types.js';
 import { BatchBudget } from './batch-budget.js';
@@ -167,7 +168,9 @@ export async function runBatch(input: BatchRunInput): Promise<BatchOutcome> {
         parameters: parameters.get(index) ?? {},
         ...rest,
         ...(runDirectory ? { runDirectory: outcome.events?.stored === 'worker' ? runDirectory : folder.relative(runDirectory) } : {}),
-        ...(outcome.events ? { events: outcome.events.stored === 'local' ? { stored: 'local', path: folder.relative(outcome.events.path) } : outcome.events } : {}),
+        ...(outcome.events
+          ? { events: outcome.events.stored === 'local' ? { stored: 'local', path: folder.relative(outcome.events.path) } : outcome.events }
+          : runDirectory ? { events: { stored: 'local', path: folder.relative(join(runDirectory, 'events.jsonl')) } } : {}),
         attempts: (work.get(index)?.attemptsBefore ?? 0) + attempts,
       };
       latest.set(index, item);
