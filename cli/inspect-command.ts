@@ -103,6 +103,10 @@ function pluginFolderLines(folders: InspectedPluginFolder[], cwd: string, indent
     lines.push(`${indent}  ${folder.builtIn ? 'the built-in plugins of manus-runtime' : shownPath(folder.folder, cwd)}${folder.pack ? ` (pack ${folder.pack})` : ''}`);
     if (folder.plugins.length === 0) lines.push(`${indent}    ${folder.builtIn ? 'none used' : 'none'}`);
     for (const plugin of folder.plugins) {
+      if (folder.builtIn) {
+        lines.push(`${indent}    ${shownPath(plugin.entry, folder.folder)}: ${plugin.names.join(', ')}`);
+        continue;
+      }
       for (const file of plugin.files) lines.push(`${indent}    ${shownPath(file.path, folder.folder)}  sha256:${file.sha256}  ${file.bytes} bytes`);
       lines.push(`${indent}      declares: ${plugin.names.join(', ') || 'no name in its source (it may build them when it runs)'}`);
     }

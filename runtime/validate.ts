@@ -13,7 +13,7 @@ import { isUserConfigData, readUserConfigSource } from './config/user-config.js'
 import { readYamlFile } from './config/yaml-source.js';
 import { ConfigError, formatDiagnostic, type Diagnostic } from './errors.js';
 import { loadPluginFiles, loadPluginFolders, type PluginFolder } from './plugin-loading/load-plugins.js';
-import { findInstalledPack, isPackageName, packRecipes } from './packs/installed-packs.js';
+import { findInstalledPack, isPackageName, packOfAgentsFile, packRecipes } from './packs/installed-packs.js';
 import { packPartProblems, readPack, type Pack } from './packs/pack-manifest.js';
 
 const pluginExtensions = new Set(['.ts', '.mts', '.js', '.mjs']);
@@ -103,7 +103,11 @@ async function validatePlugins(files: string[]): Promise<Diagnostic[]> {
 async function validateYaml(file: string, cwd: string): Promise<Diagnostic[]> {
   const { source, diagnostics } = readYamlFile(file);
   if (!source) return diagnostics;
-  if (isAgentsFile(source.data)) return validateAgentsFile(file, cwd);
+  if (isAgentsFile(source.data)) {
+    // A pack's agents file names the pack's tools: they are checked against its plugins.
+    const pack = packOfAgentsFile(file);
+    return validateAgentsFile(file, cwd, pack && existsSync(pack.pluginsFolder) ? [{ path: pack.pluginsFolder, pack: pack.name }] : []);
+  }
   if (isUserConfigData(source.data)) return readUserConfigSource(source).diagnostics;
   try {
     const plan = await resolveRecipe(file, { cwd, strictParameters: false, checkSchemas: true, reportTrust: true });

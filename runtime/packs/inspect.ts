@@ -294,7 +294,8 @@ function inspectPluginFolders(folders: Array<{ path: string; pack?: string }>, u
     const isBuiltIn = realpathSync(folder.path) === builtIn;
     const plugins = scanPluginFolder(folder.path)
       .filter((plugin) => !isBuiltIn || plugin.names.some((name) => used.has(name)))
-      .map((plugin) => ({ entry: plugin.entry, names: plugin.names, files: plugin.files }));
+      // The package's own files are the runtime's: listed by entry, not hashed one by one.
+      .map((plugin) => ({ entry: plugin.entry, names: plugin.names, files: isBuiltIn ? [] : plugin.files }));
     return { folder: folder.path, ...(folder.pack ? { pack: folder.pack } : {}), builtIn: isBuiltIn, plugins };
   });
 }

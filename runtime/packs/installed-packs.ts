@@ -46,6 +46,17 @@ export function packOfFile(file: string): Pack | undefined {
   }
 }
 
+/** The pack whose `"manus"` field names this agents file, found in the folders above it. */
+export function packOfAgentsFile(file: string): Pack | undefined {
+  for (let folder = dirname(resolve(file)); ; folder = dirname(folder)) {
+    if (existsSync(join(folder, 'package.json'))) {
+      const pack = readPack(folder);
+      return pack && pack.agentsFile === resolve(file) ? pack : undefined;
+    }
+    if (dirname(folder) === folder) return undefined;
+  }
+}
+
 export interface PackRecipe {
   /** The file's name without its extension: what `manus run <pack>/<name>` takes. */
   name: string;
