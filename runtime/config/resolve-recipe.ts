@@ -29,6 +29,7 @@ import type { FlowAgent, FlowPlan } from '../flow/flow-plan.js';
 import { agentToolPrefix } from '../flow/agent-tool-names.js';
 import type { Pack } from '../packs/pack-manifest.js';
 import { addPackAgents, ambiguousAgentUses, describeDefiners, packsOfRecipe } from '../packs/recipe-packs.js';
+import { packOfFile } from '../packs/installed-packs.js';
 import { splitQualifiedName, unqualifiedName } from '../packs/qualified-names.js';
 
 export interface RecipeOverrides {
@@ -173,6 +174,7 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
   diagnostics.push(...userConfig.diagnostics);
   if (!recipe) throw new ConfigError(diagnostics);
   const packs = packsOfRecipe(recipe, options.cwd, diagnostics);
+  const ownPackName = packOfFile(recipe.file)?.name;
   addPackAgents(agents.config, packs, diagnostics);
   diagnostics.push(...ambiguousAgentUses(recipe, agents.config));
 
@@ -201,7 +203,7 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
   const trustInput = { agentsConfig: agents.config, cwd: options.cwd, parameterValues: values, workspaceFromCommandLine: overrides.workspace !== undefined, userParameters: new Set(Object.keys(overrides.parameters ?? {})) };
   const setups = new Map<unknown, AgentSetup>();
   for (const [key, reference] of references) {
-    setups.set(key, setUpAgent(reference, { recipe, plugins, mcpServers, trustInput, agentsConfig: agents.config, model: overrides.model, reportTrust: options.reportTrust === true }, diagnostics));
+    setups.set(key, setUpAgent(reference, { recipe, plugins, mcpServers, trustInput, agentsConfig: agents.config, model: overrides.model, reportTrust: options.reportTrust === true, ownPack: ownPackName }, diagnostics));
   }
   const callableAgents = new Map<string, AgentSetup>();
   const called = [...setups.values()].flatMap((setup) => setup.agentTools.map((name) => ({ name, caller: setup.agent })));
@@ -217,7 +219,7 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
       });
       continue;
     }
-    const setup = setUpAgent({ config, named: true }, { recipe, plugins, mcpServers, trustInput, agentsConfig: agents.config, model: overrides.model, reportTrust: options.reportTrust === true }, diagnostics);
+    const setup = setUpAgent({ config, named: true }, { recipe, plugins, mcpServers, trustInput, agentsConfig: agents.config, model: overrides.model, reportTrust: options.reportTrust === true, ownPack: ownPackName }, diagnostics);
     callableAgents.set(name, setup);
     called.push(...setup.agentTools.map((next) => ({ name: next, caller: setup.agent })));
   }
@@ -304,6 +306,8 @@ interface AgentSetupInput {
   agentsConfig: AgentsConfig;
   model?: string;
   reportTrust: boolean;
+  /** The pack the recipe belongs to: its inline agents mean that pack's tools first. */
+  ownPack?: string;
 }
 
 /** One agent's tools, context providers, permissions and model profile, with the problems found. */
@@ -312,7 +316,7 @@ function setUpAgent(reference: FlowAgentReference, input: AgentSetupInput, diagn
   const serverNames = input.mcpServers.map((server) => server.name);
   const mcpToolNames = config.tools.filter((name) => !input.plugins.tools.has(name) && serverOfToolName(name, serverNames) !== undefined);
   const agentTools = config.tools.filter((name) => name.startsWith(agentToolPrefix)).map((name) => name.slice(agentToolPrefix.length));
-  const tools = selectTools(config, input.plugins, diagnostics, new Set([...mcpToolNames, ...agentTools.map((name) => `${agentToolPrefix}${name}`)]), input.mcpServers);
+  const tools = selectTools(config, input.plugins, diagnostics, new Set([...mcpToolNames, ...agentTools.map((name) => `${agentToolPrefix}${name}`)]), input.mcpServers, config.pack ?? input.ownPack);
   const contextProviders = selectContextProviders(config, input.plugins, diagnostics);
   // Reviewed as the recipe's agent: by name, it is measured against the trusted agent of that name.
   const trust = reviewRecipeTrust({ ...input.trustInput, recipe: { ...input.recipe, agent: reference.named ? config.name : config }, agent: config, tools });
@@ -462,9 +466,12 @@ function selectTools(
   diagnostics: Diagnostic[],
   mcpToolNames: ReadonlySet<string>,
   mcpServers: readonly McpServerConfig[],
+  pack: string | undefined,
 ): Map<string, AnyToolDefinition> {
   const tools = new Map<string, AnyToolDefinition>();
-  for (const name of agent.tools) {
+  // A pack's agents mean their own pack's tools by a plain name.
+  const own = (name: string) => (pack !== undefined && splitQualifiedName(name).pack === undefined && plugins.tools.has(`${name}@${pack}`) ? `${name}@${pack}` : name);
+  for (const name of agent.tools.map(own)) {
     // An MCP server's tools are known once it starts; the names are checked then.
     // Read from its file and not run (manus inspect): there is no definition to take.
     if (mcpToolNames.has(name) || (!plugins.tools.has(name) && plugins.declaredNames?.has(name))) continue;
