@@ -7,6 +7,7 @@ import { findInstalledPack, isPackageName } from '../runtime/packs/installed-pac
 import { locateRecipe } from '../runtime/packs/locate-recipe.js';
 import { readPack } from '../runtime/packs/pack-manifest.js';
 import { shownPath } from '../runtime/packs/plugin-scan.js';
+import { packageRoot } from '../runtime/package-root.js';
 import { ExitCode } from './exit-codes.js';
 
 export async function inspectCommand(target: string, options: { json?: boolean }): Promise<number> {
@@ -60,7 +61,8 @@ function recipeLines(recipe: RecipeInspection, cwd: string): string[] {
     const steps = agent.steps.length > 0 ? `, steps ${agent.steps.join(', ')}` : '';
     lines.push(`  ${agent.name}${where ? ` (${where})` : ''}: model profile ${agent.modelProfile}${agent.endpoint ? ` at ${agent.endpoint}` : ''}${steps}`);
     for (const tool of agent.tools) {
-      const origin = tool.source === 'mcp server' ? `MCP server ${tool.server ?? '?'}` : tool.file ? `${tool.source} ${shownPath(tool.file, cwd)}${tool.pack ? `, pack ${tool.pack}` : ''}` : tool.source;
+      const base = tool.source === 'built-in plugin' ? packageRoot : cwd;
+      const origin = tool.source === 'mcp server' ? `MCP server ${tool.server ?? '?'}` : tool.file ? `${tool.source} ${shownPath(tool.file, base)}${tool.pack ? `, pack ${tool.pack}` : ''}` : tool.source;
       lines.push(`    tool ${tool.name}: ${origin}`);
     }
     if (agent.permissions.deny.length > 0) lines.push(`    denied: ${agent.permissions.deny.join(', ')}`);
