@@ -3,7 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { UsageError } from '../runtime/errors.js';
 import { inspectPack, inspectRecipe, type InspectedPluginFolder, type PackInspection, type RecipeInspection } from '../runtime/packs/inspect.js';
-import { findInstalledPack, isPackageName } from '../runtime/packs/installed-packs.js';
+import { findInstalledPack, mayNamePack } from '../runtime/packs/installed-packs.js';
 import { locateRecipe } from '../runtime/packs/locate-recipe.js';
 import { readPack } from '../runtime/packs/pack-manifest.js';
 import { shownPath } from '../runtime/packs/plugin-scan.js';
@@ -25,7 +25,7 @@ async function inspectTarget(target: string, cwd: string): Promise<RecipeInspect
     if (!pack) throw new UsageError(`${path} is a folder but not a pack (no package.json with a "manus" field); inspect a recipe file or a pack`);
     return inspectPack(pack, cwd);
   }
-  if (!existsSync(path) && isPackageName(target)) {
+  if (!existsSync(path) && mayNamePack(target)) {
     const pack = findInstalledPack(target, cwd);
     if (pack) return inspectPack(pack, cwd);
   }

@@ -13,7 +13,7 @@ import { isUserConfigData, readUserConfigSource } from './config/user-config.js'
 import { readYamlFile } from './config/yaml-source.js';
 import { ConfigError, formatDiagnostic, type Diagnostic } from './errors.js';
 import { loadPluginFiles, loadPluginFolders, type PluginFolder } from './plugin-loading/load-plugins.js';
-import { findInstalledPack, isPackageName, packOfAgentsFile, packRecipes } from './packs/installed-packs.js';
+import { findInstalledPack, mayNamePack, packOfAgentsFile, packRecipes } from './packs/installed-packs.js';
 import { packPartProblems, readPack, type Pack } from './packs/pack-manifest.js';
 
 const pluginExtensions = new Set(['.ts', '.mts', '.js', '.mjs']);
@@ -57,7 +57,7 @@ function packArgument(argument: string, cwd: string, diagnostics: Diagnostic[]):
     }
     return pack;
   }
-  if (existsSync(path) || !isPackageName(argument)) return 'not a pack';
+  if (existsSync(path) || !mayNamePack(argument)) return 'not a pack';
   const pack = findInstalledPack(argument, cwd);
   if (pack) return pack;
   diagnostics.push({ severity: 'error', message: `no file ${path}, and no pack '${argument}' is installed here (in the node_modules folders at or above ${cwd})`, location: { file: path } });

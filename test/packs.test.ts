@@ -4,9 +4,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadAgentsConfig, packageAgentsFile } from '../runtime/config/resolve-recipe.js';
 import { installedPacks } from '../runtime/packs/installed-packs.js';
 import { protectedPathsFor } from '../runtime/protected-paths.js';
+import { probeBwrap } from '../runtime/sandbox/create-sandbox.js';
 import { makeFixture, runCli } from './support/run-cli.js';
 import { packTarball, scratchProject } from './support/scratch-project.js';
 import { scriptedModelName, startScriptedModelServer, type RecordedChatRequest, type ScriptedModelServer } from './support/scripted-model-server.js';
+
+const bwrap = await probeBwrap();
+if (!bwrap.usable) console.warn(`the test of a command writing into an installed pack is skipped: bubblewrap is not usable here (${bwrap.reason})`);
 
 let server: ScriptedModelServer | undefined;
 afterEach(async () => {
@@ -104,6 +108,39 @@ describe('a pack installed from a tarball into a fresh project', () => {
     const result = chats(server)[1].body.messages.find((message) => message.role === 'tool');
     expect(String(result?.content)).toMatch(/protected/i);
     expect(existsSync(join(project, 'node_modules', 'acme-weather', 'plugins', 'evil.ts'))).toBe(false);
+  });
+
+  it.skipIf(!bwrap.usable)('cannot be written by a command in bubblewrap, even with the workspace at the project', async () => {
+    server = await startScriptedModelServer({
+      turns: [
+        { toolCalls: [{ id: 'call_1', name: 'bash', arguments: { command: 'echo "export default []" > node_modules/acme-weather/plugins/evil.ts; echo "exit $?"' } }] },
+        { toolCalls: [{ id: 'call_2', name: 'terminate', arguments: { status: 'success', message: 'Tried.' } }] },
+      ],
+    });
+    writeFileSync(join(project, 'shell.yaml'), 'version: 1\nname: shell\nprompt: Write.\nagent:\n  tools: [bash, terminate]\n');
+    const run = await runCli(['run', 'shell.yaml', '--workspace', '.', '--sandbox', 'bwrap', '--json', '--quiet'], { cwd: project, env: model(server.baseUrl) });
+    expect(run.exitCode, run.stderr).toBe(0);
+    const result = String(chats(server)[1].body.messages.find((message) => message.role === 'tool')?.content);
+    expect(result).toMatch(/Read-only file system/);
+    expect(result).toContain('exit 1');
+    expect(existsSync(join(project, 'node_modules', 'acme-weather', 'plugins', 'evil.ts'))).toBe(false);
+  });
+});
+
+describe('manus validate of a pack', () => {
+  it('reports a "manus" field it cannot read, and a missing recipes folder', async () => {
+    const folder = makeFixture({ 'broken/package.json': JSON.stringify({ name: 'broken-pack', manus: { recipe: 'flows', plugins: '../elsewhere' } }) });
+    const result = await runCli(['validate', 'broken'], { cwd: folder });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain(`broken/package.json: error: "manus" has an unknown key 'recipe' (did you mean 'recipes'?); it may name recipes, agents, plugins`);
+    expect(result.stderr).toContain('broken/package.json: error: "manus".plugins must be a path inside the pack, such as "plugins"');
+    expect(result.stderr).toContain(`broken/package.json: error: the pack's recipes folder ${join(folder, 'broken', 'recipes')} is missing`);
+  });
+
+  it('says what it looked for when the argument is neither a file nor an installed pack', async () => {
+    const result = await runCli(['validate', 'acme-nothing'], { cwd: makeFixture({}) });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(/error: no file .*acme-nothing, and no pack 'acme-nothing' is installed here/);
   });
 });
 

@@ -81,6 +81,11 @@ export function splitPackRecipe(argument: string): { pack: string; recipe: strin
   return isPackageName(pack) ? { pack, recipe: parts.slice(packParts).join('/').replace(/\.ya?ml$/, '') } : undefined;
 }
 
+/** An argument that may name a pack: a package name that does not end like a recipe or plugin file. */
+export function mayNamePack(argument: string): boolean {
+  return isPackageName(argument) && !/\.(ya?ml|[mc]?[jt]s|json)$/.test(argument);
+}
+
 /** An npm package name, scoped or not (lower case, no spaces). */
 export function isPackageName(name: string): boolean {
   return /^(@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/.test(name);
