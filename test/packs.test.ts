@@ -1,5 +1,5 @@
-import { existsSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadAgentsConfig, packageAgentsFile } from '../runtime/config/resolve-recipe.js';
 import { installedPacks } from '../runtime/packs/installed-packs.js';
@@ -235,6 +235,27 @@ describe('two packs with the same names', () => {
     const result = await runCli(['validate', 'unknown-pack.yaml'], { cwd: project });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain("lists the tool 'weather@acme-wether', but no pack 'acme-wether' is part of this run (did you mean 'acme-weather'?)");
+  });
+
+  it('a pack named under packs: does not replace an agent of the same name; agent@pack reaches it', async () => {
+    const shadow = packFiles('shadow-pack', { tool: 'shadow_tool', reply: 'Shadow', agent: 'assistant' });
+    for (const [path, text] of Object.entries(shadow)) {
+      mkdirSync(dirname(join(project, 'node_modules', 'shadow-pack', path)), { recursive: true });
+      writeFileSync(join(project, 'node_modules', 'shadow-pack', path), text);
+    }
+    writeFileSync(join(project, 'plain.yaml'), 'version: 1\nname: plain\nprompt: Hi.\npacks: [shadow-pack]\nagent: assistant\n');
+    writeFileSync(join(project, 'shadowed.yaml'), 'version: 1\nname: shadowed\nprompt: Hi.\npacks: [shadow-pack]\nagent: assistant@shadow-pack\n');
+    const systemPrompt = async (file: string) => {
+      server = await startScriptedModelServer({ turns: [{ toolCalls: [{ id: 'call_1', name: 'terminate', arguments: { status: 'success', message: 'Done.' } }] }] });
+      const run = await runCli(['run', file, '--json', '--quiet'], { cwd: project, env: model(server.baseUrl) });
+      expect(run.exitCode, run.stderr).toBe(0);
+      const content = String(chats(server)[0].body.messages[0].content);
+      await server.close();
+      server = undefined;
+      return content;
+    };
+    expect(await systemPrompt('plain.yaml')).not.toContain('shadow-pack');
+    expect(await systemPrompt('shadowed.yaml')).toContain('You are the shadow-pack forecaster.');
   });
 
   it('a recipe naming a pack that is not installed is an error at the entry', async () => {

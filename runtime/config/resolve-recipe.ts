@@ -173,9 +173,10 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
   const userConfig = loadUserConfig(options.environment ?? process.env);
   diagnostics.push(...userConfig.diagnostics);
   if (!recipe) throw new ConfigError(diagnostics);
-  const packs = packsOfRecipe(recipe, options.cwd, diagnostics);
-  const ownPackName = packOfFile(recipe.file)?.name;
-  addPackAgents(agents.config, packs, diagnostics);
+  const ownPack = packOfFile(recipe.file);
+  const ownPackName = ownPack?.name;
+  const packs = packsOfRecipe(recipe, options.cwd, diagnostics, ownPack);
+  addPackAgents(agents.config, packs, diagnostics, ownPack);
   diagnostics.push(...ambiguousAgentUses(recipe, agents.config));
 
   const flow = recipe.flow;

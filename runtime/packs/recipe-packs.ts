@@ -17,8 +17,7 @@ import type { Pack } from './pack-manifest.js';
 import { qualifiedName } from './qualified-names.js';
 
 /** The recipe's own pack first, then those it names, each once. */
-export function packsOfRecipe(recipe: Recipe, cwd: string, diagnostics: Diagnostic[]): Pack[] {
-  const own = packOfFile(recipe.file);
+export function packsOfRecipe(recipe: Recipe, cwd: string, diagnostics: Diagnostic[], own = packOfFile(recipe.file)): Pack[] {
   const packs = own ? [own] : [];
   for (const { name, location } of recipe.packs) {
     if (packs.some((pack) => pack.name === name)) continue;
@@ -40,10 +39,13 @@ export function packsOfRecipe(recipe: Recipe, cwd: string, diagnostics: Diagnost
 
 /**
  * Adds the packs' agents, profiles and MCP servers to `config`. An agent is known as `name@pack`,
- * and by its name when no other pack defines that name; a pack's agent replaces one of the same
- * name from the other agents files, as a later file does.
+ * and by its name when no other pack defines that name. The recipe's own pack (the first, when
+ * `ownPack` is set) replaces an agent of the same name from the other agents files, as an
+ * agents.yaml beside the recipe does; a pack the recipe only names under `packs:` does not, so
+ * `agent: manus` keeps meaning the agent it meant before.
  */
-export function addPackAgents(config: AgentsConfig, packs: readonly Pack[], diagnostics: Diagnostic[]): void {
+export function addPackAgents(config: AgentsConfig, packs: readonly Pack[], diagnostics: Diagnostic[], ownPack?: Pack): void {
+  const fromFiles = new Set(config.agents.keys());
   const definers = new Map<string, Array<{ pack: string; location?: AgentConfig['location'] }>>();
   for (const pack of packs) {
     if (!existsSync(pack.agentsFile)) continue;
@@ -56,7 +58,8 @@ export function addPackAgents(config: AgentsConfig, packs: readonly Pack[], diag
       config.agents.set(qualifiedName(name, pack.name), tagged);
       const defined = [...(definers.get(name) ?? []), { pack: pack.name, location: agent.location }];
       definers.set(name, defined);
-      if (defined.length === 1) config.agents.set(name, tagged);
+      const replaces = pack === ownPack || !fromFiles.has(name);
+      if (defined.length === 1 && replaces) config.agents.set(name, tagged);
     }
     config.mcpServers = mergeMcpServers(config.mcpServers, own.mcpServers);
   }
