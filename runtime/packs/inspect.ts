@@ -23,7 +23,8 @@ import { kernelTools } from '../plugin-loading/kernel-tools.js';
 import { loadPluginFolders, type LoadedPlugins } from '../plugin-loading/load-plugins.js';
 import { packOfFile, packRecipes } from './installed-packs.js';
 import type { Pack } from './pack-manifest.js';
-import { scanPluginFolder } from './plugin-scan.js';
+import { pluginLabel, scanPluginFolder } from './plugin-scan.js';
+import { builtInManifest } from '../plugin-loading/built-in-plugins.js';
 
 export interface InspectedTool {
   name: string;
@@ -293,6 +294,8 @@ function inspectPluginFolders(folders: Array<{ path: string; pack?: string }>, u
   return folders.filter((folder) => existsSync(folder.path)).map((folder) => {
     const isBuiltIn = realpathSync(folder.path) === builtIn;
     const plugins = scanPluginFolder(folder.path)
+      // The package's own plugins are named by the build's manifest, not by reading their sources.
+      .map((plugin) => (isBuiltIn ? { ...plugin, names: [...(builtInManifest().plugins.get(pluginLabel(plugin).replace(/\.[mc]?[jt]s$/, ''))?.names ?? plugin.names)] } : plugin))
       .filter((plugin) => !isBuiltIn || plugin.names.some((name) => used.has(name)))
       // The package's own files are the runtime's: listed by entry, not hashed one by one.
       .map((plugin) => ({ entry: plugin.entry, names: plugin.names, files: isBuiltIn ? [] : plugin.files }));
