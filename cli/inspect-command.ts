@@ -75,7 +75,7 @@ function recipeLines(recipe: RecipeInspection, cwd: string): string[] {
   lines.push(...pluginFolderLines(recipe.pluginFolders, cwd, ''));
   lines.push('mcp servers:', ...(recipe.mcpServers.length === 0 ? ['  none'] : recipe.mcpServers.map((server) => {
     const what = server.transport === 'http' ? `http ${server.url}` : `command: ${server.command!.join(' ')} (in ${shownPath(server.cwd!, cwd)})`;
-    return `  ${server.name}: ${what}; ${server.starts ? 'starts with the run' : 'declared, not used by the agents'}; runs ${server.runs}; declared in ${shownPath(server.declaredIn, cwd)}`;
+    return `  ${server.name}: ${what}; ${server.starts ? 'starts with the run' : 'declared, not used by the agents'}; runs ${server.runs}; may ask the run's model for completions only with --trust ${server.samplingNeeds}; declared in ${shownPath(server.declaredIn, cwd)}`;
   })));
   lines.push('checks:', ...(recipe.checks.length === 0 ? ['  none'] : recipe.checks.map((check) => {
     if (check.command !== undefined) return `  ${check.name}: command: ${check.command} (runs ${check.runs})`;

@@ -90,6 +90,7 @@ describe('manus inspect', () => {
     expect(text).toContain(`    stamp.ts  sha256:${pluginHash}`);
     expect(text).toContain('      declares: stamp');
     expect(text).toMatch(/notes: command: node notes-server\.mjs --read-only \(in .*\); starts with the run; runs in the run's sandbox \(in bubblewrap\); on the host with --trust mcp/);
+    expect(text).toContain("may ask the run's model for completions only with --trust sampling");
     expect(text).toMatch(/unused: command: \.\/unused-server .*declared, not used by the agents/);
     expect(text).toContain('  the report is written: command: test -s report.md (runs in bubblewrap)');
     expect(text).toContain('  report.md matches /[Tt]ides/: file report.md /[Tt]ides/');

@@ -68,6 +68,8 @@ export interface InspectedMcpServer {
   /** Where it runs: on the host (the user's or the package's server, or with --trust mcp) or in the run's sandbox. */
   runs: string;
   needs?: TrustGrant;
+  /** A server may ask the run's model for completions (MCP sampling) only with this grant. */
+  samplingNeeds: TrustGrant;
 }
 
 export interface InspectedCommand {
@@ -305,7 +307,7 @@ function inspectPluginFolders(folders: Array<{ path: string; pack?: string }>, u
 
 function inspectServer(server: McpServerConfig, starts: boolean, sandboxPlace: string): InspectedMcpServer {
   const trusted = isTrustedServer(server);
-  const base = { name: server.name, declaredIn: server.declaredIn, starts };
+  const base = { name: server.name, declaredIn: server.declaredIn, starts, samplingNeeds: 'sampling' as const };
   const runs = trusted ? 'on the host (declared by you or the package)' : `in the run's sandbox (${sandboxPlace}); on the host with --trust mcp`;
   if (server.transport.kind === 'http') return { ...base, transport: 'http', url: server.transport.url, runs: 'a remote server: nothing starts here' };
   return { ...base, transport: 'stdio', command: [server.transport.command, ...server.transport.args], cwd: server.transport.cwd, runs, ...(trusted ? {} : { needs: 'mcp' as const }) };

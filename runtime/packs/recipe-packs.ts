@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Diagnostic } from '../errors.js';
+import { formatLocation, type Diagnostic, type SourceLocation } from '../errors.js';
 import { didYouMean } from '../config/did-you-mean.js';
 import { emptyAgentsConfig, loadAgentsFile } from '../config/load-agents.js';
 import type { AgentConfig, AgentsConfig, Recipe } from '../config/types.js';
@@ -100,8 +100,6 @@ export function ambiguousAgentUses(recipe: Recipe, config: AgentsConfig): Diagno
   return diagnostics;
 }
 
-export function describeDefiners(defined: ReadonlyArray<{ pack: string; location?: { file: string; line?: number; column?: number } }>): string {
-  return defined
-    .map(({ pack, location }) => `${pack} (${location ? `${location.file}${location.line === undefined ? '' : `:${location.line}:${location.column ?? 1}`}` : 'its agents file'})`)
-    .join(' and ');
+export function describeDefiners(defined: ReadonlyArray<{ pack: string; location?: SourceLocation }>): string {
+  return defined.map(({ pack, location }) => `${pack} (${location ? formatLocation(location) : 'its agents file'})`).join(' and ');
 }
