@@ -24,6 +24,7 @@ import { loadPluginFolders, type LoadedPlugins } from '../plugin-loading/load-pl
 import { packOfFile, packRecipes } from './installed-packs.js';
 import type { Pack } from './pack-manifest.js';
 import { pluginLabel, scanPluginFolder } from './plugin-scan.js';
+import { unqualifiedName } from './qualified-names.js';
 import { builtInManifest } from '../plugin-loading/built-in-plugins.js';
 
 export interface InspectedTool {
@@ -262,8 +263,10 @@ function inspectAgent(agent: FlowAgent, steps: string[], plugins: LoadedPlugins,
     if (agent.mcpToolNames.includes(name)) return { name, source: 'mcp server', server: serverNames.find((server) => name.startsWith(`mcp_${server}_`)) };
     const loaded = plugins.tools.get(name);
     if (loaded) return { name, source: realpathSync(loaded.file).startsWith(builtIn) ? 'built-in plugin' : 'plugin', file: loaded.file, pack: loaded.pack };
-    const qualifiedEntry = [...(plugins.declaredNames ?? new Map())].find(([declaredName]) => declaredName === name || declaredName.startsWith(`${name}@`));
-    const read = plugins.declaredNames?.get(name) ?? qualifiedEntry?.[1];
+    // The name as the agent wrote it: `weather@acme-weather` says which pack's file it is.
+    const written = Object.keys(config.toolLocations).find((key) => key !== name && unqualifiedName(key) === name);
+    const preferred = written ?? (config.pack !== undefined ? `${name}@${config.pack}` : name);
+    const read = (plugins.declaredNames?.get(preferred) ?? plugins.declaredNames?.get(name))?.[0];
     return { name, source: 'plugin', file: read?.file, pack: read?.pack };
   });
   return {
