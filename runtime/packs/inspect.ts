@@ -102,6 +102,8 @@ export interface RecipeInspection {
   description: string;
   file: string;
   pack?: { name: string; version?: string; folder: string };
+  /** In a pack's inspection: what `manus run` takes for it, `<package>/<recipe>`. */
+  runAs?: string;
   parameters: Array<{ name: string; type: string; required: boolean; default?: unknown }>;
   agents: InspectedAgent[];
   flow?: { steps: InspectedStep[]; answer?: string };
@@ -207,7 +209,7 @@ export async function inspectPack(pack: Pack, cwd: string): Promise<PackInspecti
   const problems: Diagnostic[] = [];
   for (const recipe of packRecipes(pack)) {
     try {
-      recipes.push(await inspectRecipe(recipe.file, cwd));
+      recipes.push({ ...(await inspectRecipe(recipe.file, cwd)), runAs: `${pack.name}/${recipe.name}` });
     } catch (error) {
       if (!ConfigError.isInstance(error)) throw error;
       problems.push(...error.diagnostics);
