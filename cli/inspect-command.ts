@@ -37,7 +37,7 @@ function packLines(pack: PackInspection, cwd: string): string[] {
     `pack ${pack.name}${pack.version ? ` ${pack.version}` : ''}${pack.description ? `: ${pack.description}` : ''}`,
     `  folder: ${shownPath(pack.folder, cwd)}`,
     `  agents: ${pack.agents.join(', ') || 'none'}${pack.agentsFile ? ` (${shownPath(pack.agentsFile, cwd)})` : ''}`,
-    `  recipes: ${pack.recipes.map((recipe) => recipe.name).join(', ') || 'none'}`,
+    `  recipes: ${pack.recipes.map((recipe) => recipe.runAs ?? recipe.name).join(', ') || 'none'}`,
     ...pluginFolderLines(pack.pluginFolders, cwd),
     `  needs: ${pack.grantsNeeded.length > 0 ? `--trust ${pack.grantsNeeded.join(',')} for some of its recipes` : 'no --trust grant'}`,
   ];
@@ -47,6 +47,7 @@ function packLines(pack: PackInspection, cwd: string): string[] {
 
 function recipeLines(recipe: RecipeInspection, cwd: string): string[] {
   const lines = [`recipe ${recipe.name}: ${recipe.description}`, `  file: ${shownPath(recipe.file, cwd)}`];
+  if (recipe.runAs) lines.push(`  run as: manus run ${recipe.runAs}`);
   if (recipe.pack) lines.push(`  pack: ${recipe.pack.name}${recipe.pack.version ? ` ${recipe.pack.version}` : ''} (${shownPath(recipe.pack.folder, cwd)})`);
   if (recipe.parameters.length > 0) {
     lines.push('parameters:');

@@ -163,12 +163,16 @@ describe('manus inspect', () => {
     const project = makeFixture({
       'node_modules/acme-audit/package.json': JSON.stringify({ name: 'acme-audit', version: '2.0.0', manus: { recipes: 'shared' } }),
       'node_modules/acme-audit/shared/audited.yaml': recipe.replace('plugins: [their-plugins]\n', ''),
+      'node_modules/acme-audit/shared/steps.yaml': flowRecipe,
       'node_modules/acme-audit/plugins/stamp.ts': markingPlugin,
     });
     const result = await runCli(['inspect', 'acme-audit'], { cwd: project });
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stdout).toContain('pack acme-audit 2.0.0');
-    expect(result.stdout).toContain('  recipes: audited');
+    expect(result.stdout).toContain('  recipes: acme-audit/audited, acme-audit/steps');
+    expect(result.stdout).toContain('  run as: manus run acme-audit/steps');
+    expect(result.stdout).toContain('flow steps:\n  outline: agent, agent assistant\n  research: parallel');
+    expect(result.stdout).toMatch(/notes: command: node notes-server\.mjs --read-only \(in node_modules\/acme-audit\/shared\)/);
     expect(result.stdout).toContain(`      stamp.ts  sha256:${pluginHash}`);
     expect(result.stdout).toContain('  needs: --trust network,env,mcp for some of its recipes');
     expect(result.stdout).toContain('    tool stamp: plugin node_modules/acme-audit/plugins/stamp.ts, pack acme-audit');

@@ -176,6 +176,12 @@ describe('what a recipe argument names', () => {
     expect(missingRecipe.stderr).toContain("has no recipe 'forcast' (did you mean 'forecast'?); its recipes: forecast");
   });
 
+  it('names the recipes of a pack given without one', async () => {
+    const result = await runCli(['run', 'acme-weather'], { cwd: project });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('acme-weather is an installed pack: name one of its recipes: acme-weather/forecast');
+  });
+
   it('finds packs installed in a node_modules above the current folder, the nearest first', () => {
     const nested = makeFixture({
       'node_modules/acme-weather/package.json': JSON.stringify({ name: 'acme-weather', version: '9.0.0', manus: {} }),
@@ -229,6 +235,15 @@ describe('two packs with the same names', () => {
     const chosen = await runCli(['run', 'chosen-agent.yaml', '--json', '--quiet'], { cwd: project, env: model(server.baseUrl) });
     expect(chosen.exitCode, chosen.stderr).toBe(0);
     expect(chats(server)[0].body.messages[0].content).toContain('You are the acme-weather forecaster.');
+  });
+
+  it('is found by manus inspect too, which reads the plugins without running them, and shows the one chosen', async () => {
+    const ambiguous = await runCli(['inspect', 'ambiguous.yaml'], { cwd: project });
+    expect(ambiguous.exitCode).toBe(2);
+    expect(ambiguous.stderr).toContain("lists the tool 'weather', which two packs define: acme-weather (");
+    const chosen = await runCli(['inspect', 'chosen.yaml'], { cwd: project });
+    expect(chosen.exitCode, chosen.stderr).toBe(0);
+    expect(chosen.stdout).toContain('    tool weather: plugin node_modules/other-weather/plugins/weather.ts, pack other-weather');
   });
 
   it('says which packs the run has when tool@pack names another', async () => {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { probeBwrap } from '../runtime/sandbox/create-sandbox.js';
@@ -21,6 +21,18 @@ let server: ScriptedModelServer | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
+});
+
+describe('the travel-handbook example pack, installed from its folder', () => {
+  it('is linked by npm, listed, and replays its recording', async () => {
+    const project = scratchProject([packFolder]);
+    expect(lstatSync(join(project, 'node_modules', 'manus-travel-handbook')).isSymbolicLink()).toBe(true);
+    const listed = await runCli(['packs'], { cwd: project });
+    expect(listed.stdout).toContain('recipe manus-travel-handbook/travel-handbook: Research a trip');
+    const replay = await runCli(['replay', recordingInPack, '--json'], { cwd: project });
+    expect(replay.exitCode, replay.stderr).toBe(0);
+    expect(replay.stderr).toContain('replay matched the recording');
+  });
 });
 
 describe('the travel-handbook example pack, installed in a scratch project', () => {

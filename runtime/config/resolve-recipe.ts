@@ -471,11 +471,18 @@ function selectTools(
 ): Map<string, AnyToolDefinition> {
   const tools = new Map<string, AnyToolDefinition>();
   // A pack's agents mean their own pack's tools by a plain name.
-  const own = (name: string) => (pack !== undefined && splitQualifiedName(name).pack === undefined && plugins.tools.has(`${name}@${pack}`) ? `${name}@${pack}` : name);
+  const inPack = (name: string) => plugins.tools.has(`${name}@${pack}`) || plugins.declaredNames?.has(`${name}@${pack}`) === true;
+  const own = (name: string) => (pack !== undefined && splitQualifiedName(name).pack === undefined && inPack(name) ? `${name}@${pack}` : name);
   for (const name of agent.tools.map(own)) {
     // An MCP server's tools are known once it starts; the names are checked then.
+    if (mcpToolNames.has(name)) continue;
     // Read from its file and not run (manus inspect): there is no definition to take.
-    if (mcpToolNames.has(name) || (!plugins.tools.has(name) && plugins.declaredNames?.has(name))) continue;
+    const declared = plugins.tools.has(name) ? undefined : plugins.declaredNames?.get(name);
+    if (declared) {
+      const packs = [...new Set(declared.flatMap((place) => (place.pack === undefined ? [] : [place.pack])))];
+      if (packs.length > 1) diagnostics.push(ambiguousTool(agent, name, declared.map((place) => ({ file: place.file, pack: place.pack }))));
+      continue;
+    }
     const ambiguous = plugins.ambiguousTools?.get(name);
     if (ambiguous) {
       diagnostics.push(ambiguousTool(agent, name, ambiguous));
@@ -495,7 +502,7 @@ function selectTools(
 }
 
 /** Two packs define the tool: the agent must say which one it means. */
-function ambiguousTool(agent: AgentConfig, name: string, defined: readonly LoadedTool[]): Diagnostic {
+function ambiguousTool(agent: AgentConfig, name: string, defined: ReadonlyArray<Pick<LoadedTool, 'file' | 'pack'>>): Diagnostic {
   const definers = describeDefiners(defined.map((each) => ({ pack: each.pack ?? 'the run', location: definitionLocation(each.file, name) })));
   return {
     severity: 'error',

@@ -24,6 +24,7 @@ import { loadPluginFolders, type LoadedPlugins } from '../plugin-loading/load-pl
 import { packOfFile, packRecipes } from './installed-packs.js';
 import type { Pack } from './pack-manifest.js';
 import { pluginLabel, scanPluginFolder } from './plugin-scan.js';
+import { unqualifiedName } from './qualified-names.js';
 import { builtInManifest } from '../plugin-loading/built-in-plugins.js';
 
 export interface InspectedTool {
@@ -101,6 +102,8 @@ export interface RecipeInspection {
   description: string;
   file: string;
   pack?: { name: string; version?: string; folder: string };
+  /** In a pack's inspection: what `manus run` takes for it, `<package>/<recipe>`. */
+  runAs?: string;
   parameters: Array<{ name: string; type: string; required: boolean; default?: unknown }>;
   agents: InspectedAgent[];
   flow?: { steps: InspectedStep[]; answer?: string };
@@ -206,7 +209,7 @@ export async function inspectPack(pack: Pack, cwd: string): Promise<PackInspecti
   const problems: Diagnostic[] = [];
   for (const recipe of packRecipes(pack)) {
     try {
-      recipes.push(await inspectRecipe(recipe.file, cwd));
+      recipes.push({ ...(await inspectRecipe(recipe.file, cwd)), runAs: `${pack.name}/${recipe.name}` });
     } catch (error) {
       if (!ConfigError.isInstance(error)) throw error;
       problems.push(...error.diagnostics);
@@ -262,8 +265,10 @@ function inspectAgent(agent: FlowAgent, steps: string[], plugins: LoadedPlugins,
     if (agent.mcpToolNames.includes(name)) return { name, source: 'mcp server', server: serverNames.find((server) => name.startsWith(`mcp_${server}_`)) };
     const loaded = plugins.tools.get(name);
     if (loaded) return { name, source: realpathSync(loaded.file).startsWith(builtIn) ? 'built-in plugin' : 'plugin', file: loaded.file, pack: loaded.pack };
-    const qualifiedEntry = [...(plugins.declaredNames ?? new Map())].find(([declaredName]) => declaredName === name || declaredName.startsWith(`${name}@`));
-    const read = plugins.declaredNames?.get(name) ?? qualifiedEntry?.[1];
+    // The name as the agent wrote it: `weather@acme-weather` says which pack's file it is.
+    const written = Object.keys(config.toolLocations).find((key) => key !== name && unqualifiedName(key) === name);
+    const preferred = written ?? (config.pack !== undefined ? `${name}@${config.pack}` : name);
+    const read = (plugins.declaredNames?.get(preferred) ?? plugins.declaredNames?.get(name))?.[0];
     return { name, source: 'plugin', file: read?.file, pack: read?.pack };
   });
   return {

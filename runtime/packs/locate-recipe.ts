@@ -22,6 +22,11 @@ export function locateRecipe(argument: string, cwd: string): LocatedRecipe {
   if (existsSync(path) && statSync(path).isFile()) return { file: path };
   const named = splitPackRecipe(argument);
   const fileNote = `no file ${path}`;
+  const wholePack = named ? undefined : findInstalledPack(argument, cwd);
+  if (wholePack) {
+    const runs = packRecipes(wholePack).map((recipe) => `${wholePack.name}/${recipe.name}`);
+    throw new UsageError(`${fileNote}; ${wholePack.name} is an installed pack: name one of its recipes: ${runs.join(', ') || 'it has none'}`);
+  }
   if (!named) {
     throw new UsageError(`${fileNote}; and '${argument}' is not <package>/<recipe>, the form that names a pack's recipe (e.g. @acme/manus-travel/handbook)`);
   }

@@ -50,8 +50,8 @@ export interface LoadedPlugins {
    * `name@pack`. Every pack's tools are also kept under their qualified names.
    */
   ambiguousTools?: Map<string, LoadedTool[]>;
-  /** With `importOnlyBuiltIns`: the names the other plugins' sources declare, read and not run (`name@pack` too). */
-  declaredNames?: Map<string, { file: string; pack?: string }>;
+  /** With `importOnlyBuiltIns`: the names the other plugins' sources declare, read and not run (`name@pack` too), with each place declaring them. */
+  declaredNames?: Map<string, Array<{ file: string; pack?: string }>>;
 }
 
 export interface PluginLoadingOptions {
@@ -90,7 +90,8 @@ export async function loadPluginFolders(folders: PluginFolder[], options: Plugin
   const diagnostics: Diagnostic[] = [];
   const files: string[] = [];
   const packFiles = new Map<string, string[]>();
-  const declaredNames = new Map<string, { file: string; pack?: string }>();
+  const declaredNames = new Map<string, Array<{ file: string; pack?: string }>>();
+  const declare = (name: string, place: { file: string; pack?: string }) => declaredNames.set(name, [...(declaredNames.get(name) ?? []), place]);
   builtInFolder ??= realpathSync(join(packageRoot, 'plugins'));
   const seen = new Set<string>();
   const reserved = new Map<string, string>();
@@ -108,8 +109,8 @@ export async function loadPluginFolders(folders: PluginFolder[], options: Plugin
     if (options.importOnlyBuiltIns && realFolder !== builtInFolder) {
       for (const plugin of scanPluginFolder(folder.path)) {
         for (const name of plugin.names) {
-          declaredNames.set(name, { file: plugin.entry, pack: folder.pack });
-          if (folder.pack !== undefined) declaredNames.set(qualifiedName(name, folder.pack), { file: plugin.entry, pack: folder.pack });
+          declare(name, { file: plugin.entry, pack: folder.pack });
+          if (folder.pack !== undefined) declare(qualifiedName(name, folder.pack), { file: plugin.entry, pack: folder.pack });
         }
       }
       continue;
