@@ -103,5 +103,5 @@ function packageFoldersIn(folder: string): string[] {
       folders.push(path);
     }
   }
-  return folders.filter((path) => existsSync(join(path, 'package.json')));
+  return folders;
 }

@@ -30,10 +30,17 @@ type PackPart = keyof typeof packPartDefaults;
 /** The folder's package.json, when it has a `"manus"` field: undefined when it has none. */
 export function readPack(folder: string, diagnostics: Diagnostic[] = []): Pack | undefined {
   const manifestFile = join(folder, 'package.json');
-  if (!existsSync(manifestFile)) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(manifestFile, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // Finding packs reads every installed package's manifest; most are not packs, and are not parsed.
+  if (!text.includes('"manus"')) return undefined;
   let data: unknown;
   try {
-    data = JSON.parse(readFileSync(manifestFile, 'utf8'));
+    data = JSON.parse(text);
   } catch (error) {
     diagnostics.push({ severity: 'error', message: `package.json is not valid JSON: ${(error as Error).message}`, location: { file: manifestFile } });
     return undefined;
