@@ -5,7 +5,7 @@
  * Every string is redacted with the secrets known here (events are redacted when written; this
  * catches runs recorded without them) and escaped; images are inlined as data URLs.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { SecretRedactor } from '../secret-redaction.js';
 import { formatCount, formatDuration, formatLocalTime } from './display-format.js';
@@ -22,8 +22,11 @@ export interface RunHtmlOptions {
   /** The run folder, which holds the images the model was shown. */
   runDirectory: string;
   redactor?: SecretRedactor;
-  /** The run's workspace, for links to the files it produced; the recorded one is relative to where the run started. */
-  workspace?: string;
+  /**
+   * The run's workspace, for links to the files it produced, or how to find it from the recorded
+   * one, which is relative to the folder the run started in.
+   */
+  workspace?: string | ((recorded: string) => string | undefined);
   /** Where the page will be, so links to files are relative to it; no links without it. */
   outputDirectory?: string;
   /** A live view's script, and leave to connect back to the server. */
@@ -140,7 +143,7 @@ function checksHtml(rounds: readonly CheckRoundView[]): string {
 
 function filesHtml(run: RunView, options: RunHtmlOptions): string {
   if (run.files.length === 0) return '<p class="muted">The run reported no files.</p>';
-  const workspace = options.workspace ?? run.workspace;
+  const workspace = typeof options.workspace === 'function' ? (run.workspace ? options.workspace(run.workspace) : undefined) : options.workspace ?? run.workspace;
   const items = run.files.map((file) => {
     const href = options.outputDirectory && workspace && isAbsolute(workspace) ? fileHref(options.outputDirectory, workspace, file) : undefined;
     return `<li>${href ? `<a href="${escapeHtml(href)}">${escapeHtml(file)}</a>` : escapeHtml(file)}</li>`;
@@ -160,13 +163,13 @@ function notesHtml(run: RunView): string {
   return [...run.warnings.map((warning) => `Warning: ${warning}`), ...run.notes].map((note) => `<div class="note">${escapeHtml(note)}</div>`).join('');
 }
 
-/** Images from the run folder as data URLs; a name that leaves the folder reads as missing. */
-function imageReader(runDirectory: string): ImageSource {
-  const folder = resolve(runDirectory);
+/** Images from the run folder as data URLs; a name that leads out of the folder, by path or link, reads as missing. */
+export function imageReader(runDirectory: string): ImageSource {
   return (file, mimeType) => {
-    const path = resolve(folder, file);
-    if (!path.startsWith(`${folder}${sep}`)) return undefined;
     try {
+      const folder = realpathSync(runDirectory);
+      const path = realpathSync(resolve(folder, file));
+      if (!path.startsWith(`${folder}${sep}`)) return undefined;
       return `data:${mimeType};base64,${readFileSync(path).toString('base64')}`;
     } catch {
       return undefined;
