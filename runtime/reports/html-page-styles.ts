@@ -68,5 +68,6 @@ tr.check-passed td:first-child { border-left: 4px solid var(--ok); }
 .flow-reason { color: var(--bad); font-size: 12px; white-space: pre-wrap; }
 .replan { font-size: 11px; font-weight: 700; color: var(--warn); text-transform: uppercase; }
 .muted { color: var(--muted); }
+@media print { li.step { content-visibility: visible; } }
 .live { color: var(--run); font-weight: 600; }
 `;

@@ -211,7 +211,11 @@ export class RunViewBuilder {
 
   add(event: RunEventRecord): void {
     const time = textField(event.time);
-    if (time) this.run.lastEventTime = time;
+    if (time) {
+      this.run.lastEventTime = time;
+      // Until the run records its duration, it is the time since it started.
+      if (!this.run.ended && this.run.startedAt) this.run.durationMs = Math.max(0, Date.parse(time) - Date.parse(this.run.startedAt)) || this.run.durationMs;
+    }
     const path = textField(event.path);
     switch (event.type) {
       case 'run-start':
