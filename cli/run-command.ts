@@ -8,7 +8,6 @@ import { parseParameterArguments, resolveRecipe, type RunPlan } from '../runtime
 import { settleTrustRequests } from '../runtime/config/trust-consent.js';
 import { parseTrustGrants } from '../runtime/config/trust-grants.js';
 import { writeJunitReport } from '../runtime/reports/junit-report.js';
-import { htmlReportFileName, writeRunHtmlReport } from '../runtime/reports/run-html-report.js';
 import { eventsFileName } from '../runtime/run-history.js';
 import type { SecretRedactor } from '../runtime/secret-redaction.js';
 import { writeJsonReport, type RunReport } from '../runtime/reports/run-report.js';
@@ -131,6 +130,8 @@ const terminateGraceMilliseconds = 2500;
 async function writeReports(directory: string, report: RunReport, { result, redactor }: { result: RunResult; redactor: SecretRedactor }): Promise<void> {
   await mkdir(directory, { recursive: true });
   const written = [await writeJsonReport(directory, report), await writeJunitReport(directory, report)];
+  // Loaded only here: a run without --report starts without the page's code.
+  const { htmlReportFileName, writeRunHtmlReport } = await import('../runtime/reports/run-html-report.js');
   written.push(await writeRunHtmlReport(join(result.runDirectory, eventsFileName), join(directory, htmlReportFileName), { runDirectory: result.runDirectory, redactor, workspace: result.workspace }));
   process.stderr.write(`reports: ${written.join(', ')}\n`);
 }
