@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { isRecord, numberField, recordField, textField } from './event-fields.js';
-import type { CheckView } from './run-view.js';
+import { checkList, type CheckView } from './run-view.js';
 
 export const batchFileName = 'batch.json';
 export const batchItemsFileName = 'items.jsonl';
@@ -133,14 +133,7 @@ function itemOf(value: Record<string, unknown>, folder: string): BatchItem | und
     durationMs: numberField(value.durationMs),
     startedAt: textField(value.startedAt),
     attempts: numberField(value.attempts),
-    checks: (Array.isArray(value.checks) ? value.checks : []).filter(isRecord).map((check) => ({
-      name: textField(check.name) ?? '?',
-      kind: textField(check.kind) ?? '',
-      passed: check.passed === true,
-      skipped: check.skipped === true,
-      detail: textField(check.detail) ?? '',
-      durationMs: numberField(check.durationMs),
-    })),
+    checks: Array.isArray(value.checks) ? checkList(value.checks) : [],
     worker: worker && { id: textField(worker.id), host: textField(worker.host), pid: numberField(worker.pid) },
     events: eventsPath ? { stored, path: stored === 'local' ? local(eventsPath) : eventsPath } : runDirectory && stored === 'local' ? { stored, path: join(local(runDirectory), 'events.jsonl') } : undefined,
     error: error && { code: textField(error.code) ?? '', message: textField(error.message) ?? '' },

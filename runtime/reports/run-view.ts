@@ -500,7 +500,8 @@ export class RunViewBuilder {
   }
 }
 
-function checkList(values: unknown[]): CheckView[] {
+/** Check results as recorded (a `checks` event, a run-end, a batch item); malformed entries are left out. */
+export function checkList(values: unknown[]): CheckView[] {
   return values.filter(isRecord).map((check) => ({
     name: textField(check.name) ?? '?',
     kind: textField(check.kind) ?? '',
