@@ -135,6 +135,19 @@ describe('manus view --serve', () => {
     expect((await get('/')).body).not.toContain(outsideMarker);
   });
 
+  it('says what is wrong with a view that cannot be made', async () => {
+    const unknown = await runCli(['view', 'no-such-run'], { cwd: project });
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.stderr).toContain("unknown run 'no-such-run'");
+    expect(unknown.stderr).toContain('no batch');
+    const port = await runCli(['view', '--port', '8080'], { cwd: project });
+    expect(port.exitCode).toBe(2);
+    expect(port.stderr).toContain('--port goes with --serve');
+    const both = await runCli(['view', 'some-run', '--serve'], { cwd: project });
+    expect(both.exitCode).toBe(2);
+    expect(both.stderr).toContain('view --serve takes no run or batch');
+  });
+
   it.skipIf(chromiumMissing)(`shows a run that starts while the list is open, and its steps as they happen${chromiumMissing ? ' (skipped: no Chromium)' : ''}`, async () => {
     const { page, errors } = await newPage();
     await page.goto(`${origin}/`);

@@ -111,7 +111,7 @@ function planHtml(plan: PlanView): string {
     `<td><strong>${escapeHtml(step.title)}</strong><div class="muted">${escapeHtml(step.description)}</div></td>`,
     `<td>${escapeHtml(step.executor)}</td>`,
     `<td><span class="status status-${escapeHtml(statusClass(step.status))}">${escapeHtml(step.status)}</span></td>`,
-    `<td>${step.reason ? `<div class="flow-reason">${escapeHtml(step.reason)}</div>` : ''}${step.result ? escapeHtml(previewText(step.result, 300)) : ''}</td>`,
+    `<td>${step.reason ? `<div class="flow-reason">${escapeHtml(step.reason)}</div>` : ''}${step.result && step.result !== step.reason ? escapeHtml(previewText(step.result, 300)) : ''}</td>`,
     '</tr>',
   ].join(''));
   const changes = plan.changes.map((change) => `${change.change}${change.step === undefined ? '' : ` ${change.step}`}`);

@@ -212,7 +212,9 @@ async function streamRun(request: IncomingMessage, response: ServerResponse, eve
   let plansShown = '';
   follower = followEvents(eventsFile, offset, (events: RunEventRecord[]) => {
     builder.addAll(events);
-    const view = redactor.redactValue(builder.view());
+    // The header, tree and plans need all but the steps: redacting those again at every poll would cost a long run dearly.
+    const { steps, ...rest } = builder.view();
+    const view = { ...redactor.redactValue({ ...rest, steps: [] }), steps };
     for (const step of builder.takeChangedSteps()) send('step', { index: step.index, html: stepHtml(redactor.redactValue(step), images) });
     send('header', { html: headerHtml(view) });
     const firstStep = new Map<string, number>();
@@ -243,7 +245,7 @@ async function streamList(request: IncomingMessage, response: ServerResponse, op
     } finally {
       busy = false;
     }
-  }, Math.max(poll, 500));
+  }, Math.max(poll, 1000));
   const send = openStream(request, response, streams, () => clearInterval(timer));
 }
 
