@@ -66,6 +66,28 @@ describe('a run read from its events', () => {
     expect(view.plans[0].changes.map((change) => change.change)).toEqual(['created', 'step-start', 'step-end', 'step-start', 'step-end', 'answered']);
   });
 
+  it('puts the branches of a parallel step side by side', async () => {
+    const time = '2026-12-01T10:00:00.000Z';
+    const step = (path: string, kind: string, status?: string) => status
+      ? { type: 'flow-step-end', time, path, kind, status, steps: 1, durationMs: 5 }
+      : { type: 'flow-step-start', time, path, kind, name: path.split('/').at(-1) };
+    const events = [
+      { type: 'run-start', time, runId: 'fan', recipe: { name: 'fan-out' }, agent: 'fan-out (flow)' },
+      step('research', 'parallel'), step('research/1', 'agent'), step('research/2', 'agent'),
+      { type: 'model-request', time, path: 'research/2', step: 1 },
+      { type: 'model-request', time, path: 'research/1', step: 1 },
+      step('research/2', 'agent', 'success'), step('research/1', 'agent', 'failure'), step('research', 'parallel', 'failure'),
+      step('report', 'agent'), step('report', 'agent', 'success'),
+    ];
+    const page = parse(await runHtml(runViewFromText('fan', root, lines(events)), { runDirectory: root }));
+    const branches = page.querySelector('.flow-node[data-path="research"] > .flow-children.parallel')!;
+    expect([...branches.children].map((node) => [node.getAttribute('data-path'), node.getAttribute('data-status')])).toEqual([['research/1', 'failure'], ['research/2', 'success']]);
+    expect(page.querySelector('.flow-node[data-path="report"]')!.parentElement!.classList.contains('parallel')).toBe(false);
+    // Each step of the timeline is its branch's, even when the branches ask in turns.
+    expect([...page.querySelectorAll('li.step .step-path')].map((node) => node.textContent)).toEqual(['research/2', 'research/1']);
+    expect(page.querySelector('#run-header')!.textContent).toContain('Flow');
+  });
+
   it('shows the checks of a run, each with its output', async () => {
     const page = parse(await runHtml(runViewFromText('data', root, recording('data-analysis')), { runDirectory: root }));
     expect(page.querySelectorAll('tr.check-passed').length).toBe(3);
