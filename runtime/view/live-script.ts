@@ -4,10 +4,15 @@
  * reloads the page once the run ends, for the charts and checks. What it receives is HTML the
  * server rendered and escaped; the page's policy lets no script in it run.
  */
+
+/** A string as a script literal that cannot end the script element it is in. */
+function scriptString(text: string): string {
+  return JSON.stringify(text).replace(/</g, '\\u003c');
+}
 export function liveRunScript(eventsUrl: string): string {
   return `
 (function () {
-  var source = new EventSource(${JSON.stringify(eventsUrl)});
+  var source = new EventSource(${scriptString(eventsUrl)});
   function fragment(html) {
     var holder = document.createElement('template');
     holder.innerHTML = html;
@@ -39,7 +44,7 @@ export function liveRunScript(eventsUrl: string): string {
 export function liveListScript(eventsUrl: string): string {
   return `
 (function () {
-  var source = new EventSource(${JSON.stringify(eventsUrl)});
+  var source = new EventSource(${scriptString(eventsUrl)});
   source.addEventListener('list', function (message) {
     var data = JSON.parse(message.data);
     Object.keys(data).forEach(function (id) {
