@@ -33,6 +33,7 @@ export const helpAfter: Record<string, string> = {
   run: `
 Examples:
   manus run recipes/ask.yaml --param question="What is a ReAct agent?"
+  manus run @acme/manus-travel/handbook --param destination=Lisbon   (a recipe of an installed pack)
   manus run recipe.yaml --prompt "a different task" --max-steps 10 --answer yes
   manus run recipe.yaml --json --report reports/ --ci
 
@@ -81,6 +82,28 @@ Exit codes:
 Examples:
   manus validate agents.yaml recipes/*.yaml plugins/*.ts
   manus validate recipe.yaml --json
+  manus validate @acme/manus-travel    (a whole pack: its package.json, agents, plugins and recipes)
+
+${listingExitCodes}`,
+  inspect: `
+Examples:
+  manus inspect recipes/travel-handbook.yaml
+  manus inspect @acme/manus-travel             (a whole installed pack)
+  manus inspect @acme/manus-travel/handbook --json
+
+Nothing runs: plugin files are read and hashed, not imported (the package's own plugins apart).
+
+${listingExitCodes}`,
+  packs: `
+Examples:
+  npm install @acme/manus-travel && manus packs
+  manus packs --json
+
+${listingExitCodes}`,
+  pack: `
+Examples:
+  manus pack init acme-travel
+  manus pack init @acme/travel --dir packs/travel
 
 ${listingExitCodes}`,
   tools: `

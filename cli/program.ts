@@ -34,7 +34,7 @@ function createProgram(): Command {
   program
     .command('run')
     .description('run a recipe to completion and print the final answer')
-    .argument('<recipe>', 'the recipe YAML file')
+    .argument('<recipe>', 'the recipe YAML file, or <package>/<recipe> for a recipe of an installed pack')
     .option('--prompt <text>', 'the task, replacing the recipe prompt')
     .option('--param <key=value>', 'a recipe parameter (repeatable)', collect, [])
     .option('--model <name>', 'a profile name from agents.yaml, or a model id')
@@ -125,12 +125,43 @@ function createProgram(): Command {
 
   program
     .command('validate')
-    .description('check agents files, recipes and plugins without running anything')
-    .argument('<files...>', 'YAML files and plugin files')
+    .description('check agents files, recipes, plugins and packs without running anything')
+    .argument('<files...>', 'YAML files, plugin files, and packs (a pack folder, or the name of an installed pack)')
     .option('--json', 'print the diagnostics and their counts as JSON on stdout')
     .action(async (files: string[], options: { json?: boolean }) => {
       const { validateCommand } = await import('./validate-command.js');
       return finish(await validateCommand(files, options));
+    });
+
+  program
+    .command('inspect')
+    .description('show everything a recipe or a pack would use and start, and what needs your consent, without running any of it')
+    .argument('<target>', 'a recipe file, <package>/<recipe>, a pack folder or the name of an installed pack')
+    .option('--json', 'print the same as one JSON object')
+    .action(async (target: string, options: { json?: boolean }) => {
+      const { inspectCommand } = await import('./inspect-command.js');
+      return finish(await inspectCommand(target, options));
+    });
+
+  program
+    .command('packs')
+    .description('list the packs installed here (in node_modules), with their recipes, agents and tools')
+    .option('--json', 'print JSON')
+    .action(async (options: { json?: boolean }) => {
+      const { packsCommand } = await import('./packs-command.js');
+      return finish(packsCommand(options));
+    });
+
+  program
+    .command('pack')
+    .description('make packs: `pack init <name>` writes a new one')
+    .command('init')
+    .description('write a new pack: package.json, a recipe, an agent, a plugin and a test that runs the recipe against a scripted model')
+    .argument('<name>', 'the npm package name, e.g. acme-travel or @acme/travel')
+    .option('--dir <folder>', 'where to write it (default: the name without its scope)')
+    .action(async (name: string, options: { dir?: string }) => {
+      const { packInitCommand } = await import('./pack-init-command.js');
+      return finish(packInitCommand(name, options, MANUS_VERSION));
     });
 
   program

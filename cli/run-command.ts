@@ -16,13 +16,14 @@ import { preloadModelSdk } from '../runtime/model/model-client.js';
 import { createProgressReporter } from '../runtime/progress-reporter.js';
 import { executeRun, type RunOptions, type RunResult } from '../runtime/run.js';
 import { parseCommandLineServer } from '../runtime/mcp/command-line-server.js';
+import { locateRecipe } from '../runtime/packs/locate-recipe.js';
 import { ExitCode, exitCodeForRun, type ExitCodeValue } from './exit-codes.js';
 import type { RunCommandOptions } from './program.js';
 
 export async function runCommand(recipeFile: string, options: RunCommandOptions): Promise<number> {
   const trust = [...parseTrustGrants(options.trust)];
   preloadModelSdk();
-  const plan = await resolveRecipe(recipeFile, {
+  const plan = await resolveRecipe(locateRecipe(recipeFile, process.cwd()).file, {
     cwd: process.cwd(),
     overrides: {
       prompt: options.prompt,
