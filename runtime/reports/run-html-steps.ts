@@ -4,7 +4,8 @@
  */
 import { formatCount, formatDuration } from './display-format.js';
 import { escapeHtml, previewText } from './html-text.js';
-import type { FlowNodeView, PlanView, StepView, ToolCallView } from './run-view.js';
+import type { FlowTreeNode } from './flow-tree.js';
+import type { PlanView, StepView, ToolCallView } from './run-view.js';
 
 /** Reads an image the model was shown, as a data URL; undefined when its file is gone. */
 export type ImageSource = (file: string, mimeType: string) => string | undefined;
@@ -73,21 +74,21 @@ function imageHtml(step: StepView, file: string, mimeType: string, source: strin
 }
 
 /** The flow as a tree: a parallel step's branches side by side, other steps' parts one below the other. */
-export function flowHtml(nodes: readonly FlowNodeView[], firstStep: ReadonlyMap<string, number>): string {
+export function flowHtml(nodes: readonly FlowTreeNode[], firstStep: ReadonlyMap<string, number>): string {
   if (nodes.length === 0) return '';
   return `<div class="flow-children">${nodes.map((node) => flowNodeHtml(node, firstStep)).join('')}</div>`;
 }
 
-function flowNodeHtml(node: FlowNodeView, firstStep: ReadonlyMap<string, number>): string {
+function flowNodeHtml(node: FlowTreeNode, firstStep: ReadonlyMap<string, number>): string {
   const facts = [
-    `<strong>${escapeHtml(node.title ?? node.name)}</strong>`,
+    `<strong>${escapeHtml(node.title ?? node.label)}</strong>`,
     `<span class="step-path">${escapeHtml(node.path)}</span>`,
     node.kind && node.kind !== 'agent' ? `<span class="muted">${escapeHtml(node.kind)}</span>` : '',
     node.agent ? `<span class="muted">agent ${escapeHtml(node.agent)}</span>` : '',
     /(^|\/)replan-\d+$/.test(node.path) ? '<span class="replan">replan</span>' : '',
     `<span class="status status-${escapeHtml(statusClass(node.status))}">${escapeHtml(node.status)}</span>`,
     node.steps === undefined ? '' : `<span>${node.steps} steps</span>`,
-    node.usage ? `<span>${escapeHtml(formatCount(node.usage.totalTokens))} tokens</span>` : '',
+    node.totalTokens === undefined ? '' : `<span>${escapeHtml(formatCount(node.totalTokens))} tokens</span>`,
     node.cost === undefined || node.cost === 0 ? '' : `<span>$${node.cost.toFixed(4)}</span>`,
     node.durationMs === undefined ? '' : `<span>${escapeHtml(formatDuration(node.durationMs))}</span>`,
   ].filter(Boolean);

@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { parseEventLines, summarize, type RunEventRecord } from '../run-history.js';
 import { isRecord, numberField, recordField, textField } from './event-fields.js';
+import { flowTree, type FlowTreeNode } from './flow-tree.js';
 
 export interface UsageFigures {
   promptTokens: number;
@@ -58,22 +59,6 @@ export interface StepView {
   toolCalls: ToolCallView[];
   images: ImageView[];
   notes: string[];
-}
-
-export interface FlowNodeView {
-  path: string;
-  name: string;
-  kind: string;
-  agent?: string;
-  title?: string;
-  status: string;
-  reason?: string;
-  answer?: string;
-  steps?: number;
-  usage?: UsageFigures;
-  cost?: number;
-  durationMs?: number;
-  children: FlowNodeView[];
 }
 
 export interface PlanStepView {
@@ -132,7 +117,8 @@ export interface RunView {
   attempts?: number;
   files: string[];
   steps: StepView[];
-  flow: FlowNodeView[];
+  /** A flow's steps as a tree; empty for a run of one agent. */
+  flow: FlowTreeNode[];
   plans: PlanView[];
   checks: CheckRoundView[];
   /** What happened outside any step: resumes, retries, warnings, an interruption. */
@@ -170,7 +156,8 @@ export class RunViewBuilder {
   private readonly current = new Map<string, StepView>();
   /** The last cumulative cost each path's agent recorded, to take each step's own from it. */
   private readonly pathCost = new Map<string, number>();
-  private readonly flowNodes = new Map<string, FlowNodeView>();
+  /** The flow's own events, few even in a long run; its tree is drawn from them when the view is read. */
+  private readonly flowEvents: RunEventRecord[] = [];
   private readonly plans = new Map<string, PlanView>();
   private readonly changedSteps = new Set<StepView>();
 
@@ -194,6 +181,7 @@ export class RunViewBuilder {
   }
 
   view(): RunView {
+    if (this.flowEvents.length > 0) this.run.flow = flowTree(this.flowEvents);
     return this.run;
   }
 
@@ -265,11 +253,10 @@ export class RunViewBuilder {
       case 'checks':
         return this.checks(event);
       case 'flow-step-start':
-        return this.flowStart(event, path);
       case 'flow-step-end':
-        return this.flowEnd(event, path);
       case 'flow-step-stop':
-        return this.flowStop(event, path);
+        this.flowEvents.push(event);
+        return;
       case 'plan-update':
         return this.planUpdate(event, path);
       case 'run-end':
@@ -430,48 +417,6 @@ export class RunViewBuilder {
   private checks(event: RunEventRecord): void {
     const results = Array.isArray(event.results) ? checkList(event.results) : [];
     this.run.checks.push({ attempt: numberField(event.attempt) ?? this.run.checks.length + 1, results });
-  }
-
-  private flowStart(event: RunEventRecord, path: string | undefined): void {
-    if (!path) return;
-    const node: FlowNodeView = {
-      path,
-      name: textField(event.name) ?? path.split('/').at(-1) ?? path,
-      kind: textField(event.kind) ?? '',
-      agent: textField(event.agent),
-      title: textField(event.title),
-      status: 'running',
-      children: [],
-    };
-    const existing = this.flowNodes.get(path);
-    // A resumed run starts a stopped step again: it keeps its place in the tree.
-    if (existing) {
-      Object.assign(existing, { ...node, children: existing.children });
-      return;
-    }
-    this.flowNodes.set(path, node);
-    const parent = this.flowNodes.get(path.split('/').slice(0, -1).join('/'));
-    if (parent) parent.children.push(node);
-    else this.run.flow.push(node);
-  }
-
-  private flowEnd(event: RunEventRecord, path: string | undefined): void {
-    const node = path ? this.flowNodes.get(path) : undefined;
-    if (!node) return;
-    node.status = textField(event.status) ?? 'unknown';
-    node.reason = textField(event.reason);
-    node.answer = textField(event.answer);
-    node.steps = numberField(event.steps);
-    node.usage = usageField(event.usage);
-    node.cost = numberField(event.cost);
-    node.durationMs = numberField(event.durationMs);
-  }
-
-  private flowStop(event: RunEventRecord, path: string | undefined): void {
-    const node = path ? this.flowNodes.get(path) : undefined;
-    if (!node) return;
-    node.status = 'stopped';
-    node.reason = textField(event.reason) ?? textField(event.message);
   }
 
   private planUpdate(event: RunEventRecord, path: string | undefined): void {
