@@ -4,7 +4,7 @@
  * reaching outside the runs folder, get nothing.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -135,6 +135,26 @@ describe('manus view --serve', () => {
     expect((await get('/')).body).not.toContain(outsideMarker);
   });
 
+  it.skipIf(chromiumMissing)(`puts a running batch's new items in its table as they come${chromiumMissing ? ' (skipped: no Chromium)' : ''}`, async () => {
+    const batch = join(project, '.manus', 'batches', 'batch-live');
+    mkdirSync(batch, { recursive: true });
+    const itemLine = (index: number) => `${JSON.stringify({ index, status: 'success', answer: `answer ${index + 1}`, durationMs: 1000 * (index + 1), usage: { totalTokens: 10 } })}\n`;
+    writeFileSync(join(batch, 'batch.json'), JSON.stringify({ version: 1, id: 'batch-live', recipe: { name: 'live-batch' }, status: 'running', totals: { items: 2, succeeded: 1, failed: 0, running: 1 } }));
+    writeFileSync(join(batch, 'items.jsonl'), itemLine(0));
+    const { page, errors } = await newPage();
+    await page.goto(`${origin}/batches/batch-live`);
+    expect(await page.locator('#batch-items tbody tr').count()).toBe(1);
+    await page.evaluate(() => ((window as { __sameDocument?: boolean }).__sameDocument = true));
+    appendFileSync(join(batch, 'items.jsonl'), itemLine(1));
+    writeFileSync(join(batch, 'batch.json'), JSON.stringify({ version: 1, id: 'batch-live', recipe: { name: 'live-batch' }, status: 'success', totals: { items: 2, succeeded: 2, failed: 0 } }));
+    await page.locator('#batch-items tbody tr[data-index="1"]').waitFor({ timeout: 10_000 });
+    expect(await page.locator('#batch-totals').textContent()).toBe('2 in all: 2 succeeded, 0 failed');
+    expect(await page.evaluate(() => (window as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
+    await page.locator('tr[data-index="1"] a.item-report').click();
+    expect(await page.locator('h1').textContent()).toContain('item 2');
+    expect(errors).toEqual([]);
+  }, 30_000);
+
   it('says what is wrong with a view that cannot be made', async () => {
     const unknown = await runCli(['view', 'no-such-run'], { cwd: project });
     expect(unknown.exitCode).toBe(2);
@@ -169,6 +189,7 @@ describe('manus view --serve', () => {
     await page.waitForFunction((count) => document.querySelectorAll('li.step').length > count, seen + 1, { timeout: 15_000 });
     expect(await page.evaluate(() => (window as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
     expect(await page.locator('#run-steps').textContent()).not.toBe(String(seen));
+    expect(await page.locator('#timeline-count').textContent()).toBe(await page.locator('#run-steps').textContent());
     await keepScreenshot(page, 'served-run-in-progress');
 
     const result = await run;

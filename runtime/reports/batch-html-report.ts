@@ -26,6 +26,8 @@ export interface BatchHtmlOptions {
   /** The link from the batch's page to an item's report. */
   itemHref: (item: BatchItem) => string;
   backLink?: { href: string; text: string };
+  /** A served page's script that puts new items in place as the batch goes on. */
+  live?: { script: string };
 }
 
 export interface WrittenBatchReport {
@@ -100,7 +102,7 @@ export async function batchHtml(record: BatchRecord, options: BatchHtmlOptions):
     ['Duration', escapeHtml(formatDuration(totals.durationMs))],
     ['Concurrency', batch.concurrency === undefined ? '-' : String(batch.concurrency)],
     ...(batch.queue ? [['Queue', escapeHtml(batch.queue)] as [string, string]] : []),
-    ['Items', `<span id="batch-totals">${totals.items} in all: ${totals.succeeded} succeeded, ${totals.failed} failed${totals.running ? `, ${totals.running} running` : ''}${totals.pending ? `, ${totals.pending} pending` : ''}</span>`],
+    ['Items', `<span id="batch-totals">${batchTotalsHtml(batch)}</span>`],
     ['Tokens', `${escapeHtml(formatCount(totals.totalTokens))} <span class="muted">(${escapeHtml(formatCount(totals.promptTokens))} prompt, ${escapeHtml(formatCount(totals.completionTokens))} completion)</span>`],
     ...(totals.cost === undefined ? [] : [['Cost', `$${totals.cost.toFixed(4)}`] as [string, string]]),
   ];
@@ -125,7 +127,18 @@ export async function batchHtml(record: BatchRecord, options: BatchHtmlOptions):
     batch.warnings.length > 0 ? `<section id="notes"><h2>Notes</h2>${batch.warnings.map((warning) => `<div class="note">${escapeHtml(warning)}</div>`).join('')}</section>` : '',
     '</main>',
   ].join('\n');
-  return htmlPage({ title: `${batch.recipe.name || batch.id} - batch ${batch.id} - ${batch.status}`, body });
+  return htmlPage({ title: `${batch.recipe.name || batch.id} - batch ${batch.id} - ${batch.status}`, body, script: options.live?.script, connectToServer: options.live !== undefined });
+}
+
+/** How many items there are and how they stand; the batch is redacted already. */
+export function batchTotalsHtml(batch: BatchRecord): string {
+  const { totals } = batch;
+  return escapeHtml(`${totals.items} in all: ${totals.succeeded} succeeded, ${totals.failed} failed${totals.running ? `, ${totals.running} running` : ''}${totals.pending ? `, ${totals.pending} pending` : ''}`);
+}
+
+/** The items' rows of the table; the batch is redacted already. */
+export function batchItemRowsHtml(batch: BatchRecord, itemHref: (item: BatchItem) => string): string {
+  return batch.items.map((item) => itemRow(item, itemHref(item))).join('');
 }
 
 function itemRow(item: BatchItem, href: string): string {

@@ -54,14 +54,15 @@ export async function runHtml(view: RunView, options: RunHtmlOptions): Promise<s
   for (const step of run.steps) if (step.path !== undefined && !firstStep.has(step.path)) firstStep.set(step.path, step.index);
   const sections: string[] = [];
   const nav: Array<[string, string]> = [];
-  const section = (id: string, title: string, body: string) => {
+  const section = (id: string, title: string, body: string, count?: number) => {
     nav.push([id, title]);
-    sections.push(`<section id="${id}"><h2>${escapeHtml(title)}</h2>${body}</section>`);
+    const heading = count === undefined ? escapeHtml(title) : `${escapeHtml(title)} (<span id="${id}-count">${count}</span>)`;
+    sections.push(`<section id="${id}"><h2>${heading}</h2>${body}</section>`);
   };
   if (charts.length > 0) section('charts', 'Charts', chartsHtml(charts));
   if (run.plans.length > 0) section('plan', 'Plan', `<div id="plans">${plansHtml(run.plans)}</div>`);
   if (run.flow.length > 0) section('flow', 'Flow', `<div id="flow-tree">${flowHtml(run.flow, firstStep)}</div>`);
-  section('timeline', `Steps (${run.steps.length})`, timelineHtml(run, images));
+  section('timeline', 'Steps', timelineHtml(run, images), run.steps.length);
   if (run.checks.length > 0) section('checks', 'Checks', checksHtml(run.checks));
   section('files', 'Files', filesHtml(run, options));
   if (run.notes.length > 0 || run.warnings.length > 0) section('notes', 'Notes', notesHtml(run));

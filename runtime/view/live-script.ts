@@ -32,7 +32,12 @@ export function liveRunScript(eventsUrl: string): string {
     var empty = document.getElementById('no-steps');
     if (empty) empty.remove();
   });
-  source.addEventListener('header', function (message) { replaceInside('run-header', JSON.parse(message.data).html); });
+  source.addEventListener('header', function (message) {
+    replaceInside('run-header', JSON.parse(message.data).html);
+    var count = document.getElementById('timeline-count');
+    var steps = document.getElementById('run-steps');
+    if (count && steps) count.textContent = steps.textContent;
+  });
   source.addEventListener('flow', function (message) { replaceInside('flow-tree', JSON.parse(message.data).html); });
   source.addEventListener('plans', function (message) { replaceInside('plans', JSON.parse(message.data).html); });
   source.addEventListener('end', function () { source.close(); location.reload(); });
@@ -40,7 +45,11 @@ export function liveRunScript(eventsUrl: string): string {
 `;
 }
 
-/** The list page's script: it replaces the tables when runs or batches come, go or change. */
+/**
+ * The script of a served list (the runs and batches, or a batch's items): it puts in place the
+ * parts the server sends again when they change, by element id: a table's rows, or an element's
+ * content. A table's filters are applied again to its new rows.
+ */
 export function liveListScript(eventsUrl: string): string {
   return `
 (function () {
@@ -48,11 +57,16 @@ export function liveListScript(eventsUrl: string): string {
   source.addEventListener('list', function (message) {
     var data = JSON.parse(message.data);
     Object.keys(data).forEach(function (id) {
-      var table = document.getElementById(id);
-      if (!table) return;
+      var element = document.getElementById(id);
+      if (!element) return;
       var holder = document.createElement('template');
+      if (element.tagName !== 'TABLE') {
+        holder.innerHTML = data[id];
+        element.replaceChildren(holder.content);
+        return;
+      }
       holder.innerHTML = '<table><tbody>' + data[id] + '</tbody></table>';
-      table.tBodies[0].replaceChildren.apply(table.tBodies[0], Array.prototype.slice.call(holder.content.querySelector('tbody').children));
+      element.tBodies[0].replaceChildren.apply(element.tBodies[0], Array.prototype.slice.call(holder.content.querySelector('tbody').children));
       document.querySelectorAll('[data-filter-for="' + id + '"]').forEach(function (control) { control.dispatchEvent(new Event('input')); });
     });
   });

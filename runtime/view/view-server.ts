@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join, sep } from 'node:path';
 import { createRequestGuard } from '../mcp-server/http-request-guard.js';
 import { batchFolderNames, readBatchFolder, type BatchItem, type BatchRecord } from '../reports/batch-folder.js';
-import { batchHtml, batchItemHtml } from '../reports/batch-html-report.js';
+import { batchHtml, batchItemHtml, batchItemRowsHtml, batchTotalsHtml } from '../reports/batch-html-report.js';
 import { headerHtml, imageReader, runHtml } from '../reports/run-html-report.js';
 import { flowHtml, plansHtml, stepHtml } from '../reports/run-html-steps.js';
 import { RunViewBuilder, runViewFromText } from '../reports/run-view.js';
@@ -21,7 +21,7 @@ import { eventsFileName, listRuns, parseEventLines, type RunEventRecord } from '
 import type { SecretRedactor } from '../secret-redaction.js';
 import { followEvents, wholeLines } from './events-follower.js';
 import { batchRowsHtml, listPageHtml, runRowsHtml } from './list-page.js';
-import { liveRunScript } from './live-script.js';
+import { liveListScript, liveRunScript } from './live-script.js';
 
 export const viewServerHost = '127.0.0.1';
 
@@ -92,8 +92,16 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
   if (segments[0] === 'batches' && segments.length >= 2) {
     const batch = await batchRecord(options.batchesDirectory, segments[1]);
     const base = `/batches/${encodeURIComponent(batch.id)}`;
+    const itemHref = (item: BatchItem) => `${base}/items/${item.index + 1}`;
     if (segments.length === 2) {
-      return sendHtml(response, await batchHtml(batch, { redactor: options.redactor, itemHref: (item) => `${base}/items/${item.index + 1}`, backLink: { href: '/', text: 'All runs and batches' } }));
+      const live = batch.finishedAt === undefined ? { script: liveListScript(`${base}/events`) } : undefined;
+      return sendHtml(response, await batchHtml(batch, { redactor: options.redactor, itemHref, backLink: { href: '/', text: 'All runs and batches' }, live }));
+    }
+    if (segments.length === 3 && segments[2] === 'events') {
+      return streamChanges(request, response, streams, poll, async () => {
+        const current = options.redactor.redactValue(await readBatchFolder(batch.directory));
+        return { 'batch-items': batchItemRowsHtml(current, itemHref), 'batch-totals': batchTotalsHtml(current) };
+      });
     }
     if (segments[2] === 'items' && segments.length >= 4) {
       const item = batchItem(batch, segments[3], options);
@@ -228,17 +236,25 @@ async function streamRun(request: IncomingMessage, response: ServerResponse, eve
 }
 
 /** Sends the list's rows again whenever a run or batch comes, goes or changes. */
-async function streamList(request: IncomingMessage, response: ServerResponse, options: ViewServerOptions, streams: Set<() => void>, poll: number): Promise<void> {
-  let last = '';
+function streamList(request: IncomingMessage, response: ServerResponse, options: ViewServerOptions, streams: Set<() => void>, poll: number): void {
+  streamChanges(request, response, streams, poll, async () => {
+    const [runs, batches] = await Promise.all([listRuns(options.runsDirectory), readBatches(options.batchesDirectory)]);
+    return { runs: runRowsHtml(options.redactor.redactValue(runs)), batches: batchRowsHtml(options.redactor.redactValue(batches)) };
+  });
+}
+
+/** Reads parts of a page again at each poll and sends them, by element id, when they changed. */
+function streamChanges(request: IncomingMessage, response: ServerResponse, streams: Set<() => void>, poll: number, read: () => Promise<Record<string, string>>): void {
+  let last: string | undefined;
   let busy = false;
   const timer = setInterval(async () => {
     if (busy) return;
     busy = true;
     try {
-      const [runs, batches] = await Promise.all([listRuns(options.runsDirectory), readBatches(options.batchesDirectory)]);
-      const rows = { runs: runRowsHtml(options.redactor.redactValue(runs)), batches: batchRowsHtml(options.redactor.redactValue(batches)) };
-      const text = JSON.stringify(rows);
-      if (last !== '' && text !== last) send('list', rows);
+      const parts = await read();
+      const text = JSON.stringify(parts);
+      // The first reading too: the page may have been drawn a moment before the stream opened.
+      if (text !== last) send('list', parts);
       last = text;
     } catch {
       // A folder caught mid-change is read again at the next poll.
