@@ -105,6 +105,24 @@ describe('a run read from its events', () => {
     expect(page.querySelector('#notes')!.textContent).toContain('was cut off');
   });
 
+  it('tells at the step that follows it that the run was resumed', async () => {
+    const events = runEvents('ok');
+    const time = '2026-12-01T11:00:00.000Z';
+    const resumed = [
+      ...events.slice(0, -1),
+      { type: 'run-resume', time, step: 1 },
+      { type: 'model-request', time, step: 2 },
+      { type: 'model-response', time, step: 2, content: 'Again.', usage: { promptTokens: 5, completionTokens: 1, totalTokens: 6 }, durationMs: 3 },
+      { type: 'step-end', time, step: 2, kind: 'finished', durationMs: 4 },
+      events.at(-1)!,
+    ];
+    const view = runViewFromText('resumed', root, lines(resumed));
+    expect(view.steps.map((step) => step.before)).toEqual([[], ['Resumed at 2026-12-01T11:00:00.000Z, after step 1.']]);
+    expect(view.notes).toEqual([]);
+    const page = parse(await runHtml(view, { runDirectory: root }));
+    expect(page.querySelector('#step-2 .note')!.textContent).toContain('Resumed at');
+  });
+
   it('counts each step\'s own cost from the running totals the loop records', () => {
     const view = runViewFromText('cost', root, lines(runEvents('ok')));
     expect(view.steps[0].cost).toBe(0.002);

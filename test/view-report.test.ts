@@ -160,6 +160,16 @@ describe.skipIf(chromiumMissing)(`the HTML report${chromiumMissing ? ' (skipped:
     const target = new URL((await link.getAttribute('href'))!, page.url());
     expect(readFileSync(target, 'utf8')).toContain('Glass frogs.');
 
+    // The timeline filters by any text in a step, or to the steps with a failed tool call.
+    const shownSteps = () => page.locator('li.step').evaluateAll((steps) => steps.filter((step) => !(step as HTMLElement).hidden).map((step) => step.id));
+    await page.locator('input[data-filter-steps]').fill('note.md');
+    expect(await shownSteps()).toEqual(['step-2', 'step-3']);
+    await page.locator('input[data-filter-steps]').fill('');
+    await page.locator('input[data-errors-only]').check();
+    expect(await shownSteps()).toEqual([]);
+    await page.locator('input[data-errors-only]').uncheck();
+    expect((await shownSteps()).length).toBe(4);
+
     // Markup from the model is shown as text and never runs, even with every call opened.
     await page.locator('button[data-details="open"]').click();
     expect(await page.evaluate(() => (window as { __owned?: boolean }).__owned)).toBeUndefined();

@@ -47,6 +47,17 @@ export const pageScript = `
     }
     control.addEventListener('input', apply);
   });
+  var stepFilter = document.querySelector('[data-filter-steps]');
+  var errorsOnly = document.querySelector('[data-errors-only]');
+  function filterSteps() {
+    var text = stepFilter ? stepFilter.value.trim().toLowerCase() : '';
+    var errors = errorsOnly ? errorsOnly.checked : false;
+    document.querySelectorAll('li.step').forEach(function (step) {
+      step.hidden = (errors && !step.hasAttribute('data-error')) || (text !== '' && step.textContent.toLowerCase().indexOf(text) < 0);
+    });
+  }
+  if (stepFilter) stepFilter.addEventListener('input', filterSteps);
+  if (errorsOnly) errorsOnly.addEventListener('change', filterSteps);
   document.querySelectorAll('button[data-details]').forEach(function (button) {
     button.addEventListener('click', function () {
       var open = button.getAttribute('data-details') === 'open';

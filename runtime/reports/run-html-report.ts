@@ -116,9 +116,13 @@ function chartsHtml(charts: readonly ReportChart[]): string {
 }
 
 function timelineHtml(run: RunView, images: ImageSource): string {
-  const controls = run.steps.some((step) => step.toolCalls.length > 0)
-    ? '<p><button type="button" data-details="open">Open all tool calls</button> <button type="button" data-details="close">Close all</button></p>'
-    : '';
+  const controls = run.steps.length === 0 ? '' : [
+    '<div class="filters">',
+    '<input type="search" placeholder="Filter steps: any text in a step" aria-label="Filter steps" data-filter-steps>',
+    '<label><input type="checkbox" data-errors-only> only steps with a failed tool call</label>',
+    '<button type="button" data-details="open">Open all tool calls</button> <button type="button" data-details="close">Close all</button>',
+    '</div>',
+  ].join('');
   const empty = run.steps.length === 0 ? '<p class="muted" id="no-steps">No step was recorded.</p>' : '';
   return `${controls}${empty}<ol class="timeline" id="steps">${run.steps.map((step) => stepHtml(step, images)).join('\n')}</ol>`;
 }

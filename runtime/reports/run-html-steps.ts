@@ -26,9 +26,10 @@ export function stepHtml(step: StepView, images: ImageSource): string {
   if (step.toolCalls.length > 0) facts.push(`<span>tools ${escapeHtml(formatDuration(toolsMs))}</span>`);
   if (step.ending && step.ending !== 'continue') facts.push(`<span class="status status-${escapeHtml(statusClass(step.ending))}">${escapeHtml(step.ending)}</span>`);
   const parts = [
-    `<li class="step ending-${escapeHtml(statusClass(step.ending ?? 'running'))}" id="step-${step.index}" data-step="${step.index}">`,
-    `<div class="step-head"><span class="step-number">Step ${step.index}</span>${facts.join('')}</div>`,
+    `<li class="step ending-${escapeHtml(statusClass(step.ending ?? 'running'))}" id="step-${step.index}" data-step="${step.index}"${step.toolCalls.some((call) => call.isError) ? ' data-error=""' : ''}>`,
+    `<div class="step-head"><a class="step-number" href="#step-${step.index}">Step ${step.index}</a>${facts.join('')}</div>`,
   ];
+  for (const note of step.before) parts.push(`<div class="note">${escapeHtml(note)}</div>`);
   if (step.reasoning?.trim()) parts.push(`<details class="reasoning"><summary class="muted">Reasoning</summary><div class="assistant">${escapeHtml(step.reasoning.trim())}</div></details>`);
   if (step.content?.trim()) parts.push(`<div class="assistant">${escapeHtml(step.content.trim())}</div>`);
   for (const call of step.toolCalls) parts.push(toolCallHtml(call));

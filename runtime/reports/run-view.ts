@@ -59,6 +59,8 @@ export interface StepView {
   toolCalls: ToolCallView[];
   images: ImageView[];
   notes: string[];
+  /** What happened just before the step started: a resume, a new attempt. */
+  before: string[];
 }
 
 export interface PlanStepView {
@@ -160,6 +162,8 @@ export class RunViewBuilder {
   private readonly flowEvents: RunEventRecord[] = [];
   private readonly plans = new Map<string, PlanView>();
   private readonly changedSteps = new Set<StepView>();
+  /** Notes waiting for the next step to start. */
+  private readonly pendingNotes: string[] = [];
 
   constructor(runId: string, warnings: string[] = []) {
     this.run = {
@@ -212,7 +216,7 @@ export class RunViewBuilder {
         this.current.clear();
         this.run.ended = false;
         this.run.status = 'running';
-        return this.note(`Resumed after step ${numberField(event.step) ?? 0}.`);
+        return this.noteBeforeNextStep(`Resumed at ${textField(event.time) ?? 'an unknown time'}, after step ${numberField(event.step) ?? 0}.`);
       case 'model-request':
         return this.touch(this.stepFor(path, numberField(event.step), time, true));
       case 'model-response':
@@ -249,7 +253,7 @@ export class RunViewBuilder {
         return this.note('The run was interrupted.');
       case 'retry':
         this.current.clear();
-        return this.note(`Attempt ${numberField(event.attempt) ?? '?'} started${Array.isArray(event.failedChecks) ? `, because these checks failed: ${stringList(event.failedChecks).join(', ')}` : ''}.`);
+        return this.noteBeforeNextStep(`Attempt ${numberField(event.attempt) ?? '?'} started${Array.isArray(event.failedChecks) ? `, because these checks failed: ${stringList(event.failedChecks).join(', ')}` : ''}.`);
       case 'checks':
         return this.checks(event);
       case 'flow-step-start':
@@ -309,6 +313,12 @@ export class RunViewBuilder {
     this.run.notes.push(text);
   }
 
+  /** A turn in the run's story (a resume, a new attempt) told where it happened: at the step that follows it. */
+  private noteBeforeNextStep(text: string): void {
+    this.pendingNotes.push(text);
+    this.note(text);
+  }
+
   private stepNote(event: RunEventRecord, path: string | undefined, text: string): void {
     const step = numberField(event.step);
     const current = this.current.get(path ?? '');
@@ -325,7 +335,11 @@ export class RunViewBuilder {
     const key = path ?? '';
     const current = this.current.get(key);
     if (current && (step === undefined || current.step === step) && !(request && current.modelDurationMs !== undefined)) return current;
-    const created: StepView = { index: this.run.steps.length + 1, path, step: step ?? (current ? current.step + 1 : 1), startedAt: time, toolCalls: [], images: [], notes: [] };
+    const created: StepView = { index: this.run.steps.length + 1, path, step: step ?? (current ? current.step + 1 : 1), startedAt: time, toolCalls: [], images: [], notes: [], before: [...this.pendingNotes] };
+    if (this.pendingNotes.length > 0) {
+      this.run.notes = this.run.notes.filter((note) => !this.pendingNotes.includes(note));
+      this.pendingNotes.length = 0;
+    }
     this.run.steps.push(created);
     this.current.set(key, created);
     return created;
