@@ -65,6 +65,19 @@ Environment:
   MANUS_RUNS_DIR         where run folders are (default .manus/runs); --runs-dir wins
 
 ${listingExitCodes}`,
+  view: `
+Examples:
+  manus view                      the newest run's report, written into its run folder
+  manus view 20261130-0915 --open
+  manus view recipes/recordings/planning-flow.jsonl --output flow.html
+  manus view --serve --port 8080  every run and batch at http://127.0.0.1:8080/, live
+
+Environment:
+  MANUS_RUNS_DIR         where run folders are (default .manus/runs); --runs-dir wins
+
+Exit codes:
+  0    success
+  2    no such run or batch, or the command line is wrong`,
   validate: `
 Examples:
   manus validate agents.yaml recipes/*.yaml plugins/*.ts

@@ -52,7 +52,7 @@ function createProgram(): Command {
     .option('--json', 'print one JSON object with the outcome instead of the answer')
     .option('--quiet', 'no progress on stderr')
     .option('--ci', 'no questions, no colours, plain progress (also when CI=true)')
-    .option('--report <folder>', 'write manus-report.json and manus-junit.xml there')
+    .option('--report <folder>', 'write manus-report.json, manus-junit.xml and manus-report.html there')
     .option('--mcp <server>', 'add an MCP server for this run, name=command args... (repeatable); all its tools are offered, as mcp_<name>_<tool>', collect, [])
     .action(async (recipe: string, options: RunCommandOptions) => {
       const { runCommand } = await import('./run-command.js');
@@ -71,7 +71,7 @@ function createProgram(): Command {
     .option('--json', 'print one JSON object with the outcome instead of the answer')
     .option('--quiet', 'no progress on stderr')
     .option('--ci', 'no questions, no colours, plain progress (also when CI=true)')
-    .option('--report <folder>', 'write manus-report.json and manus-junit.xml there')
+    .option('--report <folder>', 'write manus-report.json, manus-junit.xml and manus-report.html there')
     .action(async (run: string, options: ResumeCommandOptions) => {
       const { resumeCommand } = await import('./resume-command.js');
       return finish(await resumeCommand(run, options));
@@ -88,7 +88,7 @@ function createProgram(): Command {
     .option('--json', 'print one JSON object with the outcome instead of the answer')
     .option('--quiet', 'no progress on stderr')
     .option('--ci', 'no questions, no colours, plain progress (also when CI=true)')
-    .option('--report <folder>', 'write manus-report.json and manus-junit.xml there')
+    .option('--report <folder>', 'write manus-report.json, manus-junit.xml and manus-report.html there')
     .action(async (run: string, options: ReplayCommandOptions) => {
       const { replayCommand } = await import('./replay-command.js');
       return finish(await replayCommand(run, options));
@@ -106,6 +106,21 @@ function createProgram(): Command {
       const id = words[0] === 'show' ? words[1] : words[0];
       if (words[0] === 'show' && id === undefined) throw new UsageError('runs show needs a run id');
       return finish(id === undefined ? await runsCommand(options) : await showRunCommand(id, options));
+    });
+
+  program
+    .command('view')
+    .description('write a run\'s or a batch\'s report as one HTML page and print its path; --serve shows every run in a browser, live')
+    .argument('[target]', 'a run id (a unique prefix is enough), a batch id, or an events.jsonl file; default the newest run')
+    .option('--open', 'open the page (or, with --serve, the server) in the desktop\'s browser')
+    .option('--output <file>', 'write the page here instead of into the run or batch folder')
+    .option('--serve', 'serve the runs and batches folders read-only on 127.0.0.1, with runs in progress followed live')
+    .option('--port <n>', 'the port for --serve (default 7780; 0 picks a free one)', portNumber)
+    .option('--runs-dir <folder>', 'where run folders are (default .manus/runs)')
+    .option('--batches-dir <folder>', 'where batch folders are (default: batches beside the runs folder)')
+    .action(async (target: string | undefined, options: ViewCommandOptions) => {
+      const { viewCommand } = await import('./view-command.js');
+      return finish(await viewCommand(target, options));
     });
 
   program
@@ -208,6 +223,15 @@ function optionDescription(this: Help, option: Option): string {
   return Help.prototype.optionDescription.call(this, withoutDefault);
 }
 
+export interface ViewCommandOptions {
+  open?: boolean;
+  output?: string;
+  serve?: boolean;
+  port?: number;
+  runsDir?: string;
+  batchesDir?: string;
+}
+
 export interface ResumeCommandOptions {
   ci?: boolean;
   trust: string[];
@@ -260,6 +284,12 @@ function collect(value: string, previous: string[]): string[] {
 function positiveNumber(value: string): number {
   const number = Number(value);
   if (!Number.isFinite(number) || number <= 0) throw new InvalidArgumentError('expected a number above 0');
+  return number;
+}
+
+function portNumber(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0 || number > 65535) throw new InvalidArgumentError('expected a port number from 0 to 65535');
   return number;
 }
 

@@ -1,13 +1,15 @@
 /** `manus run`: resolve the recipe, run it with progress on stderr, print the answer or JSON. */
 import { redactorForPlan } from '../runtime/plan-secrets.js';
 import { mkdir } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { isatty } from 'node:tty';
 import { literalSecretErrors } from '../runtime/config/literal-secrets.js';
 import { parseParameterArguments, resolveRecipe, type RunPlan } from '../runtime/config/resolve-recipe.js';
 import { settleTrustRequests } from '../runtime/config/trust-consent.js';
 import { parseTrustGrants } from '../runtime/config/trust-grants.js';
 import { writeJunitReport } from '../runtime/reports/junit-report.js';
+import { eventsFileName } from '../runtime/run-history.js';
+import type { SecretRedactor } from '../runtime/secret-redaction.js';
 import { writeJsonReport, type RunReport } from '../runtime/reports/run-report.js';
 import { ConfigError, formatDiagnostic, InterruptedError } from '../runtime/errors.js';
 import { preloadModelSdk } from '../runtime/model/model-client.js';
@@ -120,15 +122,18 @@ export async function runWithProgress(plan: RunPlan, options: ProgressRunOptions
   // What is printed and reported is redacted whole; the run's own result stays as it was.
   const shown = redactor.redactValue(reported);
   printResult(shown, options.json === true);
-  if (options.report) await writeReports(resolve(options.report), { ...shown, recipe: redactor.redactValue({ name: plan.recipe.name, file: plan.recipe.file }) });
+  if (options.report) await writeReports(resolve(options.report), { ...shown, recipe: redactor.redactValue({ name: plan.recipe.name, file: plan.recipe.file }) }, { result, redactor });
   return reported;
 }
 
 const terminateGraceMilliseconds = 2500;
 
-async function writeReports(directory: string, report: RunReport): Promise<void> {
+async function writeReports(directory: string, report: RunReport, { result, redactor }: { result: RunResult; redactor: SecretRedactor }): Promise<void> {
   await mkdir(directory, { recursive: true });
   const written = [await writeJsonReport(directory, report), await writeJunitReport(directory, report)];
+  // Loaded only here: a run without --report starts without the page's code.
+  const { htmlReportFileName, writeRunHtmlReport } = await import('../runtime/reports/run-html-report.js');
+  written.push(await writeRunHtmlReport(join(result.runDirectory, eventsFileName), join(directory, htmlReportFileName), { runDirectory: result.runDirectory, redactor, workspace: result.workspace }));
   process.stderr.write(`reports: ${written.join(', ')}\n`);
 }
 

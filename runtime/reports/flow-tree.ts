@@ -19,6 +19,8 @@ export interface FlowTreeNode {
   reason?: string;
   steps?: number;
   totalTokens?: number;
+  /** US dollars, when the profiles have prices. */
+  cost?: number;
   durationMs?: number;
   children: FlowTreeNode[];
 }
@@ -57,6 +59,7 @@ export function flowTree(events: readonly RunEventRecord[]): FlowTreeNode[] {
       node.durationMs = numberField(event.durationMs);
       node.steps = numberField(event.steps);
       node.totalTokens = numberField(recordField(event.usage)?.totalTokens);
+      node.cost = numberField(event.cost);
     }
   }
   return roots;
