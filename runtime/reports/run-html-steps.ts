@@ -88,7 +88,7 @@ function flowNodeHtml(node: FlowTreeNode, firstStep: ReadonlyMap<string, number>
     node.agent ? `<span class="muted">agent ${escapeHtml(node.agent)}</span>` : '',
     /(^|\/)replan-\d+$/.test(node.path) ? '<span class="replan">replan</span>' : '',
     `<span class="status status-${escapeHtml(statusClass(node.status))}">${escapeHtml(node.status)}</span>`,
-    node.steps === undefined ? '' : `<span>${node.steps} steps</span>`,
+    node.steps === undefined ? '' : `<span>${node.steps} ${node.steps === 1 ? 'step' : 'steps'}</span>`,
     node.totalTokens === undefined ? '' : `<span>${escapeHtml(formatCount(node.totalTokens))} tokens</span>`,
     node.cost === undefined || node.cost === 0 ? '' : `<span>$${node.cost.toFixed(4)}</span>`,
     node.durationMs === undefined ? '' : `<span>${escapeHtml(formatDuration(node.durationMs))}</span>`,
