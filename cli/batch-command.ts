@@ -18,6 +18,7 @@ import { displayQueueUrl } from '../runtime/batch/queue/redis-connection.js';
 import { checkItemParameters } from '../runtime/batch/item-parameters.js';
 import { parseParameterArguments, resolveRecipe, type RecipeOverrides, type RunPlan } from '../runtime/config/resolve-recipe.js';
 import { loadRecipeFile } from '../runtime/config/load-recipe.js';
+import { locateRecipe } from '../runtime/packs/locate-recipe.js';
 import { continuesFromEvents } from '../runtime/run-resumption.js';
 import { processIsAlive } from '../runtime/run-history.js';
 import { settleTrustRequests } from '../runtime/config/trust-consent.js';
@@ -25,6 +26,7 @@ import { parseTrustGrants } from '../runtime/config/trust-grants.js';
 import { UsageError } from '../runtime/errors.js';
 import { preloadModelSdk } from '../runtime/model/model-client.js';
 import { newRunId } from '../runtime/run-preparation.js';
+import { redactorForPlan } from '../runtime/plan-secrets.js';
 import { batchReport, writeBatchJsonReport, writeBatchJunitReport } from '../runtime/reports/batch-report.js';
 import type { SandboxSettings } from '../runtime/tool.js';
 import { createBatchProgress } from './batch-progress.js';
@@ -63,6 +65,8 @@ export interface BatchCommandOptions extends BatchOutputOptions {
 interface BatchSession {
   folder: BatchFolder;
   record: BatchRecord;
+  /** The recipe's file, found from the name given (a file, or a pack's recipe). */
+  recipePath: string;
   inputs: BatchInputs;
   earlier: Map<number, BatchItemRecord>;
   work: ItemWork[];
@@ -91,7 +95,8 @@ export async function batchCommand(recipeFile: string, options: BatchCommandOpti
     maxCost: options.itemMaxCost,
     maxTimeSeconds: options.itemMaxTime,
   };
-  const plan = await checkedPlan(recipeFile, inputs, overrides, options);
+  const recipePath = locateRecipe(recipeFile, cwd).file;
+  const plan = await checkedPlan(recipePath, inputs, overrides, options);
   if (options.maxCost !== undefined && plan.profile.price === undefined) {
     throw new UsageError(`--max-cost needs prices: add price: { input_per_million, output_per_million } to the model profile '${plan.profile.name}'`);
   }
@@ -123,7 +128,7 @@ export async function batchCommand(recipeFile: string, options: BatchCommandOpti
   };
   folder.create(record);
   const work = inputs.items.map((item) => ({ index: item.index, parameters: item.parameters, attemptsBefore: 0 }));
-  return runSession({ folder, record, inputs, earlier: new Map(), work, plan, definition, overrides, earlierDurationMs: 0 }, options);
+  return runSession({ folder, record, recipePath, inputs, earlier: new Map(), work, plan, definition, overrides, earlierDurationMs: 0 }, options);
 }
 
 export async function batchResumeCommand(id: string, options: BatchOutputOptions): Promise<number> {
@@ -157,7 +162,8 @@ export async function batchResumeCommand(id: string, options: BatchOutputOptions
     maxCost: item.maxCost,
     maxTimeSeconds: item.maxTimeSeconds,
   };
-  const plan = await checkedPlan(record.recipe.file, inputs, overrides, options);
+  const recipePath = locateRecipe(record.recipe.file, cwd).file;
+  const plan = await checkedPlan(recipePath, inputs, overrides, options);
   const definition = collectRunDefinition(plan, cwd);
   if (definition.hash !== record.recipe.hash) process.stderr.write(`warning: the recipe, its prompts, plugins or agents files changed since batch ${record.id} started; the items left run the changed version\n`);
   record.recipe.hash = definition.hash;
@@ -177,7 +183,7 @@ export async function batchResumeCommand(id: string, options: BatchOutputOptions
   const queue = options.queue ?? (record.queue && !record.queue.includes('***') ? record.queue : undefined);
   if (queue) record.queue = displayQueueUrl(queue);
   else delete record.queue;
-  return runSession({ folder, record, inputs, earlier: contents.items, work, plan, definition, overrides, earlierDurationMs: record.totals.durationMs }, { ...options, queue });
+  return runSession({ folder, record, recipePath, inputs, earlier: contents.items, work, plan, definition, overrides, earlierDurationMs: record.totals.durationMs }, { ...options, queue });
 }
 
 /**
@@ -187,7 +193,7 @@ export async function batchResumeCommand(id: string, options: BatchOutputOptions
 async function checkedPlan(recipeFile: string, inputs: BatchInputs, overrides: RecipeOverrides, options: BatchOutputOptions): Promise<RunPlan> {
   const ci = options.ci === true || isCi();
   // The items' keys first, each problem with its line; the recipe's own errors come with its plan.
-  const { recipe } = loadRecipeFile(resolve(recipeFile));
+  const { recipe } = loadRecipeFile(recipeFile);
   if (recipe) checkItemParameters(recipe, inputs, overrides.parameters ?? {});
   const first = inputs.items[0];
   const plan = await resolveRecipe(recipeFile, { cwd: process.cwd(), overrides: { ...overrides, parameters: { ...first.parameters, ...overrides.parameters } } });
@@ -233,7 +239,9 @@ async function runSession(session: BatchSession, options: BatchOutputOptions): P
   if (options.report) {
     const directory = resolve(options.report);
     const written = [await writeBatchJsonReport(directory, report), await writeBatchJunitReport(directory, report)];
-    // Further report formats are written here, beside these two, from the same report.
+    // Loaded only here: a batch without --report starts without the page's code.
+    const [{ writeBatchHtmlReport }, { htmlReportFileName }] = await Promise.all([import('../runtime/reports/batch-html-report.js'), import('../runtime/reports/run-html-report.js')]);
+    written.push((await writeBatchHtmlReport(folder.directory, join(directory, htmlReportFileName), { redactor: redactorForPlan(session.plan, process.env) })).file);
     process.stderr.write(`reports: ${written.map((file) => relative(process.cwd(), file) || file).join(', ')}\n`);
   }
   return outcome.record.exitCode ?? 1;
@@ -247,7 +255,7 @@ async function executorFor(session: BatchSession, options: BatchOutputOptions): 
   }
   return new EmbeddedPool({
     concurrency: record.concurrency,
-    recipeFile: record.recipe.file,
+    recipeFile: session.recipePath,
     cwd: record.settings.cwd,
     overrides: session.overrides,
     runsDirectory: session.folder.runsDirectory,

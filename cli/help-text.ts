@@ -76,6 +76,7 @@ Exit codes:
   run: `
 Examples:
   manus run recipes/ask.yaml --param question="What is a ReAct agent?"
+  manus run @acme/manus-travel/handbook --param destination=Lisbon   (a recipe of an installed pack)
   manus run recipe.yaml --prompt "a different task" --max-steps 10 --answer yes
   manus run recipe.yaml --json --report reports/ --ci
 
@@ -107,10 +108,45 @@ Environment:
   MANUS_RUNS_DIR         where run folders are (default .manus/runs); --runs-dir wins
 
 ${listingExitCodes}`,
+  view: `
+Examples:
+  manus view                      the newest run's report, written into its run folder
+  manus view 20261130-0915 --open
+  manus view recipes/recordings/planning-flow.jsonl --output flow.html
+  manus view --serve --port 8080  every run and batch at http://127.0.0.1:8080/, live
+
+Environment:
+  MANUS_RUNS_DIR         where run folders are (default .manus/runs); --runs-dir wins
+
+Exit codes:
+  0    success
+  2    no such run or batch, or the command line is wrong`,
   validate: `
 Examples:
   manus validate agents.yaml recipes/*.yaml plugins/*.ts
   manus validate recipe.yaml --json
+  manus validate @acme/manus-travel    (a whole pack: its package.json, agents, plugins and recipes)
+
+${listingExitCodes}`,
+  inspect: `
+Examples:
+  manus inspect recipes/travel-handbook.yaml
+  manus inspect @acme/manus-travel             (a whole installed pack)
+  manus inspect @acme/manus-travel/handbook --json
+
+Nothing runs: plugin files are read and hashed, not imported (the package's own plugins apart).
+
+${listingExitCodes}`,
+  packs: `
+Examples:
+  npm install @acme/manus-travel && manus packs
+  manus packs --json
+
+${listingExitCodes}`,
+  pack: `
+Examples:
+  manus pack init acme-travel
+  manus pack init @acme/travel --dir packs/travel
 
 ${listingExitCodes}`,
   tools: `

@@ -7,6 +7,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { agentsFilesFor, loadAgentsConfig } from '../runtime/config/resolve-recipe.js';
 import { loadRecipeFile } from '../runtime/config/load-recipe.js';
+import { locateRecipe } from '../runtime/packs/locate-recipe.js';
+import { addPackAgents, packsOfRecipe } from '../runtime/packs/recipe-packs.js';
+import { packOfFile } from '../runtime/packs/installed-packs.js';
 import { parseTrustGrants } from '../runtime/config/trust-grants.js';
 import { loadUserConfig } from '../runtime/config/user-config.js';
 import { ConfigError, formatDiagnostic } from '../runtime/errors.js';
@@ -29,11 +32,15 @@ interface ServerListing {
 
 export async function listMcpServers(recipeFile: string | undefined, options: { json?: boolean; trust: string[] }): Promise<number> {
   const cwd = process.cwd();
-  const recipePath = recipeFile === undefined ? undefined : resolve(cwd, recipeFile);
+  const recipePath = recipeFile === undefined ? undefined : locateRecipe(recipeFile, cwd).file;
   const agents = loadAgentsConfig(agentsFilesFor(recipePath, cwd));
   const user = loadUserConfig(process.env);
   const recipe = recipePath ? loadRecipeFile(recipePath) : { recipe: undefined, diagnostics: [] };
   const diagnostics = [...agents.diagnostics, ...user.diagnostics, ...recipe.diagnostics];
+  if (recipe.recipe) {
+    const own = packOfFile(recipe.recipe.file);
+    addPackAgents(agents.config, packsOfRecipe(recipe.recipe, cwd, diagnostics, own), diagnostics, own);
+  }
   if (diagnostics.some((diagnostic) => diagnostic.severity === 'error')) throw new ConfigError(diagnostics);
   for (const diagnostic of diagnostics) process.stderr.write(`${formatDiagnostic(diagnostic)}\n`);
   const servers = mergeMcpServers(agents.config.mcpServers, user.config.mcpServers, recipe.recipe?.mcpServers ?? []);

@@ -35,7 +35,7 @@ function createProgram(): Command {
   program
     .command('run')
     .description('run a recipe to completion and print the final answer')
-    .argument('<recipe>', 'the recipe YAML file')
+    .argument('<recipe>', 'the recipe YAML file, or <package>/<recipe> for a recipe of an installed pack')
     .option('--prompt <text>', 'the task, replacing the recipe prompt')
     .option('--param <key=value>', 'a recipe parameter (repeatable)', collect, [])
     .option('--model <name>', 'a profile name from agents.yaml, or a model id')
@@ -53,7 +53,7 @@ function createProgram(): Command {
     .option('--json', 'print one JSON object with the outcome instead of the answer')
     .option('--quiet', 'no progress on stderr')
     .option('--ci', 'no questions, no colours, plain progress (also when CI=true)')
-    .option('--report <folder>', 'write manus-report.json and manus-junit.xml there')
+    .option('--report <folder>', 'write manus-report.json, manus-junit.xml and manus-report.html there')
     .option('--mcp <server>', 'add an MCP server for this run, name=command args... (repeatable); all its tools are offered, as mcp_<name>_<tool>', collect, [])
     .action(async (recipe: string, options: RunCommandOptions) => {
       const { runCommand } = await import('./run-command.js');
@@ -72,7 +72,7 @@ function createProgram(): Command {
     .option('--json', 'print one JSON object with the outcome instead of the answer')
     .option('--quiet', 'no progress on stderr')
     .option('--ci', 'no questions, no colours, plain progress (also when CI=true)')
-    .option('--report <folder>', 'write manus-report.json and manus-junit.xml there')
+    .option('--report <folder>', 'write manus-report.json, manus-junit.xml and manus-report.html there')
     .action(async (run: string, options: ResumeCommandOptions) => {
       const { resumeCommand } = await import('./resume-command.js');
       return finish(await resumeCommand(run, options));
@@ -89,7 +89,7 @@ function createProgram(): Command {
     .option('--json', 'print one JSON object with the outcome instead of the answer')
     .option('--quiet', 'no progress on stderr')
     .option('--ci', 'no questions, no colours, plain progress (also when CI=true)')
-    .option('--report <folder>', 'write manus-report.json and manus-junit.xml there')
+    .option('--report <folder>', 'write manus-report.json, manus-junit.xml and manus-report.html there')
     .action(async (run: string, options: ReplayCommandOptions) => {
       const { replayCommand } = await import('./replay-command.js');
       return finish(await replayCommand(run, options));
@@ -118,7 +118,7 @@ function createProgram(): Command {
     .option('--json', 'print one JSON object with the batch and its items instead of the table')
     .option('--quiet', 'no progress on stderr')
     .option('--ci', 'no questions, no colours, a plain line per item (also when CI=true)')
-    .option('--report <folder>', 'write manus-batch-report.json and manus-junit.xml (one test case per item) there')
+    .option('--report <folder>', 'write manus-batch-report.json, manus-junit.xml (one test case per item) and manus-report.html (with a page per item) there')
     .action(async (words: string[], options: BatchCommandOptions) => {
       const [first, id, ...rest] = words;
       if ((first === 'show' || first === 'resume') && words.length === 2) {
@@ -165,13 +165,59 @@ function createProgram(): Command {
     });
 
   program
+    .command('view')
+    .description('write a run\'s or a batch\'s report as one HTML page and print its path; --serve shows every run in a browser, live')
+    .argument('[target]', 'a run id (a unique prefix is enough), a batch id, or an events.jsonl file; default the newest run')
+    .option('--open', 'open the page (or, with --serve, the server) in the desktop\'s browser')
+    .option('--output <file>', 'write the page here instead of into the run or batch folder')
+    .option('--serve', 'serve the runs and batches folders read-only on 127.0.0.1, with runs in progress followed live')
+    .option('--port <n>', 'the port for --serve (default 7780; 0 picks a free one)', portNumber)
+    .option('--runs-dir <folder>', 'where run folders are (default .manus/runs)')
+    .option('--batches-dir <folder>', 'where batch folders are (default: batches beside the runs folder)')
+    .action(async (target: string | undefined, options: ViewCommandOptions) => {
+      const { viewCommand } = await import('./view-command.js');
+      return finish(await viewCommand(target, options));
+    });
+
+  program
     .command('validate')
-    .description('check agents files, recipes and plugins without running anything')
-    .argument('<files...>', 'YAML files and plugin files')
+    .description('check agents files, recipes, plugins and packs without running anything')
+    .argument('<files...>', 'YAML files, plugin files, and packs (a pack folder, or the name of an installed pack)')
     .option('--json', 'print the diagnostics and their counts as JSON on stdout')
     .action(async (files: string[], options: { json?: boolean }) => {
       const { validateCommand } = await import('./validate-command.js');
       return finish(await validateCommand(files, options));
+    });
+
+  program
+    .command('inspect')
+    .description('show everything a recipe or a pack would use and start, and what needs your consent, without running any of it')
+    .argument('<target>', 'a recipe file, <package>/<recipe>, a pack folder or the name of an installed pack')
+    .option('--json', 'print the same as one JSON object')
+    .action(async (target: string, options: { json?: boolean }) => {
+      const { inspectCommand } = await import('./inspect-command.js');
+      return finish(await inspectCommand(target, options));
+    });
+
+  program
+    .command('packs')
+    .description('list the packs installed here (in node_modules), with their recipes, agents and tools')
+    .option('--json', 'print JSON')
+    .action(async (options: { json?: boolean }) => {
+      const { packsCommand } = await import('./packs-command.js');
+      return finish(packsCommand(options));
+    });
+
+  program
+    .command('pack')
+    .description('make packs: `pack init <name>` writes a new one')
+    .command('init')
+    .description('write a new pack: package.json, a recipe, an agent, a plugin and a test that runs the recipe against a scripted model')
+    .argument('<name>', 'the npm package name, e.g. acme-travel or @acme/travel')
+    .option('--dir <folder>', 'where to write it (default: the name without its scope)')
+    .action(async (name: string, options: { dir?: string }) => {
+      const { packInitCommand } = await import('./pack-init-command.js');
+      return finish(packInitCommand(name, options, MANUS_VERSION));
     });
 
   program
@@ -241,6 +287,15 @@ export interface WorkerCommandOptions {
   stallTimeout?: number;
 }
 
+export interface ViewCommandOptions {
+  open?: boolean;
+  output?: string;
+  serve?: boolean;
+  port?: number;
+  runsDir?: string;
+  batchesDir?: string;
+}
+
 export interface ResumeCommandOptions {
   ci?: boolean;
   trust: string[];
@@ -299,6 +354,12 @@ function positiveNumber(value: string): number {
 function nonNegativeInteger(value: string): number {
   const number = Number(value);
   if (!Number.isInteger(number) || number < 0) throw new InvalidArgumentError('expected a whole number of at least 0');
+  return number;
+}
+
+function portNumber(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0 || number > 65535) throw new InvalidArgumentError('expected a port number from 0 to 65535');
   return number;
 }
 

@@ -1,19 +1,22 @@
 /** `manus run`: resolve the recipe, run it with progress on stderr, print the answer or JSON. */
 import { redactorForPlan } from '../runtime/plan-secrets.js';
 import { mkdir } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { isatty } from 'node:tty';
 import { literalSecretErrors } from '../runtime/config/literal-secrets.js';
 import { parseParameterArguments, resolveRecipe, type RunPlan } from '../runtime/config/resolve-recipe.js';
 import { settleTrustRequests } from '../runtime/config/trust-consent.js';
 import { parseTrustGrants } from '../runtime/config/trust-grants.js';
 import { writeJunitReport } from '../runtime/reports/junit-report.js';
+import { eventsFileName } from '../runtime/run-history.js';
+import type { SecretRedactor } from '../runtime/secret-redaction.js';
 import { writeJsonReport, type RunReport } from '../runtime/reports/run-report.js';
 import { ConfigError, formatDiagnostic } from '../runtime/errors.js';
 import { preloadModelSdk } from '../runtime/model/model-client.js';
 import { createProgressReporter } from '../runtime/progress-reporter.js';
 import { executeRun, type RunOptions, type RunResult } from '../runtime/run.js';
 import { parseCommandLineServer } from '../runtime/mcp/command-line-server.js';
+import { locateRecipe } from '../runtime/packs/locate-recipe.js';
 import { exitCodeForRun, type ExitCodeValue } from './exit-codes.js';
 import { watchInterrupts } from './interrupts.js';
 import type { RunCommandOptions } from './program.js';
@@ -21,7 +24,7 @@ import type { RunCommandOptions } from './program.js';
 export async function runCommand(recipeFile: string, options: RunCommandOptions): Promise<number> {
   const trust = [...parseTrustGrants(options.trust)];
   preloadModelSdk();
-  const plan = await resolveRecipe(recipeFile, {
+  const plan = await resolveRecipe(locateRecipe(recipeFile, process.cwd()).file, {
     cwd: process.cwd(),
     overrides: {
       prompt: options.prompt,
@@ -104,13 +107,16 @@ export async function runWithProgress(plan: RunPlan, options: ProgressRunOptions
   // What is printed and reported is redacted whole; the run's own result stays as it was.
   const shown = redactor.redactValue(reported);
   printResult(shown, options.json === true);
-  if (options.report) await writeReports(resolve(options.report), { ...shown, recipe: redactor.redactValue({ name: plan.recipe.name, file: plan.recipe.file }) });
+  if (options.report) await writeReports(resolve(options.report), { ...shown, recipe: redactor.redactValue({ name: plan.recipe.name, file: plan.recipe.file }) }, { result, redactor });
   return reported;
 }
 
-async function writeReports(directory: string, report: RunReport): Promise<void> {
+async function writeReports(directory: string, report: RunReport, { result, redactor }: { result: RunResult; redactor: SecretRedactor }): Promise<void> {
   await mkdir(directory, { recursive: true });
   const written = [await writeJsonReport(directory, report), await writeJunitReport(directory, report)];
+  // Loaded only here: a run without --report starts without the page's code.
+  const { htmlReportFileName, writeRunHtmlReport } = await import('../runtime/reports/run-html-report.js');
+  written.push(await writeRunHtmlReport(join(result.runDirectory, eventsFileName), join(directory, htmlReportFileName), { runDirectory: result.runDirectory, redactor, workspace: result.workspace }));
   process.stderr.write(`reports: ${written.join(', ')}\n`);
 }
 

@@ -7,8 +7,7 @@
 import { formatRunTable, formatTranscript } from '../runtime/reports/run-transcript.js';
 import { listRuns, readRun, RunLookupError, type RunRecord } from '../runtime/run-history.js';
 import { runsDirectoryFor } from '../runtime/run-preparation.js';
-import { SecretRedactor } from '../runtime/secret-redaction.js';
-import { agentsFilesFor, loadAgentsConfig } from '../runtime/config/resolve-recipe.js';
+import { currentRedactor } from './current-redactor.js';
 import { ExitCode, exitCodeForError } from './exit-codes.js';
 
 export interface RunsCommandOptions {
@@ -62,10 +61,4 @@ export async function showRunCommand(id: string, options: ShowRunOptions, output
   if (options.json) output.out(`${JSON.stringify({ ...shown.summary, events: shown.events }, null, 2)}\n`);
   else output.out(formatTranscript(shown, { full: options.full }));
   return ExitCode.success;
-}
-
-/** The secrets of the current environment, including the variables the agents files here name. */
-function currentRedactor(): SecretRedactor {
-  const { config } = loadAgentsConfig(agentsFilesFor(undefined, process.cwd()));
-  return SecretRedactor.forProfiles(config.profiles.values(), process.env);
 }

@@ -18,6 +18,7 @@ import { finishHint } from './finish-hint.js';
 import { PromptBudget } from './prompt-budget.js';
 import { StuckDetector, turnSignature } from './stuck-detector.js';
 import type { RunFaultGuard } from './tool-fault-guard.js';
+import type { ImageRecorder } from './run-images.js';
 import type { AnyToolDefinition, ChatContentPart, ChatMessage, ToolContext, ToolImage, TraceWriter } from './tool.js';
 import { prepareCall, runToolCalls, type CallOutcome } from './tool-runner.js';
 import { toolboxRevision } from './toolbox.js';
@@ -77,6 +78,8 @@ export interface LoopSettings {
   outsideUsage?: { take(): TokenUsage | undefined };
   /** Limits shared with other loops (a flow's steps): told what this loop spends, checked each step. */
   sharedBudget?: SharedBudget;
+  /** Keeps the images the model is shown, for the run's report. */
+  recordImages?: ImageRecorder;
 }
 
 export interface SharedBudget {
@@ -490,6 +493,7 @@ async function ephemeralMessages(state: LoopState, signal: AbortSignal): Promise
   const { settings } = state;
   const texts: string[] = [];
   const images: ToolImage[] = settings.vision ? [...state.pendingImages] : [];
+  if (images.length > 0) settings.recordImages?.(state.step, 'tool', images);
   if (!settings.vision && state.pendingImages.length > 0) {
     texts.push(`[${state.pendingImages.length} image(s) from the last tool results were not shown: this model profile is not marked vision-capable]`);
   }
@@ -498,7 +502,10 @@ async function ephemeralMessages(state: LoopState, signal: AbortSignal): Promise
   for (const provider of settings.contextProviders) {
     const snapshot = await provider.render(settings.contextProviderInput(provider.name, { step: state.step, recentTools, signal }));
     if (snapshot?.text) texts.push(snapshot.text);
-    if (snapshot?.images && settings.vision) images.push(...snapshot.images);
+    if (snapshot?.images && settings.vision) {
+      images.push(...snapshot.images);
+      settings.recordImages?.(state.step, provider.name, snapshot.images);
+    }
   }
   if (settings.agent.nextStepPrompt) texts.push(settings.agent.nextStepPrompt);
   if (texts.length === 0 && images.length === 0) return [];

@@ -23,6 +23,8 @@ import {
 } from './protected-path-snapshot.js';
 import { checkNewRepositories, repositoryFolders } from './new-repository-check.js';
 import { shellStartupFiles } from './workspace-paths.js';
+import { installedPacks } from './packs/installed-packs.js';
+import type { Pack } from './packs/pack-manifest.js';
 
 export type { ProtectedPathChange } from './protected-path-snapshot.js';
 
@@ -47,7 +49,7 @@ export interface ProtectedPathPlaces {
 }
 
 /** What the protected paths are found from: a run's plan, or only the agents files when tools are served without a recipe. */
-export type ProtectedPathSources = Pick<RunPlan, 'agentsConfig'> & Partial<Pick<RunPlan, 'recipe' | 'agent'>>;
+export type ProtectedPathSources = Pick<RunPlan, 'agentsConfig'> & Partial<Pick<RunPlan, 'recipe' | 'agent' | 'packs'>>;
 
 /** Every protected path of a run of `plan`. */
 export function protectedPathsFor(plan: ProtectedPathSources, places: ProtectedPathPlaces): ProtectedPath[] {
@@ -63,6 +65,11 @@ export function protectedPathsFor(plan: ProtectedPathSources, places: ProtectedP
   for (const folder of pluginFolderCandidates(places.cwd, plan.recipe)) add(folder, 'folder', 'plugins in it are loaded by the next run');
   for (const file of agentsFileCandidates(plan.recipe?.file, places.cwd)) add(file, 'file', 'the runtime reads this agents.yaml');
   if (plan.recipe) add(plan.recipe.file, 'file', 'it is the recipe being run');
+  for (const pack of packsToProtect(plan, places.cwd)) {
+    const reason = `it is part of the pack ${pack.name}, whose recipes, agents and plugins later runs load`;
+    if (pack.installed) add(pack.folder, 'folder', reason);
+    else for (const [path, kind] of pack.parts) add(path, kind, reason);
+  }
   for (const file of promptFilesOf(plan)) add(file, 'file', 'the recipe or an agents.yaml reads its prompt from it');
   add(join(places.cwd, '.manus'), 'folder', 'it holds the runtime\'s runs', false);
   add(places.runsDirectory, 'folder', 'it holds the runtime\'s runs', false);
@@ -82,6 +89,21 @@ export function protectedPathsFor(plan: ProtectedPathSources, places: ProtectedP
   add(join(configHome, 'fish', 'config.fish'), 'file', 'it is a shell start-up file');
   add(join(configHome, 'manus'), 'folder', 'it holds the user\'s manus configuration');
   return deduplicate(entries);
+}
+
+/**
+ * Installed packs (in node_modules at or above the current folder) are protected whole. A pack the
+ * run uses from a folder of its own, where its author may also work, is protected in its parts.
+ */
+function packsToProtect(plan: ProtectedPathSources, cwd: string): Array<{ name: string; folder: string; installed: boolean; parts: Array<[string, ProtectedPath['kind']]> }> {
+  const packs = new Map<string, Pack>();
+  for (const pack of [...installedPacks(cwd), ...(plan.packs ?? [])]) if (!packs.has(pack.realFolder)) packs.set(pack.realFolder, pack);
+  return [...packs.values()].map((pack) => ({
+    name: pack.name,
+    folder: pack.folder,
+    installed: pack.folder.split(sep).includes('node_modules'),
+    parts: [[pack.manifestFile, 'file'], [pack.recipesFolder, 'folder'], [pack.agentsFile, 'file'], [pack.pluginsFolder, 'folder']],
+  }));
 }
 
 /** The prompt files the recipe and its agents files read. */

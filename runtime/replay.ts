@@ -185,6 +185,7 @@ export function planFromRecording(run: RecordedRun, basePlan?: RunPlan): RunPlan
       parameters: [],
       agent: agent.name,
       pluginFolders: [],
+      packs: [],
       budgets: {},
       response: start.response,
       toolSettings: {},
@@ -213,5 +214,6 @@ export function planFromRecording(run: RecordedRun, basePlan?: RunPlan): RunPlan
     mcpToolNames: basePlan?.mcpToolNames ?? [],
     flow: basePlan?.flow,
     callableAgents: basePlan?.callableAgents ?? new Map(),
+    packs: basePlan?.packs ?? [],
   };
 }

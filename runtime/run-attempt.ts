@@ -10,6 +10,7 @@ import { TokenCounter } from './model/token-counter.js';
 import type { RunOptions } from './run.js';
 import type { PreparedRun, RunModel, RunToolbox } from './run-preparation.js';
 import { sandboxForRun } from './sandbox/run-sandbox.js';
+import { imageRecorder } from './run-images.js';
 import { agentToolPrefix } from './flow/agent-tool-names.js';
 import type { ToolContext } from './tool.js';
 
@@ -90,6 +91,7 @@ function loopSettingsFor(run: PreparedRun, plan: RunPlan, options: RunOptions, {
     onTextDelta: options.onTextDelta,
     faults: run.faults,
     outsideUsage: run.outsideUsage,
+    recordImages: imageRecorder(run.runDirectory, run.trace),
     toolContext: toolContexts(run, plan, options, { model, connection }),
     contextProviderInput: (provider, step) => ({
       ...step,

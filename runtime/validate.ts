@@ -2,8 +2,8 @@
  * `manus validate`: checks agents files, recipes and plugins without running anything and reports
  * every problem at once.
  */
-import { existsSync, realpathSync } from 'node:fs';
-import { extname, resolve } from 'node:path';
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { extname, join, resolve } from 'node:path';
 import { didYouMean } from './config/did-you-mean.js';
 import { emptyAgentsConfig, loadAgentsSource } from './config/load-agents.js';
 import { reviewAgentsTrust, trustRequestNote } from './config/recipe-requests.js';
@@ -12,13 +12,20 @@ import type { AgentConfig } from './config/types.js';
 import { isUserConfigData, readUserConfigSource } from './config/user-config.js';
 import { readYamlFile } from './config/yaml-source.js';
 import { ConfigError, formatDiagnostic, type Diagnostic } from './errors.js';
-import { loadPluginFiles, loadPluginFolders } from './plugin-loading/load-plugins.js';
+import { loadPluginFiles, loadPluginFolders, type PluginFolder } from './plugin-loading/load-plugins.js';
+import { findInstalledPack, mayNamePack, packOfAgentsFile, packRecipes } from './packs/installed-packs.js';
+import { packPartProblems, readPack, type Pack } from './packs/pack-manifest.js';
 
 const pluginExtensions = new Set(['.ts', '.mts', '.js', '.mjs']);
 
 export async function validateFiles(files: string[], cwd: string): Promise<Diagnostic[]> {
   const diagnostics: Diagnostic[] = [];
-  const paths = files.map((path) => resolve(cwd, path));
+  const paths: string[] = [];
+  for (const argument of files) {
+    const pack = packArgument(argument, cwd, diagnostics);
+    if (pack === 'not a pack') paths.push(resolve(cwd, argument));
+    else if (pack) diagnostics.push(...(await validatePack(pack, cwd)));
+  }
   const pluginFiles = paths.filter((file) => pluginExtensions.has(extname(file)));
   // Plugin files are checked together: two of them defining one tool conflict in a run too.
   if (pluginFiles.length > 0) diagnostics.push(...(await validatePlugins(pluginFiles)));
@@ -35,6 +42,40 @@ function unique(diagnostics: Diagnostic[]): Diagnostic[] {
     seen.add(key);
     return true;
   });
+}
+
+/**
+ * A pack named by its folder, or by the name it is installed under; 'not a pack' for a file or a
+ * path that is neither (it is then reported as a file that cannot be read).
+ */
+function packArgument(argument: string, cwd: string, diagnostics: Diagnostic[]): Pack | undefined | 'not a pack' {
+  const path = resolve(cwd, argument);
+  if (existsSync(path) && statSync(path).isDirectory()) {
+    const pack = readPack(path, diagnostics);
+    if (!pack && !diagnostics.some((diagnostic) => diagnostic.location?.file === join(path, 'package.json'))) {
+      diagnostics.push({ severity: 'error', message: 'this folder is not a pack: a pack has a package.json with a "manus" field (manus pack init <name> makes one)', location: { file: path } });
+    }
+    return pack;
+  }
+  if (existsSync(path) || !mayNamePack(argument)) return 'not a pack';
+  const pack = findInstalledPack(argument, cwd);
+  if (pack) return pack;
+  diagnostics.push({ severity: 'error', message: `no file ${path}, and no pack '${argument}' is installed here (in the node_modules folders at or above ${cwd})`, location: { file: path } });
+  return undefined;
+}
+
+/** A whole pack: its package.json, agents file, plugins and every recipe, as runs would load them. */
+async function validatePack(pack: Pack, cwd: string): Promise<Diagnostic[]> {
+  const diagnostics = packPartProblems(pack);
+  const recipes = packRecipes(pack);
+  if (recipes.length === 0 && existsSync(pack.recipesFolder)) {
+    diagnostics.push({ severity: 'error', message: `the pack has no recipes: put recipe YAML files in ${pack.recipesFolder}`, location: { file: pack.manifestFile } });
+  }
+  const pluginFolders = existsSync(pack.pluginsFolder) ? [{ path: pack.pluginsFolder, pack: pack.name }] : [];
+  if (existsSync(pack.agentsFile)) diagnostics.push(...(await validateAgentsFile(pack.agentsFile, cwd, pluginFolders)));
+  else if (pluginFolders.length > 0) diagnostics.push(...(await loadPluginFolders(pluginFolders, { checkSchemas: true })).diagnostics);
+  for (const recipe of recipes) diagnostics.push(...(await validateYaml(recipe.file, cwd)));
+  return diagnostics;
 }
 
 async function validatePlugins(files: string[]): Promise<Diagnostic[]> {
@@ -62,7 +103,11 @@ async function validatePlugins(files: string[]): Promise<Diagnostic[]> {
 async function validateYaml(file: string, cwd: string): Promise<Diagnostic[]> {
   const { source, diagnostics } = readYamlFile(file);
   if (!source) return diagnostics;
-  if (isAgentsFile(source.data)) return validateAgentsFile(file, cwd);
+  if (isAgentsFile(source.data)) {
+    // A pack's agents file names the pack's tools: they are checked against its plugins.
+    const pack = packOfAgentsFile(file);
+    return validateAgentsFile(file, cwd, pack && existsSync(pack.pluginsFolder) ? [{ path: pack.pluginsFolder, pack: pack.name }] : []);
+  }
   if (isUserConfigData(source.data)) return readUserConfigSource(source).diagnostics;
   try {
     const plan = await resolveRecipe(file, { cwd, strictParameters: false, checkSchemas: true, reportTrust: true });
@@ -83,7 +128,7 @@ function isAgentsFile(data: unknown): boolean {
   return !keys.includes('name') && (keys.includes('agents') || keys.includes('llm'));
 }
 
-async function validateAgentsFile(file: string, cwd: string): Promise<Diagnostic[]> {
+async function validateAgentsFile(file: string, cwd: string, packPlugins: PluginFolder[] = []): Promise<Diagnostic[]> {
   const { source, diagnostics } = readYamlFile(file);
   if (!source) return diagnostics;
   const config = emptyAgentsConfig();
@@ -94,7 +139,7 @@ async function validateAgentsFile(file: string, cwd: string): Promise<Diagnostic
     // Another agents file may tighten the package's agents, never loosen them.
     config.trustedAgents = loadAgentsConfig([packageAgentsFile]).config.trustedAgents;
   }
-  const plugins = await loadPluginFolders(pluginFoldersFor(cwd));
+  const plugins = await loadPluginFolders([...pluginFoldersFor(cwd), ...packPlugins], { checkSchemas: packPlugins.length > 0 });
   if (!trusted) {
     const tools = new Map([...plugins.tools].map(([name, loaded]) => [name, loaded.tool]));
     const review = reviewAgentsTrust(config, tools);

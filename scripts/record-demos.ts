@@ -128,7 +128,47 @@ const dataAnalysisCharts = {
   },
 };
 
-const demos: Array<{ name: string; args: string[]; turns: ScriptedTurn[]; prepare?: () => void }> = [
+/** The travel-handbook pack's demo files, as a model would write them after laying out the days. */
+const travelItinerary = [
+  '# Lisbon in 3 days (from Seattle)',
+  '',
+  '## Day 1: Wednesday 2027-05-05 - Belem',
+  '- Tram 15E from Praca do Comercio to Belem (about 25 minutes, 3.10 EUR on board, less with a Viva Viagem card).',
+  '- Belem Tower and the Jeronimos Monastery; pasteis de Belem at the bakery nearby.',
+  '',
+  '## Day 2: Thursday 2027-05-06 - Alfama',
+  '- Walk up to the Castle of Sao Jorge (about 20 minutes from Baixa); fado in the evening.',
+  '- Eat: grilled sardines, caldo verde. Rough cost: 60 EUR a day with entries.',
+  '',
+  '## Day 3: Friday 2027-05-07 - Sintra',
+  '- Train from Rossio to Sintra (about 40 minutes, 2.40 EUR each way); Pena Palace.',
+  '',
+  '## Packing list',
+  '- Comfortable shoes for the hills, a light jacket, a plug adapter (type F).',
+  '',
+].join('\n');
+
+const travelHandbook = [
+  '<!DOCTYPE html>',
+  '<html lang="en"><head><meta charset="utf-8"><title>Lisbon travel handbook</title>',
+  '<style>body { font-family: system-ui, sans-serif; max-width: 760px; margin: 2em auto; line-height: 1.5; } h2 { border-bottom: 1px solid #ccc; }</style>',
+  '</head><body>',
+  '<h1>Lisbon in 3 days</h1>',
+  '<h2>Itinerary</h2>',
+  '<ol><li>Wednesday 2027-05-05: Belem - <a href="https://www.openstreetmap.org/search?query=Belem%20Tower%2C%20Lisbon">Belem Tower</a></li>',
+  '<li>Thursday 2027-05-06: Alfama - <a href="https://www.openstreetmap.org/search?query=Castle%20of%20Sao%20Jorge%2C%20Lisbon">Castle of Sao Jorge</a></li>',
+  '<li>Friday 2027-05-07: Sintra - <a href="https://www.openstreetmap.org/search?query=Pena%20Palace%2C%20Sintra">Pena Palace</a></li></ol>',
+  '<h2>Phrases</h2>',
+  '<ul><li>Obrigado / obrigada (oh-bree-GAH-doo / -dah): thank you</li><li>Bom dia (bohm DEE-ah): good morning</li></ul>',
+  '<h2>Practical tips</h2>',
+  '<ul><li>Money: euro; cards are taken almost everywhere.</li><li>Transport: a Viva Viagem card for trams, metro and trains.</li><li>Emergency: 112.</li></ul>',
+  '<h2>Sources</h2>',
+  '<ul><li>visitlisboa.com (official tourism site)</li><li>carris.pt (trams and buses)</li></ul>',
+  '</body></html>',
+  '',
+].join('\n');
+
+const demos: Array<{ name: string; args: string[]; turns: ScriptedTurn[]; prepare?: () => void; folder?: string }> = [
   {
     name: 'ask',
     args: ['recipes/ask.yaml'],
@@ -262,6 +302,28 @@ const demos: Array<{ name: string; args: string[]; turns: ScriptedTurn[]; prepar
       terminate('The sum of the whole numbers from 1 to 100 is 5050 (100 x 101 / 2, checked in Python). It is saved, with how it was found, in result.md.'),
     ],
   },
+  {
+    name: 'travel-handbook',
+    // Recorded in the pack's own folder, with the pack's agent and its trip_calendar and map_link
+    // tools, so the recording travels with the pack and replays wherever it is installed.
+    folder: 'recipes/packs/travel-handbook',
+    args: ['recipes/travel-handbook.yaml', '--param', 'destination=Lisbon', '--param', 'dates=3 days in May'],
+    turns: [
+      { content: 'First the days of the trip.', toolCalls: [{ name: 'trip_calendar', arguments: { start: '2027-05-05', days: 3 } }] },
+      {
+        content: 'Now a map link for each main sight.',
+        toolCalls: [
+          { name: 'map_link', arguments: { place: 'Belem Tower', near: 'Lisbon' } },
+          { name: 'map_link', arguments: { place: 'Castle of Sao Jorge', near: 'Lisbon' } },
+          { name: 'map_link', arguments: { place: 'Pena Palace', near: 'Sintra' } },
+        ],
+      },
+      { content: 'The itinerary.', toolCalls: [{ name: 'str_replace_editor', arguments: { command: 'create', path: 'itinerary.md', file_text: travelItinerary } }] },
+      { content: 'The handbook.', toolCalls: [{ name: 'str_replace_editor', arguments: { command: 'create', path: 'handbook.html', file_text: travelHandbook } }] },
+      { content: 'I read the handbook back.', toolCalls: [{ name: 'str_replace_editor', arguments: { command: 'view', path: 'handbook.html' } }] },
+      terminate('Lisbon in 3 days, 5 to 7 May 2027: Belem, Alfama and Sintra. Wrote itinerary.md and handbook.html (itinerary, map links, phrases, tips, sources).'),
+    ],
+  },
 ];
 
 const chosen = process.argv.slice(2);
@@ -270,11 +332,13 @@ if (unknown.length > 0) throw new Error(`no demo named ${unknown.join(', ')}; th
 
 for (const demo of demos.filter((each) => chosen.length === 0 || chosen.includes(each.name))) {
   demo.prepare?.();
+  const folder = join(root, demo.folder ?? '.');
   const server = await startScriptedModelServer({ turns: demo.turns });
   try {
     // The server answers from this process, so the command must run without blocking it.
-    const child = spawn(process.execPath, [join(root, 'dist', 'bundle', 'main.js'), 'run', ...demo.args, '--record', `recipes/recordings/${demo.name}.jsonl`, '--quiet'], {
-      cwd: root,
+    const recording = demo.folder ? `recordings/${demo.name}.jsonl` : `recipes/recordings/${demo.name}.jsonl`;
+    const child = spawn(process.execPath, [join(root, 'dist', 'bundle', 'main.js'), 'run', ...demo.args, '--record', recording, '--quiet'], {
+      cwd: folder,
       // The data demo's Python needs pandas: MANUS_PYTHON names one that has it (see .ci/run).
       env: { PATH: process.env.PATH, HOME: process.env.HOME, MANUS_PYTHON: process.env.MANUS_PYTHON, OPENAI_BASE_URL: server.baseUrl, MANUS_MODEL: 'scripted-model' },
       stdio: ['ignore', 'ignore', 'inherit'],
@@ -283,5 +347,7 @@ for (const demo of demos.filter((each) => chosen.length === 0 || chosen.includes
     process.stdout.write(`${demo.name}: exit ${String(status)}\n`);
   } finally {
     await server.close();
+    // A pack's folder ships: the run's workspace and run folder do not stay in it.
+    if (demo.folder) for (const made of ['workspace', '.manus']) rmSync(join(folder, made), { recursive: true, force: true });
   }
 }

@@ -79,6 +79,11 @@ describe('manus batch in one process', () => {
       expect(junit).toContain('tests="5" failures="1"');
       expect(junit).toMatch(/<testcase name="item 3 \(name=person-3\)"[^>]*>\s*<failure message="checks-failed: goodbye"/);
       expect(junit).toContain('check failed: the answer matches');
+      // The batch's page, and a page per item beside it, from the same folder.
+      const page = readFileSync(join(fixture, 'reports', 'manus-report.html'), 'utf8');
+      expect(page).toContain(record.id);
+      expect(page).toContain('checks-failed');
+      expect(readFileSync(join(fixture, 'reports', 'manus-report-items', 'item-4.html'), 'utf8')).toContain('goodbye');
     });
   });
 

@@ -204,6 +204,9 @@ flow:
     expect(most).toBe(3);
     expect(userText(model.requests[3])).toContain('Report: [\n  "about owls",\n  "about bats",\n  "about moths"\n]');
     expect(result.flowSteps?.map((step) => step.path)).toEqual(expect.arrayContaining(['research/1', 'research/2', 'research/3', 'research', 'report']));
+    // Each branch counts what it spent itself, though they ran at the same time.
+    const spent = Object.fromEntries((result.flowSteps ?? []).map((step) => [step.path, step.steps]));
+    expect(spent).toEqual({ 'research/1': 1, 'research/2': 1, 'research/3': 1, research: 3, report: 1 });
     expect(new Set(events.filter((event) => event.type === 'model-response').map((event) => event.path))).toEqual(new Set(['research/1', 'research/2', 'research/3', 'report']));
   });
 

@@ -152,6 +152,30 @@ describe('the JUnit report', () => {
     expect(skipped.querySelector('skipped')).not.toBeNull();
   });
 
+  it('has a testcase per flow step: failed with the reason when the run failed, skipped when the flow went on past it', () => {
+    const usage = { promptTokens: 10, completionTokens: 5, totalTokens: 15 };
+    const flowSteps = [
+      { path: 'research/1', kind: 'agent', status: 'success', answer: 'about owls', steps: 2, usage, durationMs: 1500 },
+      { path: 'research/2', kind: 'agent', status: 'failure', answer: 'no luck', reason: 'the site was down', steps: 3, usage, durationMs: 250 },
+      { path: 'research', kind: 'parallel', status: 'failure', answer: '', reason: 'a branch failed', steps: 5, usage, durationMs: 1500 },
+    ] as const;
+    const failed = parseStrictly(junitXml(report({ status: 'failure', exitCode: 1, checks: [], flowSteps: [...flowSteps] })));
+    expect(failed.suite).toMatchObject({ tests: '4', failures: '3', skipped: '0' });
+    expect(failed.testcases.map((testcase) => [testcase.attributes.classname, testcase.attributes.name, testcase.attributes.time])).toEqual([
+      ['build-site', 'run', '12.345'],
+      ['build-site.flow', 'research/1', '1.500'],
+      ['build-site.flow', 'research/2', '0.250'],
+      ['build-site.flow', 'research', '1.500'],
+    ]);
+    expect(failed.testcases[1].children.map((child) => child.tag)).toEqual(['system-out']);
+    expect(failed.testcases[1].children[0].text).toBe('kind: agent\nstatus: success\nsteps: 2\ntokens: 15\nanswer: about owls');
+    expect(failed.testcases[2].children[0]).toMatchObject({ tag: 'failure', attributes: { message: 'failure: the site was down', type: 'failure' }, text: 'the site was down' });
+
+    const wentOn = parseStrictly(junitXml(report({ checks: [], flowSteps: [flowSteps[0], flowSteps[1]] })));
+    expect(wentOn.suite).toMatchObject({ tests: '3', failures: '0', skipped: '1' });
+    expect(wentOn.testcases[2].children[0]).toMatchObject({ tag: 'skipped', attributes: { message: 'failure: the site was down (the flow went on past it)' } });
+  });
+
   it('passes the run testcase when the run succeeded and fails it with the status otherwise', () => {
     const success = parseStrictly(junitXml(report(), { hostname: 'builder' }));
     expect(success.suites).toEqual({ name: 'manus', tests: '2', failures: '0', errors: '0', time: '12.345' });

@@ -12,9 +12,14 @@ function filesUnder(folder: string, accept: (name: string) => boolean): string[]
     .sort();
 }
 
-const recipeFiles = filesUnder(join(repositoryRoot, 'recipes'), (name) => /\.ya?ml$/.test(name));
-const pluginFiles = pluginFilesIn(join(repositoryRoot, 'plugins'));
-const shippedFiles = [join(repositoryRoot, 'agents.yaml'), ...recipeFiles, ...pluginFiles].map((file) => relative(repositoryRoot, file));
+const yamlFiles = filesUnder(join(repositoryRoot, 'recipes'), (name) => /\.ya?ml$/.test(name));
+// The example packs' agents files are agents files; every other YAML file under recipes/ is a recipe.
+const packAgentsFiles = yamlFiles.filter((file) => basename(file) === 'agents.yaml');
+const recipeFiles = yamlFiles.filter((file) => !packAgentsFiles.includes(file));
+const packsFolder = join(repositoryRoot, 'recipes', 'packs');
+const packPluginFolders = readdirSync(packsFolder).map((name) => join(packsFolder, name, 'plugins')).filter((folder) => existsSync(folder));
+const pluginFiles = [join(repositoryRoot, 'plugins'), ...packPluginFolders].flatMap((folder) => pluginFilesIn(folder));
+const shippedFiles = [join(repositoryRoot, 'agents.yaml'), ...yamlFiles, ...pluginFiles].map((file) => relative(repositoryRoot, file));
 
 const schemaFolder = join(repositoryRoot, 'schemas');
 const schemaComment = /^# yaml-language-server: \$schema=(\S+)$/m;
@@ -44,10 +49,10 @@ describe('shipped configuration and plugins', () => {
     expect(schema).toBe(join(schemaFolder, 'recipe.schema.json'));
   });
 
-  it('agents.yaml names the agents schema in its $schema comment', () => {
-    const target = schemaComment.exec(readFileSync(join(repositoryRoot, 'agents.yaml'), 'utf8'))?.[1];
+  it.each([join(repositoryRoot, 'agents.yaml'), ...packAgentsFiles].map((file) => relative(repositoryRoot, file)))('%s names the agents schema in its $schema comment', (file) => {
+    const target = schemaComment.exec(readFileSync(join(repositoryRoot, file), 'utf8'))?.[1];
     expect(target).toBeDefined();
-    expect(resolve(repositoryRoot, target!)).toBe(join(schemaFolder, 'agents.schema.json'));
+    expect(resolve(dirname(join(repositoryRoot, file)), target!)).toBe(join(schemaFolder, 'agents.schema.json'));
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * What a batch's run *is*, pinned by content hash: the recipe, the prompt files it and its agents
- * read, the plugin folders it loads (the project's and the recipe's, a pack's among them) and the
+ * read, the plugin folders it loads (the project's and the recipe's), the packs it uses and the
  * agents.yaml files beside it. Each worker materialises the same files into a cache folder named
  * by the hash and checks the hash before it runs anything, so every worker runs the same thing.
  * The package's own agents.yaml and plugins are the worker's: they come with the runtime it runs.
@@ -55,7 +55,13 @@ export function collectRunDefinition(plan: RunPlan, cwd: string): RunDefinition 
   files.add(plan.recipe.file);
   for (const file of promptFilesOf(plan)) files.add(file);
   for (const file of plan.agentsConfig.files) if (resolve(file) !== join(packageRoot, 'agents.yaml')) files.add(file);
-  for (const folder of pluginFolderCandidates(root, plan.recipe)) {
+  // A pack the recipe belongs to or names travels whole but for its dependencies: its manifest,
+  // recipes, agents file and plugins, where the worker's run looks for them.
+  const packFolders = (plan.packs ?? []).flatMap((pack) => {
+    for (const file of [pack.manifestFile, pack.agentsFile]) if (existsSync(file)) files.add(file);
+    return [pack.recipesFolder, pack.pluginsFolder];
+  });
+  for (const folder of [...pluginFolderCandidates(root, plan.recipe), ...packFolders]) {
     if (resolve(folder) === builtIn || !existsSync(folder)) continue;
     for (const file of folderFiles(folder)) files.add(file);
   }

@@ -98,6 +98,7 @@ function loadRecipeSource(source: YamlSource): { recipe?: Recipe; diagnostics: D
       path: resolve(folder, path),
       location: locate(source, ['plugins', index]),
     })),
+    packs: (data.packs ?? []).map((name, index) => ({ name, location: locate(source, ['packs', index]) })),
     budgets: {
       steps: data.budgets?.steps,
       tokens: data.budgets?.tokens,

@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { ConfigError, UsageError, type Diagnostic } from '../errors.js';
 import { packageRoot } from '../package-root.js';
 import type { ContextProviderDefinition } from '../context-provider.js';
-import { displayPath, loadPluginFolders, type LoadedPlugins, type PluginFolder } from '../plugin-loading/load-plugins.js';
+import { definitionLocation, displayPath, loadPluginFolders, type LoadedPlugins, type LoadedTool, type PluginFolder } from '../plugin-loading/load-plugins.js';
 import type { AnyToolDefinition, SandboxSettings } from '../tool.js';
 import { didYouMean } from './did-you-mean.js';
 import { emptyAgentsConfig, loadAgentsFile, readModelProfile } from './load-agents.js';
@@ -27,6 +27,10 @@ import { flowAgentReferences, type FlowAgentReference } from '../flow/flow-agent
 import { allSteps, flowDefaults, isKernelStepKind, type FlowDefinition } from '../flow/flow-definition.js';
 import type { FlowAgent, FlowPlan } from '../flow/flow-plan.js';
 import { agentToolPrefix } from '../flow/agent-tool-names.js';
+import type { Pack } from '../packs/pack-manifest.js';
+import { addPackAgents, ambiguousAgentUses, describeDefiners, packsOfRecipe } from '../packs/recipe-packs.js';
+import { packOfFile } from '../packs/installed-packs.js';
+import { splitQualifiedName, unqualifiedName } from '../packs/qualified-names.js';
 
 export interface RecipeOverrides {
   prompt?: string;
@@ -84,6 +88,8 @@ export interface RunPlan {
   flow?: FlowPlan;
   /** Agents the run's agents may call as tools (`agent:<name>`), by name. */
   callableAgents: ReadonlyMap<string, FlowAgent>;
+  /** The recipe's own pack and the packs it names: their agents and plugins are the run's. */
+  packs: Pack[];
 }
 
 /** agents.yaml files in the order they apply: the package's, the current folder's, the recipe's. */
@@ -108,11 +114,12 @@ export function pluginFolderCandidates(cwd: string, recipe?: Recipe): string[] {
  * `needed` (the agent's tools and providers), only those built-in plugins load; every other plugin
  * file loads, so which tools exist never depends on what the agent lists.
  */
-export function pluginFoldersFor(cwd: string, recipe?: Recipe, needed?: Iterable<string>): PluginFolder[] {
+export function pluginFoldersFor(cwd: string, recipe?: Recipe, needed?: Iterable<string>, packs: readonly Pack[] = []): PluginFolder[] {
   const builtIn = realpathSync(join(packageRoot, 'plugins'));
   const neededBuiltIns = needed ? new Set(needed) : undefined;
   const folders = uniqueExisting([builtIn, join(cwd, 'plugins')]).map((path) => (path === builtIn ? { path, neededBuiltIns } : { path }));
-  return [...folders, ...(recipe?.pluginFolders ?? [])];
+  const packFolders = packs.filter((pack) => existsSync(pack.pluginsFolder)).map((pack) => ({ path: pack.pluginsFolder, pack: pack.name }));
+  return [...folders, ...(recipe?.pluginFolders ?? []), ...packFolders];
 }
 
 function uniqueExisting(paths: string[]): string[] {
@@ -152,6 +159,8 @@ export interface ResolveOptions {
   reportTrust?: boolean;
   /** Where the user's configuration is found (XDG_CONFIG_HOME, HOME) and which keys a run would send; default the process's. */
   environment?: Record<string, string | undefined>;
+  /** For `manus inspect`: run no plugin code but the package's; other plugins' tools are known by the names their files declare. */
+  importOnlyBuiltIns?: boolean;
 }
 
 /** Resolves a recipe into a run plan, or throws a ConfigError listing every problem. */
@@ -164,6 +173,11 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
   const userConfig = loadUserConfig(options.environment ?? process.env);
   diagnostics.push(...userConfig.diagnostics);
   if (!recipe) throw new ConfigError(diagnostics);
+  const ownPack = packOfFile(recipe.file);
+  const ownPackName = ownPack?.name;
+  const packs = packsOfRecipe(recipe, options.cwd, diagnostics, ownPack);
+  addPackAgents(agents.config, packs, diagnostics, ownPack);
+  diagnostics.push(...ambiguousAgentUses(recipe, agents.config));
 
   const flow = recipe.flow;
   const agent = flow ? undefined : resolveAgent(recipe, agents.config, diagnostics);
@@ -172,7 +186,7 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
   const needed = options.checkSchemas || (flow && usesPluginKinds(flow))
     ? undefined
     : withCalledAgents(agent ? [agent] : flow ? flowAgentConfigs(flow, agents.config) : [], agents.config).flatMap((each) => [...each.tools, ...each.contextProviders]);
-  const plugins = await loadPluginFolders(pluginFoldersFor(options.cwd, recipe, needed), { checkSchemas: options.checkSchemas });
+  const plugins = await loadPluginFolders(pluginFoldersFor(options.cwd, recipe, needed, packs), { checkSchemas: options.checkSchemas, importOnlyBuiltIns: options.importOnlyBuiltIns });
   diagnostics.push(...plugins.diagnostics);
 
   const strict = options.strictParameters !== false;
@@ -190,7 +204,7 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
   const trustInput = { agentsConfig: agents.config, cwd: options.cwd, parameterValues: values, workspaceFromCommandLine: overrides.workspace !== undefined, userParameters: new Set(Object.keys(overrides.parameters ?? {})) };
   const setups = new Map<unknown, AgentSetup>();
   for (const [key, reference] of references) {
-    setups.set(key, setUpAgent(reference, { recipe, plugins, mcpServers, trustInput, agentsConfig: agents.config, model: overrides.model, reportTrust: options.reportTrust === true }, diagnostics));
+    setups.set(key, setUpAgent(reference, { recipe, plugins, mcpServers, trustInput, agentsConfig: agents.config, model: overrides.model, reportTrust: options.reportTrust === true, ownPack: ownPackName }, diagnostics));
   }
   const callableAgents = new Map<string, AgentSetup>();
   const called = [...setups.values()].flatMap((setup) => setup.agentTools.map((name) => ({ name, caller: setup.agent })));
@@ -206,7 +220,7 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
       });
       continue;
     }
-    const setup = setUpAgent({ config, named: true }, { recipe, plugins, mcpServers, trustInput, agentsConfig: agents.config, model: overrides.model, reportTrust: options.reportTrust === true }, diagnostics);
+    const setup = setUpAgent({ config, named: true }, { recipe, plugins, mcpServers, trustInput, agentsConfig: agents.config, model: overrides.model, reportTrust: options.reportTrust === true, ownPack: ownPackName }, diagnostics);
     callableAgents.set(name, setup);
     called.push(...setup.agentTools.map((next) => ({ name: next, caller: setup.agent })));
   }
@@ -268,6 +282,7 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
     mcpToolNames,
     flow: flowPlan,
     callableAgents: new Map([...callableAgents].map(([name, setup]) => [name, flowAgentOf(setup)])),
+    packs,
   };
 }
 
@@ -292,6 +307,8 @@ interface AgentSetupInput {
   agentsConfig: AgentsConfig;
   model?: string;
   reportTrust: boolean;
+  /** The pack the recipe belongs to: its inline agents mean that pack's tools first. */
+  ownPack?: string;
 }
 
 /** One agent's tools, context providers, permissions and model profile, with the problems found. */
@@ -300,7 +317,7 @@ function setUpAgent(reference: FlowAgentReference, input: AgentSetupInput, diagn
   const serverNames = input.mcpServers.map((server) => server.name);
   const mcpToolNames = config.tools.filter((name) => !input.plugins.tools.has(name) && serverOfToolName(name, serverNames) !== undefined);
   const agentTools = config.tools.filter((name) => name.startsWith(agentToolPrefix)).map((name) => name.slice(agentToolPrefix.length));
-  const tools = selectTools(config, input.plugins, diagnostics, new Set([...mcpToolNames, ...agentTools.map((name) => `${agentToolPrefix}${name}`)]), input.mcpServers);
+  const tools = selectTools(config, input.plugins, diagnostics, new Set([...mcpToolNames, ...agentTools.map((name) => `${agentToolPrefix}${name}`)]), input.mcpServers, config.pack ?? input.ownPack);
   const contextProviders = selectContextProviders(config, input.plugins, diagnostics);
   // Reviewed as the recipe's agent: by name, it is measured against the trusted agent of that name.
   const trust = reviewRecipeTrust({ ...input.trustInput, recipe: { ...input.recipe, agent: reference.named ? config.name : config }, agent: config, tools });
@@ -312,7 +329,8 @@ function setUpAgent(reference: FlowAgentReference, input: AgentSetupInput, diagn
   }
   const { profile, modelOverride } = resolveProfile(config, input.agentsConfig, input.model, diagnostics);
   return {
-    agent: { ...config, permissions: trust.permissions },
+    // The model and the permissions know a tool by its own name; `name@pack` only chose which one.
+    agent: { ...config, tools: config.tools.map(unqualifiedName), permissions: trust.permissions },
     tools,
     agentTools,
     mcpToolNames,
@@ -449,17 +467,58 @@ function selectTools(
   diagnostics: Diagnostic[],
   mcpToolNames: ReadonlySet<string>,
   mcpServers: readonly McpServerConfig[],
+  pack: string | undefined,
 ): Map<string, AnyToolDefinition> {
   const tools = new Map<string, AnyToolDefinition>();
-  for (const name of agent.tools) {
+  // A pack's agents mean their own pack's tools by a plain name.
+  const inPack = (name: string) => plugins.tools.has(`${name}@${pack}`) || plugins.declaredNames?.has(`${name}@${pack}`) === true;
+  const own = (name: string) => (pack !== undefined && splitQualifiedName(name).pack === undefined && inPack(name) ? `${name}@${pack}` : name);
+  for (const name of agent.tools.map(own)) {
     // An MCP server's tools are known once it starts; the names are checked then.
     if (mcpToolNames.has(name)) continue;
+    // Read from its file and not run (manus inspect): there is no definition to take.
+    const declared = plugins.tools.has(name) ? undefined : plugins.declaredNames?.get(name);
+    if (declared) {
+      const packs = [...new Set(declared.flatMap((place) => (place.pack === undefined ? [] : [place.pack])))];
+      if (packs.length > 1) diagnostics.push(ambiguousTool(agent, name, declared.map((place) => ({ file: place.file, pack: place.pack }))));
+      continue;
+    }
+    const ambiguous = plugins.ambiguousTools?.get(name);
+    if (ambiguous) {
+      diagnostics.push(ambiguousTool(agent, name, ambiguous));
+      continue;
+    }
     const loaded = plugins.tools.get(name);
-    if (loaded) tools.set(name, loaded.tool);
+    const own = unqualifiedName(name);
+    const chosen = tools.get(own);
+    if (loaded && chosen && chosen !== loaded.tool) {
+      diagnostics.push({ severity: 'error', message: `agent '${agent.name}' lists two tools named '${own}'; the model can be offered only one of them`, location: agent.toolLocations[name] ?? agent.location });
+    } else if (loaded) tools.set(own, loaded.tool);
     else if (name.startsWith('mcp_')) diagnostics.push(mcpServerNotDeclared(agent, name, mcpServers));
+    else if (splitQualifiedName(name).pack !== undefined) diagnostics.push(toolNotInPack(agent, name, plugins));
     else diagnostics.push(toolNotAvailable(agent, name, [...plugins.tools.keys(), ...(plugins.unloadedNames ?? [])]));
   }
   return tools;
+}
+
+/** Two packs define the tool: the agent must say which one it means. */
+function ambiguousTool(agent: AgentConfig, name: string, defined: ReadonlyArray<Pick<LoadedTool, 'file' | 'pack'>>): Diagnostic {
+  const definers = describeDefiners(defined.map((each) => ({ pack: each.pack ?? 'the run', location: definitionLocation(each.file, name) })));
+  return {
+    severity: 'error',
+    message: `agent '${agent.name}' lists the tool '${name}', which two packs define: ${definers}; name the one you mean: ${defined.map((each) => `${name}@${each.pack}`).join(' or ')}`,
+    location: agent.toolLocations[name] ?? agent.location,
+  };
+}
+
+function toolNotInPack(agent: AgentConfig, qualified: string, plugins: LoadedPlugins): Diagnostic {
+  const { name, pack } = splitQualifiedName(qualified);
+  const packTools = [...plugins.tools.values()].filter((loaded) => loaded.pack === pack).map((loaded) => loaded.tool.name);
+  const packs = [...new Set([...plugins.tools.values()].flatMap((loaded) => (loaded.pack === undefined ? [] : [loaded.pack])))];
+  const problem = packs.includes(pack!)
+    ? `the pack ${pack} defines no tool '${name}'${didYouMean(name, packTools)}; its tools: ${[...new Set(packTools)].join(', ') || 'none'}`
+    : `no pack '${pack}' is part of this run${didYouMean(pack!, packs)}; the run's packs with tools: ${packs.join(', ') || 'none'} (a recipe adds an installed pack with packs: [${pack}])`;
+  return { severity: 'error', message: `agent '${agent.name}' lists the tool '${qualified}', but ${problem}`, location: agent.toolLocations[qualified] ?? agent.location };
 }
 
 function mcpServerNotDeclared(agent: AgentConfig, tool: string, servers: readonly McpServerConfig[]): Diagnostic {

@@ -341,6 +341,10 @@ export interface RecipeYaml {
    * Folders of tool plugins, relative to the recipe.
    */
   plugins?: string[];
+  /**
+   * Installed packs (npm package names) whose agents and plugins this recipe uses besides its own pack's; where two define one name, say which with name@pack.
+   */
+  packs?: string[];
   budgets?: BudgetsYaml;
   /**
    * A JSON Schema the final answer must satisfy.

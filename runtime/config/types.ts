@@ -87,6 +87,8 @@ export interface AgentConfig {
   origin?: AgentOrigin;
   /** Where its sandbox, permission and browser settings were written. */
   settingLocations?: SettingLocations;
+  /** The pack whose agents file defines it. */
+  pack?: string;
 }
 
 /**
@@ -106,6 +108,8 @@ export interface AgentsConfig {
   trustedAgents: Map<string, AgentConfig>;
   /** MCP servers the files declare for their agents, later files replacing earlier ones by name. */
   mcpServers: McpServerConfig[];
+  /** Agents that more than one pack defines, with where each does: a recipe names the one it means as `name@pack`. */
+  ambiguousAgents?: Map<string, Array<{ pack: string; location?: SourceLocation }>>;
 }
 
 export type ParameterValue = string | number | boolean | string[];
@@ -141,6 +145,8 @@ export interface Recipe {
   flow?: FlowDefinition;
   agentLocation?: SourceLocation;
   pluginFolders: Array<{ path: string; location?: SourceLocation }>;
+  /** Installed packs whose agents and plugins the recipe uses, by package name. */
+  packs: Array<{ name: string; location?: SourceLocation }>;
   budgets: RecipeBudgets;
   response?: JsonSchema;
   /** The workspace folder, a template that may use the parameters. */

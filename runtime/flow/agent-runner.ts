@@ -16,6 +16,7 @@ import { UsageLedger } from '../model/usage-ledger.js';
 import type { RunOptions } from '../run.js';
 import type { PreparedRun, RunModel } from '../run-preparation.js';
 import { RunResourceRegistry } from '../run-resources.js';
+import { imageRecorder } from '../run-images.js';
 import { sandboxForRun } from '../sandbox/run-sandbox.js';
 import { defineTool, type AnyToolDefinition, type JsonSchema, type ToolContext, type TraceWriter } from '../tool.js';
 import type { Toolbox } from '../toolbox.js';
@@ -86,6 +87,7 @@ export class AgentRunner {
       faults: run.faults,
       outsideUsage: { take: () => combined(calledUsage.take(), run.outsideUsage.take()) },
       sharedBudget: meter,
+      recordImages: imageRecorder(run.runDirectory, trace),
       toolContext: (call) => this.toolContext(agent, trace, resources, call),
       contextProviderInput: (provider, step) => ({
         ...step,

@@ -14,21 +14,50 @@ export interface FlowSpending {
   cost: number;
 }
 
+/** What a flow had spent when it stopped: in all, and by the path of the agent that spent it. */
+export interface EarlierSpending {
+  spent: FlowSpending;
+  spentByPath: ReadonlyMap<string, FlowSpending>;
+}
+
 export class FlowBudget implements SharedBudget {
   readonly spent: FlowSpending;
+  /** By agent path, so that a step's spending is its own even while other steps run at once. */
+  private readonly byPath = new Map<string, FlowSpending>();
   private readonly deadline: number | undefined;
 
   /** `outer` is a budget the whole run shares with others (a batch's), told of every spending too. */
-  constructor(private readonly limits: RunBudgets, earlier?: FlowSpending, private readonly outer?: SharedBudget) {
-    this.spent = earlier ? { steps: earlier.steps, usage: { ...earlier.usage }, cost: earlier.cost } : { steps: 0, usage: zeroUsage(), cost: 0 };
+  constructor(private readonly limits: RunBudgets, earlier?: EarlierSpending, private readonly outer?: SharedBudget) {
+    this.spent = earlier ? copySpending(earlier.spent) : zeroSpending();
+    for (const [path, spent] of earlier?.spentByPath ?? []) this.byPath.set(path, copySpending(spent));
     this.deadline = limits.timeSeconds === undefined ? undefined : Date.now() + limits.timeSeconds * 1000;
   }
 
   spend(spent: { steps?: number; usage?: TokenUsage; cost?: number }): void {
-    this.spent.steps += spent.steps ?? 0;
-    if (spent.usage) this.spent.usage = addUsage(this.spent.usage, spent.usage);
-    this.spent.cost += spent.cost ?? 0;
+    addSpending(this.spent, spent);
     this.outer?.spend(spent);
+  }
+
+  /** The flow's budget as one agent sees it: what it spends counts for the flow and for its path. */
+  at(path: string): SharedBudget {
+    return {
+      spend: (spent) => {
+        this.spend(spent);
+        const own = this.byPath.get(path) ?? zeroSpending();
+        this.byPath.set(path, own);
+        addSpending(own, spent);
+      },
+      exhausted: () => this.exhausted(),
+    };
+  }
+
+  /** What the agents at `path` and below it spent, before a resume included. */
+  spentWithin(path: string): FlowSpending {
+    const total = zeroSpending();
+    for (const [agentPath, spent] of this.byPath) {
+      if (agentPath === path || agentPath.startsWith(`${path}/`)) addSpending(total, spent);
+    }
+    return total;
   }
 
   exhausted(): BudgetName | undefined {
@@ -68,6 +97,20 @@ function smaller(first: number | undefined, second: number | undefined): number 
   if (first === undefined) return second;
   if (second === undefined) return first;
   return Math.min(first, second);
+}
+
+function zeroSpending(): FlowSpending {
+  return { steps: 0, usage: zeroUsage(), cost: 0 };
+}
+
+function copySpending(spent: FlowSpending): FlowSpending {
+  return { steps: spent.steps, usage: { ...spent.usage }, cost: spent.cost };
+}
+
+function addSpending(total: FlowSpending, spent: { steps?: number; usage?: TokenUsage; cost?: number }): void {
+  total.steps += spent.steps ?? 0;
+  if (spent.usage) total.usage = addUsage(total.usage, spent.usage);
+  total.cost += spent.cost ?? 0;
 }
 
 export function zeroUsage(): TokenUsage {

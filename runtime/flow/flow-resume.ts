@@ -18,6 +18,8 @@ export interface FinishedStep extends StepResult {
 export class FlowResume {
   readonly finished = new Map<string, FinishedStep>();
   readonly spent: FlowSpending;
+  /** What the agent at each path had spent up to its last reply. */
+  readonly spentByPath = new Map<string, FlowSpending>();
   private readonly paths = new Set<string>();
   private readonly running = new Map<string, ResumeState>();
   /** Questions the flow had stopped on, with the answers given now. */
@@ -59,9 +61,11 @@ export class FlowResume {
     let steps = 0;
     let usage = zeroUsage();
     let cost = 0;
-    for (const spent of spending.values()) {
+    for (const [path, spent] of spending) {
+      const pathUsage = addUsage(spent.usage, spent.pending);
+      if (spent.step > 0) this.spentByPath.set(path, { steps: spent.step, usage: pathUsage, cost: spent.cost });
       steps += spent.step;
-      usage = addUsage(usage, addUsage(spent.usage, spent.pending));
+      usage = addUsage(usage, pathUsage);
       cost += spent.cost;
     }
     this.spent = { steps, usage, cost };

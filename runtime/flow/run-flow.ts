@@ -68,7 +68,7 @@ class FlowRun {
 
   constructor(private readonly input: FlowRunInput) {
     this.flow = input.plan.flow;
-    this.budget = new FlowBudget(input.plan.budgets, input.resume?.spent, input.options.sharedBudget);
+    this.budget = new FlowBudget(input.plan.budgets, input.resume, input.options.sharedBudget);
     this.runner = new AgentRunner({ run: input.run, plan: input.plan, options: input.options, model: input.model, toolbox: input.toolbox.tools });
   }
 
@@ -127,8 +127,7 @@ class FlowRun {
     }
     const trace = this.input.run.trace.at(path);
     const started = performance.now();
-    const spentBefore = { steps: this.budget.spent.steps, usage: { ...this.budget.spent.usage }, cost: this.budget.spent.cost };
-    trace.emit('flow-step-start', { kind: step.kind, name: step.name });
+    trace.emit('flow-step-start', { kind: step.kind, name: step.name, ...(step.kind === 'agent' && typeof step.agent === 'string' ? { agent: step.agent } : {}) });
     let result: StepResult;
     try {
       result = await this.runKind(step, path, { ...scope, budgets: withinBudgets(step.budgets, scope.budgets) }, trace);
@@ -137,9 +136,7 @@ class FlowRun {
       trace.emit('flow-step-stop', { kind: step.kind, reason: (error as Error).message, durationMs: elapsed(started) });
       throw error;
     }
-    const spent = this.budget.spent;
-    const steps = spent.steps - spentBefore.steps;
-    const usage = subtractUsage(spent.usage, spentBefore.usage);
+    const { steps, usage, cost } = this.budget.spentWithin(path);
     const durationMs = elapsed(started);
     trace.emit('flow-step-end', {
       kind: step.kind,
@@ -150,7 +147,7 @@ class FlowRun {
       ...(result.reason ? { reason: result.reason } : {}),
       steps,
       usage,
-      cost: spent.cost - spentBefore.cost,
+      cost,
       durationMs,
     });
     this.remember(path, step.kind, result, { steps, usage, durationMs });
@@ -254,18 +251,19 @@ class FlowRun {
     trace.emit('flow-step-start', { kind: 'agent', agent: agent.config.name, ...(request.title ? { title: request.title } : {}) });
     const result = await this.loop(agent, request, path, { ...scope, budgets: withinBudgets(request.budgets ?? {}, scope.budgets) });
     const durationMs = elapsed(started);
+    const { steps, usage, cost } = this.budget.spentWithin(path);
     trace.emit('flow-step-end', {
       kind: 'agent',
       status: result.status,
       answer: result.answer,
       ...(result.structured !== undefined ? { structured: result.structured } : {}),
       ...(result.reason ? { reason: result.reason } : {}),
-      steps: result.steps,
-      usage: result.usage,
-      cost: result.cost,
+      steps,
+      usage,
+      cost,
       durationMs,
     });
-    this.remember(path, 'agent', result, { steps: result.steps, usage: result.usage, durationMs });
+    this.remember(path, 'agent', result, { steps, usage, durationMs });
     return result;
   }
 
@@ -279,7 +277,7 @@ class FlowRun {
       response: request.response,
       resume: resumed ?? continuedHistory(request),
       signal: scope.signal,
-      sharedBudget: this.budget,
+      sharedBudget: this.budget.at(path),
     });
     for (const file of outcome.files) this.files.add(file);
     this.lastHistory = outcome.history;

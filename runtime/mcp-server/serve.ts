@@ -3,6 +3,7 @@
  * Everything is loaded and checked before the server starts, so a typo in a tool name or a broken
  * recipe is a usage error rather than a server that fails later.
  */
+import { locateRecipe } from '../packs/locate-recipe.js';
 import { agentsFilesFor, loadAgentsConfig } from '../config/resolve-recipe.js';
 import { agentDefaults } from '../config/defaults.js';
 import { readModelProfile } from '../config/load-agents.js';
@@ -87,7 +88,7 @@ async function servedTools(options: McpServeOptions): Promise<ServedTool[]> {
   const fromPlugins = await loadPluginTools(options.tools, { cwd: options.cwd, pluginFolders: options.pluginFolders });
   const fromRecipes: ServedTool[] = [];
   for (const file of options.recipes) {
-    fromRecipes.push(await loadRecipeTool(file, {
+    fromRecipes.push(await loadRecipeTool(locateRecipe(file, options.cwd).file, {
       cwd: options.cwd,
       environment: options.environment,
       runsDirectory: options.runsDirectory,

@@ -17,10 +17,14 @@ import { isStepKindDefinition, stepKindExportName, type AnyStepKindDefinition } 
 import { builtInManifest, type BuiltInPlugin } from './built-in-plugins.js';
 import { kernelTools } from './kernel-tools.js';
 import { describeToolProblems } from './tool-shape.js';
+import { qualifiedName } from '../packs/qualified-names.js';
+import { scanPluginFolder } from '../packs/plugin-scan.js';
 
 export interface LoadedTool {
   tool: AnyToolDefinition;
   file: string;
+  /** The pack whose plugins folder defines it. */
+  pack?: string;
 }
 
 export interface LoadedContextProvider {
@@ -41,6 +45,22 @@ export interface LoadedPlugins {
   diagnostics: Diagnostic[];
   /** Names of built-in plugins left unloaded because the run does not use them (for suggestions). */
   unloadedNames?: string[];
+  /**
+   * Tools that more than one pack defines, by name: an agent must name the one it means as
+   * `name@pack`. Every pack's tools are also kept under their qualified names.
+   */
+  ambiguousTools?: Map<string, LoadedTool[]>;
+  /** With `importOnlyBuiltIns`: the names the other plugins' sources declare, read and not run (`name@pack` too), with each place declaring them. */
+  declaredNames?: Map<string, Array<{ file: string; pack?: string }>>;
+}
+
+export interface PluginLoadingOptions {
+  checkSchemas?: boolean;
+  /**
+   * Import only the package's own plugins; read the others' names from their files without running
+   * them, for `manus inspect`, which shows what a run would load before any of it runs.
+   */
+  importOnlyBuiltIns?: boolean;
 }
 
 export interface PluginFolder {
@@ -53,6 +73,8 @@ export interface PluginFolder {
    * tools exist never depends on what a run needs.
    */
   neededBuiltIns?: ReadonlySet<string>;
+  /** The pack whose plugins folder this is: its tools are known by `name@pack` too, and two packs may define one name. */
+  pack?: string;
 }
 
 const pluginExtensions = new Set(['.ts', '.mts', '.js', '.mjs']);
@@ -64,9 +86,13 @@ const kernelToolFile = 'the runtime';
  * Loads every plugin file of the folders. A folder or file reached twice (listed again, or through
  * a symbolic link) loads once: the same file is not a conflict with itself.
  */
-export async function loadPluginFolders(folders: PluginFolder[], options: { checkSchemas?: boolean } = {}): Promise<LoadedPlugins> {
+export async function loadPluginFolders(folders: PluginFolder[], options: PluginLoadingOptions = {}): Promise<LoadedPlugins> {
   const diagnostics: Diagnostic[] = [];
   const files: string[] = [];
+  const packFiles = new Map<string, string[]>();
+  const declaredNames = new Map<string, Array<{ file: string; pack?: string }>>();
+  const declare = (name: string, place: { file: string; pack?: string }) => declaredNames.set(name, [...(declaredNames.get(name) ?? []), place]);
+  builtInFolder ??= realpathSync(join(packageRoot, 'plugins'));
   const seen = new Set<string>();
   const reserved = new Map<string, string>();
   // Left unloaded on the manifest's word alone, without reading their files' times: if a name the
@@ -80,10 +106,23 @@ export async function loadPluginFolders(folders: PluginFolder[], options: { chec
     const realFolder = realPath(folder.path);
     if (seen.has(realFolder)) continue;
     seen.add(realFolder);
+    if (options.importOnlyBuiltIns && realFolder !== builtInFolder) {
+      for (const plugin of scanPluginFolder(folder.path)) {
+        for (const name of plugin.names) {
+          declare(name, { file: plugin.entry, pack: folder.pack });
+          if (folder.pack !== undefined) declare(qualifiedName(name, folder.pack), { file: plugin.entry, pack: folder.pack });
+        }
+      }
+      continue;
+    }
     for (const file of pluginFilesIn(folder.path)) {
       const realFile = realPath(file);
       if (seen.has(realFile)) continue;
       seen.add(realFile);
+      if (folder.pack !== undefined) {
+        packFiles.set(folder.pack, [...(packFiles.get(folder.pack) ?? []), file]);
+        continue;
+      }
       const listed = folder.neededBuiltIns ? builtInEntry(file) : undefined;
       if (!listed || listed.names.some((name) => folder.neededBuiltIns!.has(name))) files.push(file);
       else {
@@ -103,6 +142,10 @@ export async function loadPluginFolders(folders: PluginFolder[], options: { chec
     for (const [name, provider] of reloaded.contextProviders) loaded.contextProviders.set(name, provider);
     for (const [kind, stepKind] of reloaded.stepKinds) loaded.stepKinds.set(kind, stepKind);
   }
+  const ambiguousTools = new Map<string, LoadedTool[]>();
+  for (const [pack, packPluginFiles] of packFiles) {
+    addPackPlugins(loaded, pack, await loadPluginFiles(packPluginFiles, diagnostics, options), ambiguousTools, diagnostics);
+  }
   for (const tool of kernelTools) {
     const clash = loaded.tools.get(tool.name);
     if (clash) diagnostics.push({ severity: 'error', message: `the tool '${tool.name}' is the runtime's own; a plugin cannot define it`, location: definitionLocation(clash.file, tool.name) });
@@ -117,7 +160,33 @@ export async function loadPluginFolders(folders: PluginFolder[], options: { chec
     const owner = reserved.get(name);
     if (owner && owner !== file) diagnostics.push(conflict(kind, name, owner, file));
   }
-  return { ...loaded, unloadedNames: [...reserved.keys()] };
+  return { ...loaded, unloadedNames: [...reserved.keys()], ambiguousTools, declaredNames };
+}
+
+/**
+ * A pack's plugins join the run's: each tool under `name@pack`, and under its own name unless
+ * another pack has it too (then the name is ambiguous, and an error only where an agent uses it
+ * unqualified). A pack taking a name of the run's other plugins is a conflict, as between any two files.
+ */
+function addPackPlugins(loaded: LoadedPlugins, pack: string, packLoaded: LoadedPlugins, ambiguousTools: Map<string, LoadedTool[]>, diagnostics: Diagnostic[]): void {
+  for (const [name, entry] of packLoaded.tools) {
+    const tool = { ...entry, pack };
+    loaded.tools.set(qualifiedName(name, pack), tool);
+    const existing = loaded.tools.get(name);
+    if (!existing) loaded.tools.set(name, tool);
+    else if (existing.pack !== undefined) ambiguousTools.set(name, [...(ambiguousTools.get(name) ?? [existing]), tool]);
+    else diagnostics.push(conflict('tool', name, existing.file, tool.file));
+  }
+  for (const [name, entry] of packLoaded.contextProviders) {
+    const existing = loaded.contextProviders.get(name);
+    if (existing) diagnostics.push(conflict('context provider', name, existing.file, entry.file));
+    else loaded.contextProviders.set(name, entry);
+  }
+  for (const [kind, entry] of packLoaded.stepKinds) {
+    const existing = loaded.stepKinds.get(kind);
+    if (existing) diagnostics.push(conflict('step kind', kind, existing.file, entry.file, 'kind'));
+    else loaded.stepKinds.set(kind, entry);
+  }
 }
 
 /** Loads plugin files; a file may export one tool, context provider or step kind, or a list of them. */

@@ -1,12 +1,13 @@
 /**
  * The run as a JUnit XML report, the format CI dashboards read: one testsuite per run, named after
- * the recipe; one testcase for the run itself and one per check. Test names stay the same from
+ * the recipe; one testcase for the run itself, one per flow step and one per check. Test names stay the same from
  * run to run (the run id is a property), so dashboards can follow a check's history.
  */
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { CheckResult } from '../checks/check-types.js';
 import { writeFileAtomically } from './report-file.js';
+import type { FlowStepRecord } from '../flow/run-flow.js';
 import type { RunReport } from './run-report.js';
 import { escapeXmlAttribute, escapeXmlText } from './xml-text.js';
 
@@ -23,12 +24,17 @@ export async function writeJunitReport(directory: string, report: RunReport): Pr
 
 export function junitXml(report: RunReport, options: { hostname?: string } = {}): string {
   const runFailed = report.status !== 'success';
-  const failures = (runFailed ? 1 : 0) + report.checks.filter((check) => !check.passed && !check.skipped).length;
+  const flowSteps = report.flowSteps ?? [];
+  const stepFailed = (step: FlowStepRecord) => step.status !== 'success';
+  // A step the flow went on past (continue_on_failure) does not fail a run that succeeded.
+  const stepFailures = runFailed ? flowSteps.filter(stepFailed).length : 0;
+  const stepsSkipped = runFailed ? 0 : flowSteps.filter(stepFailed).length;
+  const failures = (runFailed ? 1 : 0) + stepFailures + report.checks.filter((check) => !check.passed && !check.skipped).length;
   const counts = {
-    tests: String(1 + report.checks.length),
+    tests: String(1 + flowSteps.length + report.checks.length),
     failures: String(failures),
     errors: '0',
-    skipped: String(report.checks.filter((check) => check.skipped).length),
+    skipped: String(stepsSkipped + report.checks.filter((check) => check.skipped).length),
     time: seconds(report.durationMs),
   };
   const suiteAttributes: Record<string, string> = { name: report.recipe.name, ...counts };
@@ -41,6 +47,7 @@ export function junitXml(report: RunReport, options: { hostname?: string } = {})
     `  <testsuite${attributes(suiteAttributes)}>`,
     ...propertiesElement(report),
     ...runTestcase(report, runFailed),
+    ...flowSteps.flatMap((step) => flowStepTestcase(report, step, runFailed)),
     ...report.checks.flatMap((check) => checkTestcase(report, check)),
     '  </testsuite>',
     '</testsuites>',
@@ -99,6 +106,17 @@ function runSummary(report: RunReport): string {
     ...(report.files && report.files.length > 0 ? [`files: ${report.files.join(', ')}`] : []),
     `answer: ${report.answer}`,
   ].join('\n');
+}
+
+function flowStepTestcase(report: RunReport, step: FlowStepRecord, runFailed: boolean): string[] {
+  const open = `    <testcase${attributes({ name: step.path, classname: `${report.recipe.name}.flow`, time: seconds(step.durationMs) })}`;
+  const summary = `      <system-out>${escapeXmlText(`kind: ${step.kind}\nstatus: ${step.status}\nsteps: ${step.steps}\ntokens: ${step.usage.totalTokens}\nanswer: ${step.answer}`)}</system-out>`;
+  if (step.status === 'success') return [`${open}>`, summary, '    </testcase>'];
+  const message = firstLine(`${step.status}: ${step.reason ?? step.answer}`);
+  const verdict = runFailed
+    ? `      <failure${attributes({ message, type: step.status })}>${escapeXmlText(step.reason ?? step.answer)}</failure>`
+    : `      <skipped${attributes({ message: `${message} (the flow went on past it)` })}/>`;
+  return [`${open}>`, verdict, summary, '    </testcase>'];
 }
 
 function checkTestcase(report: RunReport, check: CheckResult): string[] {

@@ -4,6 +4,7 @@
  */
 import { join } from 'node:path';
 import type { CheckResult } from '../checks/check-types.js';
+import type { FlowStepRecord } from '../flow/run-flow.js';
 import { writeFileAtomically } from './report-file.js';
 
 export interface RunReportUsage {
@@ -34,6 +35,8 @@ export interface RunReport {
   /** Workspace-relative paths of files the run wrote. */
   files?: string[];
   checks: CheckResult[];
+  /** A flow's steps, each with its path and status, in the order they ended. */
+  flowSteps?: FlowStepRecord[];
   /** Attempts made, the first one included. */
   attempts: number;
 }

@@ -7,6 +7,7 @@ import type { RunEventRecord, RunRecord, RunSummary } from '../run-history.js';
 import { truncateMiddle } from '../truncate.js';
 import { formatCount, formatDuration, formatLocalTime, formatTable } from './display-format.js';
 import { isRecord, numberField, recordField, textField } from './event-fields.js';
+import { flowTree, type FlowTreeNode } from './flow-tree.js';
 
 export interface TranscriptOptions {
   /** Show tool arguments, results and check output in full. */
@@ -32,7 +33,8 @@ export function formatRunTable(summaries: readonly RunSummary[]): string {
 }
 
 export function formatTranscript(run: RunRecord, options: TranscriptOptions = {}): string {
-  const transcript = new Transcript(options);
+  const lastEnd = run.events.filter((event) => event.type === 'run-end').at(-1);
+  const transcript = new Transcript(options, flowTree(run.events), lastEnd);
   for (const warning of run.summary.warnings) transcript.line(`warning: ${warning}`);
   for (const event of run.events) transcript.event(event);
   if (run.summary.status === 'running' || run.summary.status === 'incomplete') transcript.notEnded(run.summary);
@@ -42,10 +44,15 @@ export function formatTranscript(run: RunRecord, options: TranscriptOptions = {}
 class Transcript {
   private readonly lines: string[] = [];
   private readonly full: boolean;
-  private step: number | undefined;
+  /** The step being shown, with the flow step's path it belongs to. */
+  private step: string | undefined;
 
-  constructor(options: TranscriptOptions) {
+  /** A flow's steps as a tree, shown before the run's end, or where it stopped. */
+  private readonly flowRoots: FlowTreeNode[];
+
+  constructor(options: TranscriptOptions, flowRoots: FlowTreeNode[], private readonly lastEnd?: RunEventRecord) {
     this.full = options.full === true;
+    this.flowRoots = flowRoots;
   }
 
   text(): string {
@@ -66,7 +73,7 @@ class Transcript {
       case 'model-response':
         return this.reply(event);
       case 'tool-call-start':
-        this.enterStep(numberField(event.step));
+        this.enterStep(event);
         return this.line(`  > ${textField(event.tool) ?? '?'} ${this.shorten(compactJson(event.arguments), argumentsLimit)}`);
       case 'tool-call-end':
         return this.toolResult(event);
@@ -110,6 +117,7 @@ class Transcript {
   }
 
   notEnded(summary: RunSummary): void {
+    this.flow();
     const state = summary.status === 'running' ? 'is still running' : 'stopped without recording its end';
     this.line(`\nNo end recorded: the run ${state}.`);
     this.line(`  steps: ${summary.steps}, tokens: ${formatCount(summary.totalTokens)}, elapsed: ${formatDuration(summary.durationMs)}`);
@@ -132,7 +140,7 @@ class Transcript {
   }
 
   private reply(event: RunEventRecord): void {
-    this.enterStep(numberField(event.step));
+    this.enterStep(event);
     const content = textField(event.content)?.trim();
     if (content) this.line(`  assistant: ${indent(content, 4).trimStart()}`);
   }
@@ -173,6 +181,7 @@ class Transcript {
   private end(event: RunEventRecord): void {
     const usage = recordField(event.usage);
     const exitCode = numberField(event.exitCode);
+    if (event === this.lastEnd) this.flow();
     this.line(`\nEnd: ${textField(event.status) ?? 'unknown'}${exitCode === undefined ? '' : ` (exit code ${exitCode})`}`);
     const tokens = usage
       ? `${formatCount(numberField(usage.totalTokens) ?? 0)} (${formatCount(numberField(usage.promptTokens) ?? 0)} prompt, ${formatCount(numberField(usage.completionTokens) ?? 0)} completion)`
@@ -190,15 +199,39 @@ class Transcript {
     }
   }
 
-  private enterStep(step: number | undefined): void {
-    if (step === undefined || step === this.step) return;
-    this.step = step;
-    this.line(`\nStep ${step}`);
+  /** A flow's steps interleave when they run at once, so each step header names its path. */
+  private enterStep(event: RunEventRecord): void {
+    const step = numberField(event.step);
+    if (step === undefined) return;
+    const path = textField(event.path);
+    const key = `${path ?? ''}#${step}`;
+    if (key === this.step) return;
+    this.step = key;
+    this.line(path === undefined ? `\nStep ${step}` : `\n${path}, step ${step}`);
+  }
+
+  private flow(): void {
+    if (this.flowRoots.length === 0) return;
+    this.line('\nFlow:');
+    for (const root of this.flowRoots) this.lines.push(...flowLines(root, 1));
   }
 
   private shorten(value: string, limit: number): string {
     return this.full ? value : truncateMiddle(value, limit, 'shortened; --full shows all').text;
   }
+}
+
+function flowLines(node: FlowTreeNode, depth: number): string[] {
+  const who = node.agent ? `${node.kind} ${node.agent}` : node.kind;
+  const figures = [
+    node.steps === undefined ? undefined : `${node.steps} ${node.steps === 1 ? 'step' : 'steps'}`,
+    node.totalTokens === undefined ? undefined : `${formatCount(node.totalTokens)} tokens`,
+    node.durationMs === undefined ? undefined : formatDuration(node.durationMs),
+  ].filter(Boolean);
+  const title = node.title ? ` "${node.title}"` : '';
+  const reason = node.reason ? `: ${truncateMiddle(node.reason, 200, 'shortened').text}` : '';
+  const line = `${'  '.repeat(depth)}${node.label} (${who})${title}: ${node.status}${figures.length > 0 ? `, ${figures.join(', ')}` : ''}${reason}`;
+  return [line, ...node.children.flatMap((child) => flowLines(child, depth + 1))];
 }
 
 function compactJson(value: unknown): string {

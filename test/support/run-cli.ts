@@ -69,6 +69,8 @@ export function runCli(args: string[], options: CliOptions): Promise<CliResult> 
       }
       resolve({ exitCode, signal, stdout, stderr, json });
     });
+    // A command that exits before reading its input closes the pipe first; that is no failure of the test.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(options.stdin ?? '');
   });
 }

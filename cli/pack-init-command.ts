@@ -1,0 +1,31 @@
+/** `manus pack init <name>`: a new pack that passes its own test and `manus validate`. */
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { UsageError } from '../runtime/errors.js';
+import { isPackageName } from '../runtime/packs/installed-packs.js';
+import { shownPath } from '../runtime/packs/plugin-scan.js';
+import { ExitCode } from './exit-codes.js';
+import { packScaffold } from './pack-scaffold.js';
+
+export function packInitCommand(name: string, options: { dir?: string }, runtimeVersion: string): number {
+  if (!isPackageName(name)) {
+    throw new UsageError(`'${name}' is not an npm package name: lower case letters, digits, '-', '.' and '_', optionally scoped as @scope/name`);
+  }
+  const cwd = process.cwd();
+  const folder = resolve(cwd, options.dir ?? name.split('/').pop()!);
+  if (existsSync(folder) && readdirSync(folder).length > 0) {
+    throw new UsageError(`${folder} already exists and is not empty; choose another folder with --dir`);
+  }
+  const files = packScaffold(name, runtimeVersion);
+  for (const [path, content] of Object.entries(files)) {
+    const target = join(folder, path);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, content);
+  }
+  const shown = shownPath(folder, cwd);
+  process.stderr.write(
+    `made the pack ${name} in ${shown}:\n${Object.keys(files).map((path) => `  ${path}`).join('\n')}\n` +
+      `next: manus validate ${shown}; cd ${shown} && npm test; manus run ${shown}/recipes/hello.yaml --param name=Ada\n`,
+  );
+  return ExitCode.success;
+}
