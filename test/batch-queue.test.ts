@@ -5,10 +5,10 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseQueueUrl } from '../runtime/batch/queue/redis-connection.js';
 import { RedisRateLimiter } from '../runtime/batch/queue/redis-rate-limiter.js';
-import { runCli } from './support/run-cli.js';
+import { makeFixture, runCli } from './support/run-cli.js';
 import { batchEnvironment, batchFolder, chatRequests, readBatch, spawnCli, startBatchModel, taskName, waitFor, writeBatchFixture, type SpawnedCli } from './support/batch-fixture.js';
 import { redisMissing, startRedis, type RedisServer } from './support/redis-server.js';
-import type { ScriptedModelServer } from './support/scripted-model-server.js';
+import { startScriptedModelServer, type ScriptedModelServer } from './support/scripted-model-server.js';
 
 const missing = redisMissing();
 if (missing) process.stdout.write(`batch-queue tests skipped: ${missing}\n`);
@@ -224,6 +224,38 @@ describe.skipIf(missing !== undefined)('manus batch on a queue', () => {
       expect(firstSteps.map(taskName).sort()).toEqual(['person-0', 'person-1']);
     } finally {
       await stopWorkers([first, ...(second ? [second] : [])]);
+      await server.close();
+    }
+  });
+
+  it('ships an installed pack with the batch: workers run its recipe, agent and plugin', async () => {
+    const pack = {
+      'node_modules/acme-weather/package.json': JSON.stringify({ name: 'acme-weather', version: '1.0.0', manus: {} }),
+      'node_modules/acme-weather/agents.yaml': 'version: 1\nagents:\n  forecaster:\n    description: Forecasts.\n    system_prompt: You are the forecaster.\n    tools: [weather, terminate]\n',
+      'node_modules/acme-weather/plugins/weather.ts': "import { defineTool } from 'manus-runtime';\nexport default defineTool({ name: 'weather', description: 'Weather.', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, execute: ({ city }) => 'Sunny in ' + String(city) });\n",
+      'node_modules/acme-weather/recipes/forecast.yaml': 'version: 1\nname: forecast\ndescription: A forecast.\nparameters:\n  city: { type: string, description: the city }\nprompt: The weather in {{city}}?\nagent: forecaster\n',
+      'cities.jsonl': '{"city": "Oslo"}\n{"city": "Lima"}\n',
+    };
+    const fixture = makeFixture(pack);
+    const server = await startScriptedModelServer({
+      turns: [],
+      sideTurn: (request) => {
+        const messages = request.body.messages as Array<{ role: string; content: unknown }>;
+        const result = messages.find((message) => message.role === 'tool');
+        const city = /The weather in (\w+)\?/.exec(JSON.stringify(messages))?.[1] ?? '';
+        return result
+          ? { toolCalls: [{ name: 'terminate', arguments: { status: 'success', message: String(result.content) } }] }
+          : { toolCalls: [{ name: 'weather', arguments: { city } }] };
+      },
+    });
+    const workers = [startWorker(redis, server, 2)];
+    try {
+      const result = await runCli(['batch', 'acme-weather/forecast', '--inputs', 'cities.jsonl', '--queue', redis.url, '--json'], { cwd: fixture, env: batchEnvironment(server), timeoutMs: 60_000 });
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(result.json.items.map((item: { answer: string }) => item.answer)).toEqual(['Sunny in Oslo', 'Sunny in Lima']);
+      expect(result.json.batch.recipe.file).toBe('acme-weather/forecast');
+    } finally {
+      await stopWorkers(workers);
       await server.close();
     }
   });
