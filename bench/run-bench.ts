@@ -11,12 +11,13 @@
  * loop, each as soon as the last reply has been read, also in turns with the kernel's runs.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startScriptedModelServer, type RecordedChatRequest, type ScriptedTurn } from '../test/support/scripted-model-server.js';
 import { TokenCounter } from '../runtime/model/token-counter.js';
+import { watchPeakMemory } from './process-figures.js';
 import type { ChatMessage } from '../runtime/tool.js';
 
 const steps = 30;
@@ -29,24 +30,6 @@ interface RunFigures {
   requests: RecordedChatRequest[];
   /** The process's peak resident memory, where the system tells it (Linux). */
   peakMemoryMb?: number;
-}
-
-/** Watches /proc for a process's peak resident set (VmHWM) until it exits. */
-function watchPeakMemory(pid: number | undefined): () => number | undefined {
-  let peakKb: number | undefined;
-  const read = () => {
-    try {
-      const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-      if (match) peakKb = Number(match[1]);
-    } catch {
-      // Gone already, or no /proc on this system: keep the last reading.
-    }
-  };
-  const timer = setInterval(read, 10);
-  return () => {
-    clearInterval(timer);
-    return peakKb === undefined ? undefined : peakKb / 1024;
-  };
 }
 
 function benchmarkFolder(pluginExtension: 'mjs' | 'ts'): string {

@@ -66,3 +66,17 @@ export function exitCodeForError(error: unknown): ExitCodeValue {
   if (!ManusError.isInstance(error)) return ExitCode.taskFailed;
   return exitCodeForStatus(failureStatus(error), error.code);
 }
+
+/** The exit code of a batch: 0 when every item succeeded, 3 when its budget ran out, 130 when interrupted, else 1. */
+export function exitCodeForBatch(status: 'success' | 'failure' | 'budget-exhausted' | 'interrupted'): ExitCodeValue {
+  switch (status) {
+    case 'success':
+      return ExitCode.success;
+    case 'budget-exhausted':
+      return ExitCode.budgetExhausted;
+    case 'interrupted':
+      return ExitCode.interrupted;
+    case 'failure':
+      return ExitCode.taskFailed;
+  }
+}

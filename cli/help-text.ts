@@ -29,7 +29,50 @@ const listingExitCodes = `Exit codes:
   0    success
   2    a file or plugin has an error, or the command line is wrong`;
 
+const batchEnvironment = `Environment:
+  the model variables above (OPENAI_API_KEY, OPENAI_BASE_URL, MANUS_MODEL, ...), for every item
+  MANUS_BATCHES_DIR      where batch folders go (default .manus/batches); --batches-dir wins
+  MANUS_BATCH_RETRY_DELAY_MS   the first backoff before a failed item is tried again (default 2000)
+  REDIS_PASSWORD         the queue's password, when the --queue URL has none
+  CI=true, MANUS_CI=1    CI mode, as --ci`;
+
 export const helpAfter: Record<string, string> = {
+  batch: `
+Inputs: a .jsonl file of objects or a .csv file with a header; each key or column is a recipe
+parameter, and --param fixes a value for every item. Each item is a run; the batch's folder
+.manus/batches/<id>/ holds batch.json (status, totals) and items.jsonl (one line per item outcome).
+
+Examples:
+  manus batch recipes/country-facts.yaml --inputs countries.jsonl --concurrency 8 --report reports
+  manus batch recipe.yaml --inputs items.csv --item-max-steps 20 --max-cost 5 --ci
+  manus batch recipe.yaml --inputs items.jsonl --queue redis://127.0.0.1:6379/0   (start manus worker first)
+  manus batch show 20261201-0915 --json
+  manus batch resume 20261201-0915
+
+${batchEnvironment}
+
+Exit codes:
+  0    every item succeeded
+  1    an item did not succeed (each item's own exit code, 1 to 6, is in the table and reports)
+  2    usage or validation error (the recipe, the inputs or the command line); nothing ran
+  3    the batch's budget (--max-tokens, --max-cost, --max-time) ran out
+  130  interrupted; manus batch resume <id> goes on`,
+  worker: `
+Takes batch items from the queue and runs them with this machine's model, sandbox, browser,
+configuration and --trust grants; what each item runs comes with its batch, checked by content
+hash. A Redis on another machine needs a password (in the URL or REDIS_PASSWORD) or TLS (rediss://).
+
+Examples:
+  manus worker --queue redis://127.0.0.1:6379/0 --concurrency 8
+  REDIS_PASSWORD=... manus worker --queue rediss://queue.internal:6380/0 --trust network
+
+${environment}
+  REDIS_PASSWORD         the queue's password, when the URL has none
+  MANUS_WORKER_EVENTS_CAP_BYTES   compressed events larger than this stay on the worker (default 4 MB)
+
+Exit codes:
+  2    the command line or the queue URL is not usable
+  130  stopped (Ctrl-C or SIGTERM): running items go back to the queue`,
   run: `
 Examples:
   manus run recipes/ask.yaml --param question="What is a ReAct agent?"

@@ -5,9 +5,9 @@
  * the first skips most of it.
  */
 import { statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cacheFolder } from './cache-folder.js';
 import { requireWithCodeCache } from './compile-cache.js';
 
 /** A hash of the bundle's content, filled in by the build. */
@@ -35,15 +35,4 @@ function codeCacheFile(): string | undefined {
   const build = `${MANUS_BUNDLE_HASH}.${size.toString(36)}${Math.trunc(mtimeMs).toString(36)}`;
   const command = /^[a-z]+$/.test(process.argv[2] ?? '') ? process.argv[2] : 'other';
   return join(folder, 'code-cache', `${build}-node${process.versions.node}-${process.arch}-${command}.bin`);
-}
-
-function cacheFolder(): string | undefined {
-  if (process.env.MANUS_CACHE_DIR) return process.env.MANUS_CACHE_DIR;
-  if (process.env.XDG_CACHE_HOME) return join(process.env.XDG_CACHE_HOME, 'manus-runtime');
-  try {
-    return join(homedir(), '.cache', 'manus-runtime');
-  } catch {
-    // A user with no home (an arbitrary uid in a container, HOME unset).
-    return undefined;
-  }
 }

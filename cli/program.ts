@@ -10,6 +10,7 @@ import { ExitCode, exitCodeForError } from './exit-codes.js';
 import { mcpServeCommand } from './mcp-serve-command.js';
 import type { SandboxSettings } from '../runtime/tool.js';
 import { sandboxKind } from './sandbox-option.js';
+import type { BatchCommandOptions } from './batch-command.js';
 
 /** The package's version, filled in by the build. */
 declare const MANUS_VERSION: string;
@@ -92,6 +93,61 @@ function createProgram(): Command {
     .action(async (run: string, options: ReplayCommandOptions) => {
       const { replayCommand } = await import('./replay-command.js');
       return finish(await replayCommand(run, options));
+    });
+
+  program
+    .command('batch')
+    .description('run a recipe once per input, in this process or on workers through a queue; `batch show <id>` prints a batch, `batch resume <id>` runs the items that did not succeed')
+    .argument('<words...>', '<recipe> --inputs FILE, or show <id>, or resume <id>')
+    .option('--inputs <file>', 'the items: a .jsonl file of objects or a .csv file with a header, a key or column per recipe parameter')
+    .option('--param <key=value>', 'a recipe parameter fixed for every item (repeatable)', collect, [])
+    .option('--concurrency <n>', 'items run at once in this process (default: four per core, from 4 to 16)', positiveInteger)
+    .option('--model <name>', 'a profile name from agents.yaml, or a model id')
+    .option('--item-max-steps <n>', 'each item\'s step budget', positiveInteger)
+    .option('--item-max-tokens <n>', 'each item\'s token budget', positiveInteger)
+    .option('--item-max-cost <dollars>', 'each item\'s cost budget in US dollars', positiveNumber)
+    .option('--item-max-time <seconds>', 'each item\'s wall-time budget', positiveNumber)
+    .option('--max-tokens <n>', 'the token budget of the whole batch: when it is spent, running items stop and no more start', positiveInteger)
+    .option('--max-cost <dollars>', 'the cost budget of the whole batch in US dollars (needs prices in the model profile)', positiveNumber)
+    .option('--max-time <seconds>', 'the wall-time budget of the whole batch', positiveNumber)
+    .option('--retries <n>', 'tries again an item that failed (a failed check or task) up to n times; provider failures are retried anyway', nonNegativeInteger, 0)
+    .option('--queue <url>', 'run the items on workers through BullMQ on this Redis, redis://HOST:PORT/DB or rediss:// (start workers with manus worker)')
+    .option('--trust <grants>', trustHelp, collect, [])
+    .option('--sandbox <kind>', 'where code runs: auto, bwrap, docker, or host', sandboxKind)
+    .option('--batches-dir <folder>', 'where batch folders go (default .manus/batches)')
+    .option('--json', 'print one JSON object with the batch and its items instead of the table')
+    .option('--quiet', 'no progress on stderr')
+    .option('--ci', 'no questions, no colours, a plain line per item (also when CI=true)')
+    .option('--report <folder>', 'write manus-batch-report.json, manus-junit.xml (one test case per item) and manus-report.html (with a page per item) there')
+    .action(async (words: string[], options: BatchCommandOptions) => {
+      const [first, id, ...rest] = words;
+      if ((first === 'show' || first === 'resume') && words.length === 2) {
+        if (first === 'show') {
+          const { batchShowCommand } = await import('./batch-show-command.js');
+          return finish(await batchShowCommand(id, options));
+        }
+        const { batchResumeCommand } = await import('./batch-command.js');
+        return finish(await batchResumeCommand(id, options));
+      }
+      if (words.length > 1 || (first === 'show' || first === 'resume') && id === undefined) {
+        throw new UsageError(first === 'show' || first === 'resume' ? `batch ${first} needs one batch id` : `batch takes one recipe, got: ${[first, id, ...rest].join(' ')}`);
+      }
+      if (!options.inputs) throw new UsageError('batch needs --inputs FILE (.jsonl or .csv) with the items to run the recipe on');
+      const { batchCommand } = await import('./batch-command.js');
+      return finish(await batchCommand(first, options));
+    });
+
+  program
+    .command('worker')
+    .description('take batch items from a queue and run them, until stopped')
+    .requiredOption('--queue <url>', 'the Redis of the queue, redis://HOST:PORT/DB or rediss:// (a password in the URL or REDIS_PASSWORD)')
+    .option('--concurrency <n>', 'items run at once (default: four per core, from 4 to 16)', positiveInteger)
+    .option('--trust <grants>', trustHelp, collect, [])
+    .option('--runs-dir <folder>', 'where item run folders go (default .manus/runs)')
+    .option('--stall-timeout <seconds>', 'how long the item of a worker that died stays locked before another worker takes it over', positiveNumber, 30)
+    .action(async (options: WorkerCommandOptions) => {
+      const { workerCommand } = await import('./worker-command.js');
+      return finish(await workerCommand(options));
     });
 
   program
@@ -223,6 +279,14 @@ function optionDescription(this: Help, option: Option): string {
   return Help.prototype.optionDescription.call(this, withoutDefault);
 }
 
+export interface WorkerCommandOptions {
+  queue: string;
+  concurrency?: number;
+  trust: string[];
+  runsDir?: string;
+  stallTimeout?: number;
+}
+
 export interface ViewCommandOptions {
   open?: boolean;
   output?: string;
@@ -284,6 +348,12 @@ function collect(value: string, previous: string[]): string[] {
 function positiveNumber(value: string): number {
   const number = Number(value);
   if (!Number.isFinite(number) || number <= 0) throw new InvalidArgumentError('expected a number above 0');
+  return number;
+}
+
+function nonNegativeInteger(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0) throw new InvalidArgumentError('expected a whole number of at least 0');
   return number;
 }
 

@@ -11,13 +11,14 @@ import { writeJunitReport } from '../runtime/reports/junit-report.js';
 import { eventsFileName } from '../runtime/run-history.js';
 import type { SecretRedactor } from '../runtime/secret-redaction.js';
 import { writeJsonReport, type RunReport } from '../runtime/reports/run-report.js';
-import { ConfigError, formatDiagnostic, InterruptedError } from '../runtime/errors.js';
+import { ConfigError, formatDiagnostic } from '../runtime/errors.js';
 import { preloadModelSdk } from '../runtime/model/model-client.js';
 import { createProgressReporter } from '../runtime/progress-reporter.js';
 import { executeRun, type RunOptions, type RunResult } from '../runtime/run.js';
 import { parseCommandLineServer } from '../runtime/mcp/command-line-server.js';
 import { locateRecipe } from '../runtime/packs/locate-recipe.js';
-import { ExitCode, exitCodeForRun, type ExitCodeValue } from './exit-codes.js';
+import { exitCodeForRun, type ExitCodeValue } from './exit-codes.js';
+import { watchInterrupts } from './interrupts.js';
 import type { RunCommandOptions } from './program.js';
 
 export async function runCommand(recipeFile: string, options: RunCommandOptions): Promise<number> {
@@ -74,22 +75,7 @@ export async function runWithProgress(plan: RunPlan, options: ProgressRunOptions
   const interactive = isatty(0) && !ci;
   // Before anything starts, and before Ctrl-C means "stop the run": at this prompt it means quit.
   await settleTrustRequests(plan, { interactive, environment: process.env });
-  const interrupt = new AbortController();
-  let interrupts = 0;
-  const onInterrupt = () => {
-    interrupts += 1;
-    // A second Ctrl-C means "now": skip the orderly shutdown.
-    if (interrupts > 1) process.exit(ExitCode.interrupted);
-    process.stderr.write('\ninterrupting: stopping tools and closing the run (Ctrl-C again to quit at once)\n');
-    interrupt.abort(new InterruptedError());
-  };
-  const onTerminate = () => {
-    // A supervisor's SIGTERM gets an orderly stop, but never one that outlasts its patience.
-    setTimeout(() => process.exit(ExitCode.interrupted), terminateGraceMilliseconds).unref();
-    interrupt.abort(new InterruptedError('terminated'));
-  };
-  process.on('SIGINT', onInterrupt);
-  process.on('SIGTERM', onTerminate);
+  const interrupts = watchInterrupts('interrupting: stopping tools and closing the run (Ctrl-C again to quit at once)');
 
   const isTerminal = process.stderr.isTTY === true && !ci;
   const redactor = redactorForPlan(plan, process.env);
@@ -104,7 +90,7 @@ export async function runWithProgress(plan: RunPlan, options: ProgressRunOptions
   const result = await executeRun(plan, {
     cwd: process.cwd(),
     environment: process.env,
-    signal: interrupt.signal,
+    signal: interrupts.signal,
     runsDirectory: options.runsDir,
     interactive,
     answers: options.answer,
@@ -115,8 +101,7 @@ export async function runWithProgress(plan: RunPlan, options: ProgressRunOptions
     endDetails: (ended) => ({ exitCode: exitCodeForRun(ended) }),
     ...extra,
   });
-  process.off('SIGINT', onInterrupt);
-  process.off('SIGTERM', onTerminate);
+  interrupts.dispose();
   const { runId, status, ...rest } = result;
   const reported: ReportedRun = { runId, status, exitCode: exitCodeForRun(result), ...rest };
   // What is printed and reported is redacted whole; the run's own result stays as it was.
@@ -125,8 +110,6 @@ export async function runWithProgress(plan: RunPlan, options: ProgressRunOptions
   if (options.report) await writeReports(resolve(options.report), { ...shown, recipe: redactor.redactValue({ name: plan.recipe.name, file: plan.recipe.file }) }, { result, redactor });
   return reported;
 }
-
-const terminateGraceMilliseconds = 2500;
 
 async function writeReports(directory: string, report: RunReport, { result, redactor }: { result: RunResult; redactor: SecretRedactor }): Promise<void> {
   await mkdir(directory, { recursive: true });

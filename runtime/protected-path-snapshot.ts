@@ -2,9 +2,10 @@
  * The state of the protected paths, taken when a run starts and compared after each command:
  * type, inode, size, modification time and mode of every entry (folders recursively), with the
  * content of regular files kept so that a change can be undone. Protected folders are small
- * (plugins, hooks), so the walk is a few `lstat`s.
+ * (plugins, hooks), so the walk is a few `lstat`s, made synchronously.
  */
-import { chmod, lchown, lstat, mkdir, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { chmod, lchown, lstat, mkdir, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 export type ProtectedNode =
@@ -34,6 +35,18 @@ export interface SnapshotOptions {
 const maximumContentBytes = 64 * 1024 * 1024;
 const maximumEntriesPerRoot = 10_000;
 
+/**
+ * The contents read by earlier snapshots in this process, by path, with the signature they were
+ * read at: runs at once in one process (a batch) each snapshot the same plugin folders, and a file
+ * whose inode, size and change times are the same has the same content.
+ */
+const contentCache = new Map<string, { signature: string; content: Buffer }>();
+
+/**
+ * The walk uses the synchronous calls: a protected folder is a few entries, which take well under a
+ * millisecond that way, while asynchronous calls would make a run among many in one process wait
+ * a turn of the event loop for each entry.
+ */
 export async function takeSnapshot(roots: readonly string[], options: SnapshotOptions): Promise<ProtectedSnapshot> {
   const snapshot: ProtectedSnapshot = new Map();
   let contentBytes = 0;
@@ -43,16 +56,15 @@ export async function takeSnapshot(roots: readonly string[], options: SnapshotOp
     while (pending.length > 0 && entries < maximumEntriesPerRoot) {
       const path = pending.pop() as string;
       if (snapshot.has(path) || options.ignored.has(path)) continue;
-      const information = await lstat(path, { bigint: true }).catch(() => undefined);
+      const information = lstatSync(path, { bigint: true, throwIfNoEntry: false });
       if (!information) continue;
       entries += 1;
       const owner = { mode: Number(information.mode & 0o7777n), uid: Number(information.uid), gid: Number(information.gid) };
       if (information.isDirectory()) {
         snapshot.set(path, { type: 'folder', ...owner });
-        const names = await readdir(path).catch(() => [] as string[]);
-        for (const name of names) pending.push(join(path, name));
+        for (const name of readFolder(path)) pending.push(join(path, name));
       } else if (information.isSymbolicLink()) {
-        snapshot.set(path, { type: 'symlink', target: await readlink(path).catch(() => '') });
+        snapshot.set(path, { type: 'symlink', target: readLink(path) });
       } else {
         const signature = `${information.mode}:${information.ino}:${information.size}:${information.mtimeNs}`;
         if (!information.isFile()) {
@@ -61,7 +73,7 @@ export async function takeSnapshot(roots: readonly string[], options: SnapshotOp
         }
         let content: Buffer | undefined;
         if (options.withContent && contentBytes + Number(information.size) <= maximumContentBytes) {
-          content = await readFile(path).catch(() => undefined);
+          content = cachedContent(path, `${signature}:${information.ctimeNs}`);
           contentBytes += content?.length ?? 0;
         }
         snapshot.set(path, { type: 'file', signature, ...owner, content });
@@ -69,6 +81,37 @@ export async function takeSnapshot(roots: readonly string[], options: SnapshotOp
     }
   }
   return snapshot;
+}
+
+function readFolder(path: string): string[] {
+  try {
+    return readdirSync(path);
+  } catch {
+    // Gone or unreadable since its lstat: it has no entries to keep.
+    return [];
+  }
+}
+
+function readLink(path: string): string {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return '';
+  }
+}
+
+function cachedContent(path: string, signature: string): Buffer | undefined {
+  const cached = contentCache.get(path);
+  if (cached?.signature === signature) return cached.content;
+  let content: Buffer | undefined;
+  try {
+    content = readFileSync(path);
+  } catch {
+    content = undefined;
+  }
+  if (content) contentCache.set(path, { signature, content });
+  else contentCache.delete(path);
+  return content;
 }
 
 /** What differs between two snapshots, parents before their entries. */

@@ -106,7 +106,8 @@ function packsToProtect(plan: ProtectedPathSources, cwd: string): Array<{ name: 
   }));
 }
 
-function promptFilesOf(plan: ProtectedPathSources): string[] {
+/** The prompt files the recipe and its agents files read. */
+export function promptFilesOf(plan: ProtectedPathSources): string[] {
   const agents = [...(plan.agent ? [plan.agent] : []), ...plan.agentsConfig.agents.values()];
   if (typeof plan.recipe?.agent === 'object') agents.push(plan.recipe.agent);
   const files = agents.flatMap((agent) => agent.promptFiles ?? []);

@@ -54,7 +54,7 @@ async function agentCalls(run: PreparedRun, plan: RunPlan, options: RunOptions, 
     import('./model/usage-ledger.js'),
   ]);
   const runner = new AgentRunner({ run, plan, options, model, toolbox: toolbox.tools });
-  const meter = new SpendingMeter(undefined);
+  const meter = new SpendingMeter(options.sharedBudget);
   const calledUsage = new UsageLedger();
   const tools = runner.callableTools(called, { budgets: plan.budgets }, meter, calledUsage);
   return {
@@ -79,6 +79,7 @@ function loopSettingsFor(run: PreparedRun, plan: RunPlan, options: RunOptions, {
     tools: toolbox.tools,
     contextProviders: plan.contextProviders,
     budgets: plan.budgets,
+    sharedBudget: options.sharedBudget,
     responseSchema: toolbox.responseSchema,
     trace: run.trace,
     tokenCounter: new TokenCounter(connection?.model ?? plan.profile.model ?? 'gpt-4o'),

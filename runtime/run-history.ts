@@ -266,7 +266,12 @@ function finalEnd(events: RunEventRecord[]): RunEventRecord | undefined {
 function stillRunning(events: RunEventRecord[]): boolean {
   const latest = findLast(events, (event) => event.type === 'run-start' || event.type === 'run-resume');
   const pid = numberField(latest?.pid);
-  if (pid === undefined || (latest?.host !== undefined && latest.host !== hostname())) return false;
+  return pid !== undefined && processIsAlive(pid, typeof latest?.host === 'string' ? latest.host : undefined);
+}
+
+/** Whether the process `pid` on `host` (this machine when not given) is alive; on another machine it cannot be told, and counts as gone. */
+export function processIsAlive(pid: number, host?: string): boolean {
+  if (host !== undefined && host !== hostname()) return false;
   try {
     process.kill(pid, 0);
     return true;

@@ -3,7 +3,7 @@
  * loop and the recipe's checks), and finished with a result that says exactly how it ended.
  * Resources are released however it ends.
  */
-import type { BudgetName, ResumeState } from './agent-loop.js';
+import type { BudgetName, ResumeState, SharedBudget } from './agent-loop.js';
 import type { CheckResult } from './checks/check-types.js';
 import type { RunPlan } from './config/resolve-recipe.js';
 import { assertTrustGranted } from './config/trust-consent.js';
@@ -79,6 +79,8 @@ export interface RunOptions {
   workspaceSource?: string;
   /** Wraps every tool the run offers, those that join while it runs (MCP servers' tools) included. */
   wrapTool?: ToolWrapper;
+  /** A budget shared with other runs (a batch's totals): told what this run spends, and it stops when the budget is gone. */
+  sharedBudget?: SharedBudget;
 }
 
 /** Fails before anything starts when variables the configuration names are missing, listing them all. */

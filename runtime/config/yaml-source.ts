@@ -26,7 +26,17 @@ export function readYamlFile(file: string): { source?: YamlSource; diagnostics: 
   return parseYamlText(file, text);
 }
 
+/**
+ * The last parse of each file, by its text: a batch resolves its recipe and agents files once per
+ * item, and parsing is most of that. Each caller still gets data of its own.
+ */
+const parsedFiles = new Map<string, { text: string; document: Document.Parsed; lineCounter: LineCounter }>();
+
 export function parseYamlText(file: string, text: string): { source?: YamlSource; diagnostics: Diagnostic[] } {
+  const parsed = parsedFiles.get(file);
+  if (parsed?.text === text) {
+    return { source: { file, text, document: parsed.document, lineCounter: parsed.lineCounter, data: parsed.document.toJS({ maxAliasCount: 1000 }) }, diagnostics: [] };
+  }
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const diagnostics: Diagnostic[] = document.errors.map((error) => {
@@ -39,6 +49,7 @@ export function parseYamlText(file: string, text: string): { source?: YamlSource
     };
   });
   if (diagnostics.length > 0) return { diagnostics };
+  parsedFiles.set(file, { text, document, lineCounter });
   return { source: { file, text, document, lineCounter, data: document.toJS({ maxAliasCount: 1000 }) }, diagnostics };
 }
 

@@ -26,7 +26,8 @@ export class FlowBudget implements SharedBudget {
   private readonly byPath = new Map<string, FlowSpending>();
   private readonly deadline: number | undefined;
 
-  constructor(private readonly limits: RunBudgets, earlier?: EarlierSpending) {
+  /** `outer` is a budget the whole run shares with others (a batch's), told of every spending too. */
+  constructor(private readonly limits: RunBudgets, earlier?: EarlierSpending, private readonly outer?: SharedBudget) {
     this.spent = earlier ? copySpending(earlier.spent) : zeroSpending();
     for (const [path, spent] of earlier?.spentByPath ?? []) this.byPath.set(path, copySpending(spent));
     this.deadline = limits.timeSeconds === undefined ? undefined : Date.now() + limits.timeSeconds * 1000;
@@ -34,6 +35,7 @@ export class FlowBudget implements SharedBudget {
 
   spend(spent: { steps?: number; usage?: TokenUsage; cost?: number }): void {
     addSpending(this.spent, spent);
+    this.outer?.spend(spent);
   }
 
   /** The flow's budget as one agent sees it: what it spends counts for the flow and for its path. */
@@ -60,6 +62,8 @@ export class FlowBudget implements SharedBudget {
 
   exhausted(): BudgetName | undefined {
     const { limits, spent } = this;
+    const outer = this.outer?.exhausted();
+    if (outer) return outer;
     if (spent.steps >= limits.steps) return 'steps';
     if (limits.tokens !== undefined && spent.usage.totalTokens >= limits.tokens) return 'tokens';
     if (limits.cost !== undefined && spent.cost >= limits.cost) return 'cost';

@@ -68,7 +68,7 @@ class FlowRun {
 
   constructor(private readonly input: FlowRunInput) {
     this.flow = input.plan.flow;
-    this.budget = new FlowBudget(input.plan.budgets, input.resume);
+    this.budget = new FlowBudget(input.plan.budgets, input.resume, input.options.sharedBudget);
     this.runner = new AgentRunner({ run: input.run, plan: input.plan, options: input.options, model: input.model, toolbox: input.toolbox.tools });
   }
 

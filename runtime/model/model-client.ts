@@ -9,7 +9,7 @@ import { ProviderError } from '../errors.js';
 import { httpFetch } from './http-fetch.js';
 import type { ModelConnection } from './model-connection.js';
 import type { ChatModel, ModelReply, ModelRequest, RawToolCall, RetryNotice, TokenUsage } from './model-types.js';
-import { RateLimiter, sharedRateLimiter, type RateWaitNotice } from './rate-limiter.js';
+import { sharedRateLimiter, type RateWaitNotice, type RequestRateLimiter } from './rate-limiter.js';
 import { classifyProviderFailure, retryDelay, type FailureClassification } from './retry-policy.js';
 import { StreamWatchdog } from './stream-watchdog.js';
 import { TokenCounter } from './token-counter.js';
@@ -20,7 +20,7 @@ export interface ModelClientOptions {
   /** Told how long a request waited for the profile's rate limit before it was sent. */
   onRateWait?: (notice: RateWaitNotice) => void;
   /** The limiter to share; by default the process's one for the profile, endpoint and model. */
-  rateLimiter?: RateLimiter;
+  rateLimiter?: RequestRateLimiter;
   sleep?: (milliseconds: number, signal?: AbortSignal) => Promise<void>;
 }
 
@@ -43,7 +43,7 @@ export class ModelClient implements ChatModel {
   readonly connection: ModelConnection;
   private readonly options: ModelClientOptions;
   private sdkClient?: Promise<OpenAI>;
-  private readonly rateLimiter?: RateLimiter;
+  private readonly rateLimiter?: RequestRateLimiter;
   private tokenCounter?: TokenCounter;
 
   constructor(connection: ModelConnection, options: ModelClientOptions = {}) {

@@ -39,7 +39,25 @@ interface WindowEntry {
 
 const minuteMs = 60_000;
 
-export class RateLimiter {
+/**
+ * What a model client asks before each request. The process's own limiter keeps the window in
+ * memory; workers of a queued batch share one kept in Redis, so their requests add up to one rate.
+ */
+export interface RequestRateLimiter {
+  readonly settings: RateLimitSettings;
+  /** Waits until the request fits every limit, then counts it. Rejects with the signal's reason on abort. */
+  acquire(estimatedTokens: number, signal?: AbortSignal, onWait?: (notice: RateWaitNotice) => void): Promise<RateLimitPermit>;
+  /** The provider said 429: requests wait out its Retry-After. */
+  slowDown(retryAfterMs: number): void;
+}
+
+export interface RateLimiterIdentity {
+  profileName: string;
+  baseUrl: string;
+  model: string;
+}
+
+export class RateLimiter implements RequestRateLimiter {
   readonly settings: RateLimitSettings;
   private readonly windowMs: number;
   private readonly clock: RateLimiterClock;
@@ -160,19 +178,33 @@ const realClock: RateLimiterClock = {
   sleep: abortableSleep,
 };
 
-const sharedLimiters = new Map<string, RateLimiter>();
+const sharedLimiters = new Map<string, RequestRateLimiter>();
+
+export type RateLimiterFactory = (identity: RateLimiterIdentity, settings: RateLimitSettings) => RequestRateLimiter;
+
+let limiterFactory: RateLimiterFactory = (_identity, settings) => new RateLimiter(settings);
+
+/** Makes the process's limiters from now on with `factory` (a worker's, shared through Redis). */
+export function useRateLimiterFactory(factory: RateLimiterFactory): void {
+  limiterFactory = factory;
+  sharedLimiters.clear();
+}
 
 /**
  * The process's limiter for a profile at an endpoint and model, made on first use. The first
  * settings seen for a key win: one process reads one configuration.
  */
-export function sharedRateLimiter(identity: { profileName: string; baseUrl: string; model: string }, settings: RateLimitSettings | undefined): RateLimiter | undefined {
+export function sharedRateLimiter(identity: RateLimiterIdentity, settings: RateLimitSettings | undefined): RequestRateLimiter | undefined {
   if (!settings) return undefined;
-  const key = JSON.stringify([identity.profileName, identity.baseUrl, identity.model]);
+  const key = rateLimiterKey(identity);
   let limiter = sharedLimiters.get(key);
   if (!limiter) {
-    limiter = new RateLimiter(settings);
+    limiter = limiterFactory(identity, settings);
     sharedLimiters.set(key, limiter);
   }
   return limiter;
+}
+
+export function rateLimiterKey(identity: RateLimiterIdentity): string {
+  return JSON.stringify([identity.profileName, identity.baseUrl, identity.model]);
 }

@@ -127,23 +127,23 @@ function checkTestcase(report: RunReport, check: CheckResult): string[] {
   return [`${open}>`, failure, '    </testcase>'];
 }
 
-function attributes(values: Record<string, string>): string {
+export function attributes(values: Record<string, string>): string {
   return Object.entries(values)
     .map(([name, value]) => ` ${name}="${escapeXmlAttribute(value)}"`)
     .join('');
 }
 
-function seconds(milliseconds: number): string {
+export function seconds(milliseconds: number): string {
   return (Math.max(0, milliseconds) / 1000).toFixed(3);
 }
 
 /** The common JUnit schema allows no zone in a timestamp; this one is in UTC. */
-function junitTimestamp(iso: string): string {
+export function junitTimestamp(iso: string): string {
   const time = new Date(iso);
   return Number.isNaN(time.getTime()) ? iso : time.toISOString().slice(0, 19);
 }
 
-function firstLine(text: string): string {
+export function firstLine(text: string): string {
   const line = text.trim().split('\n')[0] ?? '';
   const characters = [...line];
   return characters.length > messageLimitCharacters ? `${characters.slice(0, messageLimitCharacters - 3).join('')}...` : line;

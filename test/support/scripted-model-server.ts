@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { createWriteStream, readFileSync, realpathSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -135,6 +136,8 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
   const requests: RecordedRequest[] = [];
   const expectationFailures: ExpectationFailure[] = [];
   const closing = new AbortController();
+  // Every delayed reply listens to it.
+  setMaxListeners(0, closing.signal);
   const server = createServer({ keepAlive: true, noDelay: true }, (request, response) => {
     handleRequest(request, response).catch((error: unknown) => {
       if (response.headersSent) response.destroy();

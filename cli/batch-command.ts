@@ -1,0 +1,271 @@
+/**
+ * `manus batch`: one recipe over many inputs, in this process (the embedded pool) or on workers
+ * through a queue; `manus batch resume` runs again the items that did not succeed. Both record the
+ * batch in its folder as it goes, show progress on stderr, print the table at the end and write the
+ * reports.
+ */
+import { availableParallelism, hostname } from 'node:os';
+import { isatty } from 'node:tty';
+import { join, relative, resolve } from 'node:path';
+import { BatchBudget } from '../runtime/batch/batch-budget.js';
+import { BatchFolder, batchesDirectoryFor, readBatchFolder, repairItemsFile, resolveBatchDirectory, batchTotals, type BatchItemRecord, type BatchRecord } from '../runtime/batch/batch-folder.js';
+import { readBatchInputs, type BatchInputs } from '../runtime/batch/batch-inputs.js';
+import { runBatch, type ItemExecutor, type ItemWork } from '../runtime/batch/batch-run.js';
+import { EmbeddedPool } from '../runtime/batch/embedded-pool.js';
+import { itemRetryPolicy } from '../runtime/batch/item-retry.js';
+import { collectRunDefinition, type RunDefinition } from '../runtime/batch/run-definition.js';
+import { displayQueueUrl } from '../runtime/batch/queue/redis-connection.js';
+import { checkItemParameters } from '../runtime/batch/item-parameters.js';
+import { parseParameterArguments, resolveRecipe, type RecipeOverrides, type RunPlan } from '../runtime/config/resolve-recipe.js';
+import { loadRecipeFile } from '../runtime/config/load-recipe.js';
+import { locateRecipe } from '../runtime/packs/locate-recipe.js';
+import { continuesFromEvents } from '../runtime/run-resumption.js';
+import { processIsAlive } from '../runtime/run-history.js';
+import { settleTrustRequests } from '../runtime/config/trust-consent.js';
+import { parseTrustGrants } from '../runtime/config/trust-grants.js';
+import { UsageError } from '../runtime/errors.js';
+import { preloadModelSdk } from '../runtime/model/model-client.js';
+import { newRunId } from '../runtime/run-preparation.js';
+import { redactorForPlan } from '../runtime/plan-secrets.js';
+import { batchReport, writeBatchJsonReport, writeBatchJunitReport } from '../runtime/reports/batch-report.js';
+import type { SandboxSettings } from '../runtime/tool.js';
+import { createBatchProgress } from './batch-progress.js';
+import { printBatchTable } from './batch-table.js';
+import { exitCodeForBatch, exitCodeForRun } from './exit-codes.js';
+import { watchInterrupts } from './interrupts.js';
+import { isCi, printPlanWarnings } from './run-command.js';
+
+export interface BatchOutputOptions {
+  batchesDir?: string;
+  report?: string;
+  ci?: boolean;
+  quiet?: boolean;
+  json?: boolean;
+  trust: string[];
+  concurrency?: number;
+  queue?: string;
+}
+
+export interface BatchCommandOptions extends BatchOutputOptions {
+  inputs: string;
+  param: string[];
+  model?: string;
+  sandbox?: SandboxSettings['kind'];
+  itemMaxSteps?: number;
+  itemMaxTokens?: number;
+  itemMaxCost?: number;
+  itemMaxTime?: number;
+  maxCost?: number;
+  maxTokens?: number;
+  maxTime?: number;
+  retries: number;
+}
+
+/** Everything a batch session runs with, whether it starts the batch or resumes it. */
+interface BatchSession {
+  folder: BatchFolder;
+  record: BatchRecord;
+  /** The recipe's file, found from the name given (a file, or a pack's recipe). */
+  recipePath: string;
+  inputs: BatchInputs;
+  earlier: Map<number, BatchItemRecord>;
+  work: ItemWork[];
+  plan: RunPlan;
+  definition: RunDefinition;
+  overrides: RecipeOverrides;
+  earlierDurationMs: number;
+}
+
+export async function batchCommand(recipeFile: string, options: BatchCommandOptions): Promise<number> {
+  const cwd = process.cwd();
+  const trust = [...parseTrustGrants(options.trust)];
+  if (options.queue && (options.model || options.sandbox)) {
+    throw new UsageError(`--${options.model ? 'model' : 'sandbox'} cannot go with --queue: the model and the sandbox are what each worker's machine has, from its own configuration`);
+  }
+  preloadModelSdk();
+  const fixed = parseParameterArguments(options.param);
+  const inputs = readBatchInputs(resolve(cwd, options.inputs), options.inputs);
+  const overrides: RecipeOverrides = {
+    parameters: fixed,
+    model: options.model,
+    sandbox: options.sandbox,
+    trust,
+    maxSteps: options.itemMaxSteps,
+    maxTokens: options.itemMaxTokens,
+    maxCost: options.itemMaxCost,
+    maxTimeSeconds: options.itemMaxTime,
+  };
+  const recipePath = locateRecipe(recipeFile, cwd).file;
+  const plan = await checkedPlan(recipePath, inputs, overrides, options);
+  if (options.maxCost !== undefined && plan.profile.price === undefined) {
+    throw new UsageError(`--max-cost needs prices: add price: { input_per_million, output_per_million } to the model profile '${plan.profile.name}'`);
+  }
+  const definition = collectRunDefinition(plan, cwd);
+  const id = newRunId();
+  const folder = new BatchFolder(join(batchesDirectoryFor(cwd, process.env, options.batchesDir), id));
+  const record: BatchRecord = {
+    version: 1,
+    id,
+    recipe: { name: plan.recipe.name, file: recipeFile, hash: definition.hash },
+    createdAt: new Date().toISOString(),
+    inputs: { file: options.inputs, count: inputs.items.length },
+    concurrency: options.concurrency ?? defaultConcurrency(),
+    ...(options.queue ? { queue: displayQueueUrl(options.queue) } : {}),
+    budgets: {
+      ...(options.maxCost !== undefined ? { maxCost: options.maxCost } : {}),
+      ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
+      ...(options.maxTime !== undefined ? { maxTimeSeconds: options.maxTime } : {}),
+      item: {
+        ...(options.itemMaxSteps !== undefined ? { maxSteps: options.itemMaxSteps } : {}),
+        ...(options.itemMaxTokens !== undefined ? { maxTokens: options.itemMaxTokens } : {}),
+        ...(options.itemMaxCost !== undefined ? { maxCost: options.itemMaxCost } : {}),
+        ...(options.itemMaxTime !== undefined ? { maxTimeSeconds: options.itemMaxTime } : {}),
+      },
+    },
+    status: 'running',
+    totals: batchTotals(inputs.items.length, [], 0),
+    settings: { cwd, parameters: fixed, model: options.model, sandbox: options.sandbox, retries: options.retries, inputsHash: inputs.hash, pid: process.pid, host: hostname() },
+  };
+  folder.create(record);
+  const work = inputs.items.map((item) => ({ index: item.index, parameters: item.parameters, attemptsBefore: 0 }));
+  return runSession({ folder, record, recipePath, inputs, earlier: new Map(), work, plan, definition, overrides, earlierDurationMs: 0 }, options);
+}
+
+export async function batchResumeCommand(id: string, options: BatchOutputOptions): Promise<number> {
+  const cwd = process.cwd();
+  const trust = [...parseTrustGrants(options.trust)];
+  preloadModelSdk();
+  const directory = resolveBatchDirectory(batchesDirectoryFor(cwd, process.env, options.batchesDir), id);
+  repairItemsFile(directory);
+  const contents = readBatchFolder(directory);
+  for (const warning of contents.warnings) process.stderr.write(`warning: ${warning}\n`);
+  const { record } = contents;
+  const { settings } = record;
+  if (resolve(settings.cwd) !== resolve(cwd)) throw new UsageError(`batch ${record.id} ran in ${settings.cwd}; resume it from there`);
+  if (record.status === 'running' && settings.host === hostname() && settings.pid !== process.pid && processIsAlive(settings.pid)) {
+    throw new UsageError(`batch ${record.id} is still running (process ${settings.pid}); stop it first, or wait for it to end`);
+  }
+  if (record.status !== 'running' && record.status !== 'interrupted' && record.totals.succeeded === record.inputs.count) {
+    throw new UsageError(`every item of batch ${record.id} succeeded; there is nothing to resume`);
+  }
+  const inputs = readBatchInputs(resolve(cwd, record.inputs.file), record.inputs.file);
+  if (inputs.hash !== settings.inputsHash) throw new UsageError(`the inputs file ${record.inputs.file} changed since batch ${record.id} started; a resumed batch needs the same items`);
+  const item = record.budgets.item;
+  const overrides: RecipeOverrides = {
+    parameters: settings.parameters,
+    model: settings.model,
+    sandbox: settings.sandbox as SandboxSettings['kind'] | undefined,
+    // Grants are never taken from the batch folder: the user gives them again.
+    trust,
+    maxSteps: item.maxSteps,
+    maxTokens: item.maxTokens,
+    maxCost: item.maxCost,
+    maxTimeSeconds: item.maxTimeSeconds,
+  };
+  const recipePath = locateRecipe(record.recipe.file, cwd).file;
+  const plan = await checkedPlan(recipePath, inputs, overrides, options);
+  const definition = collectRunDefinition(plan, cwd);
+  if (definition.hash !== record.recipe.hash) process.stderr.write(`warning: the recipe, its prompts, plugins or agents files changed since batch ${record.id} started; the items left run the changed version\n`);
+  record.recipe.hash = definition.hash;
+  if (options.concurrency !== undefined) record.concurrency = options.concurrency;
+  record.settings = { ...settings, pid: process.pid, host: hostname() };
+  const work: ItemWork[] = inputs.items.flatMap((input) => {
+    const earlier = contents.items.get(input.index);
+    if (earlier?.status === 'success') return [];
+    // An item that was interrupted or killed while running continues from its events, when they are here.
+    const runDirectory = earlier?.runDirectory !== undefined && earlier.events?.stored !== 'worker' ? resolve(directory, earlier.runDirectory) : undefined;
+    const resumeFrom = runDirectory && continuesFromEvents(runDirectory) ? runDirectory : undefined;
+    return [{ index: input.index, parameters: input.parameters, attemptsBefore: earlier?.attempts ?? 0, ...(resumeFrom ? { resumeFrom } : {}) }];
+  });
+  process.stderr.write(`resuming batch ${record.id}: ${work.length} of ${record.inputs.count} item(s) to run\n`);
+  const folder = new BatchFolder(directory);
+  // A queued batch goes back to its queue, unless the user names another; a URL whose password was masked must be given again.
+  const queue = options.queue ?? (record.queue && !record.queue.includes('***') ? record.queue : undefined);
+  if (queue) record.queue = displayQueueUrl(queue);
+  else delete record.queue;
+  return runSession({ folder, record, recipePath, inputs, earlier: contents.items, work, plan, definition, overrides, earlierDurationMs: record.totals.durationMs }, { ...options, queue });
+}
+
+/**
+ * The plan of the first item, resolved before anything starts: a configuration error stops the
+ * batch before any model call, and the grants the recipe asks for are settled once, for all items.
+ */
+async function checkedPlan(recipeFile: string, inputs: BatchInputs, overrides: RecipeOverrides, options: BatchOutputOptions): Promise<RunPlan> {
+  const ci = options.ci === true || isCi();
+  // The items' keys first, each problem with its line; the recipe's own errors come with its plan.
+  const { recipe } = loadRecipeFile(recipeFile);
+  if (recipe) checkItemParameters(recipe, inputs, overrides.parameters ?? {});
+  const first = inputs.items[0];
+  const plan = await resolveRecipe(recipeFile, { cwd: process.cwd(), overrides: { ...overrides, parameters: { ...first.parameters, ...overrides.parameters } } });
+  printPlanWarnings(plan, options);
+  await settleTrustRequests(plan, { interactive: isatty(0) && !ci, environment: process.env });
+  overrides.trust = [...plan.trustGrants];
+  return plan;
+}
+
+async function runSession(session: BatchSession, options: BatchOutputOptions): Promise<number> {
+  const { folder, record } = session;
+  const ci = options.ci === true || isCi();
+  const live = process.stderr.isTTY === true && !ci;
+  const interrupts = watchInterrupts();
+  const progress = options.quiet ? undefined : createBatchProgress({ write: (text) => process.stderr.write(text), live, color: live && !process.env.NO_COLOR });
+  if (!options.quiet) process.stderr.write(`batch ${record.id}: recipe '${record.recipe.name}', ${record.inputs.count} item(s), ${session.work.length} to run, ${options.queue ? `on the queue ${record.queue}` : `${record.concurrency} at a time`}\n`);
+  const { budgets } = record;
+  const budget = new BatchBudget({ tokens: budgets.maxTokens, cost: budgets.maxCost, timeSeconds: budgets.maxTimeSeconds }, session.earlier.size > 0 ? batchTotals(record.inputs.count, session.earlier.values(), 0) : undefined);
+  const executor = await executorFor(session, options);
+  let outcome;
+  try {
+    outcome = await runBatch({
+      folder,
+      record,
+      items: session.inputs.items,
+      earlier: session.earlier,
+      work: session.work,
+      executor,
+      signal: interrupts.signal,
+      budget,
+      exitCodeFor: exitCodeForBatch,
+      onProgress: progress?.onProgress,
+      earlierDurationMs: session.earlierDurationMs,
+    });
+  } finally {
+    interrupts.dispose();
+    progress?.end();
+  }
+  const report = batchReport(outcome.record, outcome.items);
+  if (options.json) process.stdout.write(`${JSON.stringify(report)}\n`);
+  else printBatchTable(report, (text) => process.stdout.write(text));
+  if (outcome.record.status === 'interrupted') process.stderr.write(`batch ${record.id} was interrupted; continue it with: manus batch resume ${record.id}\n`);
+  if (options.report) {
+    const directory = resolve(options.report);
+    const written = [await writeBatchJsonReport(directory, report), await writeBatchJunitReport(directory, report)];
+    // Loaded only here: a batch without --report starts without the page's code.
+    const [{ writeBatchHtmlReport }, { htmlReportFileName }] = await Promise.all([import('../runtime/reports/batch-html-report.js'), import('../runtime/reports/run-html-report.js')]);
+    written.push((await writeBatchHtmlReport(folder.directory, join(directory, htmlReportFileName), { redactor: redactorForPlan(session.plan, process.env) })).file);
+    process.stderr.write(`reports: ${written.map((file) => relative(process.cwd(), file) || file).join(', ')}\n`);
+  }
+  return outcome.record.exitCode ?? 1;
+}
+
+async function executorFor(session: BatchSession, options: BatchOutputOptions): Promise<ItemExecutor> {
+  const { record } = session;
+  if (options.queue) {
+    const { QueueExecutor } = await import('../runtime/batch/queue/queue-executor.js');
+    return new QueueExecutor({ url: options.queue, environment: process.env, record, definition: session.definition, overrides: session.overrides, retry: itemRetryPolicy(record.settings.retries, process.env), resultsDirectory: session.folder.runsDirectory, exitCodeFor: exitCodeForRun });
+  }
+  return new EmbeddedPool({
+    concurrency: record.concurrency,
+    recipeFile: session.recipePath,
+    cwd: record.settings.cwd,
+    overrides: session.overrides,
+    runsDirectory: session.folder.runsDirectory,
+    environment: process.env,
+    retry: itemRetryPolicy(record.settings.retries, process.env),
+    exitCodeFor: exitCodeForRun,
+  });
+}
+
+/** Runs spend their time waiting for the model, so a few per core keep a machine busy without crowding it. */
+export function defaultConcurrency(): number {
+  return Math.min(16, Math.max(4, availableParallelism() * 4));
+}

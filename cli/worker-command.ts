@@ -1,0 +1,45 @@
+/**
+ * `manus worker`: takes batch items from a queue and runs them until stopped. Ctrl-C or SIGTERM
+ * stops taking items and hands the running ones back to the queue, to be continued; exit 130.
+ */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cacheFolder } from './cache-folder.js';
+import { parseTrustGrants } from '../runtime/config/trust-grants.js';
+import { preloadModelSdk } from '../runtime/model/model-client.js';
+import { runsDirectoryFor } from '../runtime/run-preparation.js';
+import { startQueueWorker } from '../runtime/batch/queue/queue-worker.js';
+import { defaultConcurrency } from './batch-command.js';
+import { ExitCode, exitCodeForRun } from './exit-codes.js';
+import type { WorkerCommandOptions } from './program.js';
+
+/** Compressed events above this size stay on the worker; the result says where. */
+const defaultEventsCapBytes = 4 * 1024 * 1024;
+
+export async function workerCommand(options: WorkerCommandOptions): Promise<number> {
+  const trust = [...parseTrustGrants(options.trust)];
+  preloadModelSdk();
+  const worker = await startQueueWorker({
+    url: options.queue,
+    environment: process.env,
+    concurrency: options.concurrency ?? defaultConcurrency(),
+    trust,
+    runsDirectory: runsDirectoryFor(process.cwd(), process.env, options.runsDir),
+    cacheDirectory: join(cacheFolder() ?? join(tmpdir(), 'manus-runtime'), 'definitions'),
+    eventsCapBytes: Number(process.env.MANUS_WORKER_EVENTS_CAP_BYTES) || defaultEventsCapBytes,
+    stallTimeoutMs: (options.stallTimeout ?? 30) * 1000,
+    exitCodeFor: exitCodeForRun,
+    log: (message) => process.stderr.write(`${new Date().toISOString()} ${message}\n`),
+  });
+  let signals = 0;
+  const stop = () => {
+    signals += 1;
+    if (signals > 1) process.exit(ExitCode.interrupted);
+    process.stderr.write('stopping: handing the running items back to the queue (Ctrl-C again to quit at once)\n');
+    void worker.stop();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  await worker.closed;
+  return ExitCode.interrupted;
+}

@@ -1,0 +1,58 @@
+/**
+ * What a queued batch and its workers agree on: the queue's name, the Redis keys beside it, and
+ * the shape of a job and of its result. A job says what to run (the definition's hash, the item's
+ * parameters and budgets); never the user's grants, keys or environment, which are the worker's.
+ */
+import type { RecipeOverrides } from '../../config/resolve-recipe.js';
+import type { ItemRunOutcome } from '../batch-item-run.js';
+import type { BatchItemRecord } from '../batch-folder.js';
+import type { ItemRetryPolicy } from '../item-retry.js';
+
+export const queueName = 'manus-batch-items';
+/** BullMQ's keys and ours share one prefix, so one Redis can hold other applications' queues too. */
+export const keyPrefix = 'manus';
+
+export const definitionKey = (hash: string) => `${keyPrefix}:definition:${hash}`;
+export const batchStopKey = (batchId: string) => `${keyPrefix}:batch:${batchId}:stop`;
+export const batchSpentKey = (batchId: string) => `${keyPrefix}:batch:${batchId}:spent`;
+export const rateBucketKey = (identity: string) => `${keyPrefix}:rate:${identity}`;
+
+/** Definitions stay a week after a batch last stored them. */
+export const definitionLifetimeSeconds = 7 * 24 * 60 * 60;
+
+/** The item settings a job carries: budgets and fixed parameters, nothing the machine decides. */
+export type QueuedOverrides = Pick<RecipeOverrides, 'parameters' | 'maxSteps' | 'maxTokens' | 'maxCost' | 'maxTimeSeconds'>;
+
+export interface ItemJobData {
+  batchId: string;
+  index: number;
+  parameters: Record<string, string>;
+  definitionHash: string;
+  /** The recipe's path inside the definition. */
+  recipe: string;
+  overrides: QueuedOverrides;
+  /** The batch's own budgets, shared by every worker through Redis; the deadline in epoch milliseconds. */
+  batchBudget: { tokens?: number; cost?: number; deadline?: number };
+  retry: ItemRetryPolicy;
+}
+
+/** Where a worker is running an item, as its progress tells the batch. */
+export interface ItemJobProgress {
+  runId: string;
+  runDirectory: string;
+  /** The folder the run was started in (the definition's), which its workspace path is relative to. */
+  cwd: string;
+  worker: NonNullable<BatchItemRecord['worker']>;
+}
+
+export type ItemJobResult =
+  | { kind: 'skipped'; reason: string }
+  | {
+    kind: 'finished';
+    outcome: ItemRunOutcome;
+    worker: NonNullable<BatchItemRecord['worker']>;
+    /** The run's events.jsonl gzipped and base64-encoded, when it fits the cap. */
+    events?: string;
+    /** Why the events stayed on the worker, when they did. */
+    eventsKept?: string;
+  };

@@ -1,0 +1,126 @@
+/**
+ * What a batch's run *is*, pinned by content hash: the recipe, the prompt files it and its agents
+ * read, the plugin folders it loads (the project's and the recipe's), the packs it uses and the
+ * agents.yaml files beside it. Each worker materialises the same files into a cache folder named
+ * by the hash and checks the hash before it runs anything, so every worker runs the same thing.
+ * The package's own agents.yaml and plugins are the worker's: they come with the runtime it runs.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { packageRoot } from '../package-root.js';
+import { pluginFolderCandidates, type RunPlan } from '../config/resolve-recipe.js';
+import { ManusError, UsageError } from '../errors.js';
+import { promptFilesOf } from '../protected-paths.js';
+
+export interface RunDefinitionFile {
+  /** Relative to the folder the batch runs in, with forward slashes. */
+  path: string;
+  /** The file's bytes, base64. */
+  content: string;
+}
+
+export interface RunDefinition {
+  /** sha256 over the files' paths and contents. */
+  hash: string;
+  /** The recipe's path among the files. */
+  recipe: string;
+  files: RunDefinitionFile[];
+}
+
+const definitionErrorMarker = 'manus.error.RunDefinitionError';
+const definitionErrorSymbol = Symbol.for(definitionErrorMarker);
+
+/** A definition that does not match its hash, or cannot be materialised. */
+export class RunDefinitionError extends ManusError {
+  private readonly [definitionErrorSymbol] = true;
+
+  constructor(message: string) {
+    super('definition_invalid', message);
+  }
+
+  static isInstance(error: unknown): error is RunDefinitionError {
+    return ManusError.hasMarker(error, definitionErrorMarker);
+  }
+}
+
+/** Folders inside plugin folders that are not part of what runs: installed dependencies, version control. */
+const skippedFolders = new Set(['node_modules', '.git']);
+
+export function collectRunDefinition(plan: RunPlan, cwd: string): RunDefinition {
+  const root = resolve(cwd);
+  const files = new Set<string>();
+  const builtIn = join(packageRoot, 'plugins');
+  files.add(plan.recipe.file);
+  for (const file of promptFilesOf(plan)) files.add(file);
+  for (const file of plan.agentsConfig.files) if (resolve(file) !== join(packageRoot, 'agents.yaml')) files.add(file);
+  // A pack the recipe belongs to or names travels whole but for its dependencies: its manifest,
+  // recipes, agents file and plugins, where the worker's run looks for them.
+  const packFolders = (plan.packs ?? []).flatMap((pack) => {
+    for (const file of [pack.manifestFile, pack.agentsFile]) if (existsSync(file)) files.add(file);
+    return [pack.recipesFolder, pack.pluginsFolder];
+  });
+  for (const folder of [...pluginFolderCandidates(root, plan.recipe), ...packFolders]) {
+    if (resolve(folder) === builtIn || !existsSync(folder)) continue;
+    for (const file of folderFiles(folder)) files.add(file);
+  }
+  const entries = [...files].map((file) => {
+    const path = relative(root, resolve(file));
+    if (path.startsWith('..') || isAbsolute(path)) {
+      throw new UsageError(`${file} is outside the folder the batch runs in (${root}); a queued batch ships only the files under it, so run it from a folder that holds the recipe, its prompts and plugins`);
+    }
+    return { path: path.split(sep).join('/'), content: readFileSync(file).toString('base64') };
+  }).sort((left, right) => left.path.localeCompare(right.path));
+  return { hash: definitionHash(entries), recipe: relative(root, resolve(plan.recipe.file)).split(sep).join('/'), files: entries };
+}
+
+export function definitionHash(files: readonly RunDefinitionFile[]): string {
+  const hash = createHash('sha256');
+  for (const file of [...files].sort((left, right) => left.path.localeCompare(right.path))) {
+    hash.update(`${file.path}\0${createHash('sha256').update(Buffer.from(file.content, 'base64')).digest('hex')}\n`);
+  }
+  return `sha256:${hash.digest('hex')}`;
+}
+
+/**
+ * Writes the definition into `cacheDirectory/<hash>/` once and returns that folder. The hash is
+ * checked first: a definition that does not match it is refused, whoever stored it.
+ */
+export function materialiseRunDefinition(definition: RunDefinition, expectedHash: string, cacheDirectory: string): string {
+  const actual = definitionHash(definition.files);
+  if (actual !== expectedHash || definition.hash !== expectedHash) {
+    throw new RunDefinitionError(`the run definition does not match its hash: expected ${expectedHash}, got ${actual}; it was not run`);
+  }
+  const folder = join(cacheDirectory, expectedHash.replace(/^sha256:/, ''));
+  if (existsSync(join(folder, '.complete'))) return folder;
+  const temporary = `${folder}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    for (const file of definition.files) {
+      const target = resolve(temporary, file.path);
+      if (!target.startsWith(temporary + sep)) throw new RunDefinitionError(`the run definition names a path outside its folder: ${file.path}`);
+      mkdirSync(dirname(target), { recursive: true });
+      writeFileSync(target, Buffer.from(file.content, 'base64'));
+    }
+    writeFileSync(join(temporary, '.complete'), `${expectedHash}\n`);
+    mkdirSync(dirname(folder), { recursive: true });
+    // Another worker on this machine may have finished it first; its copy is the same.
+    if (existsSync(folder)) rmSync(temporary, { recursive: true, force: true });
+    else renameSync(temporary, folder);
+  } catch (error) {
+    rmSync(temporary, { recursive: true, force: true });
+    throw error;
+  }
+  return folder;
+}
+
+function folderFiles(folder: string): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) {
+      if (!skippedFolders.has(entry.name)) found.push(...folderFiles(path));
+    } else if (entry.isFile() || (entry.isSymbolicLink() && statSync(path).isFile())) found.push(path);
+  }
+  return found;
+}

@@ -1,0 +1,300 @@
+import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseQueueUrl } from '../runtime/batch/queue/redis-connection.js';
+import { RedisRateLimiter } from '../runtime/batch/queue/redis-rate-limiter.js';
+import { makeFixture, runCli } from './support/run-cli.js';
+import { batchEnvironment, batchFolder, chatRequests, readBatch, spawnCli, startBatchModel, taskName, waitFor, writeBatchFixture, type SpawnedCli } from './support/batch-fixture.js';
+import { redisMissing, startRedis, type RedisServer } from './support/redis-server.js';
+import { startScriptedModelServer, type ScriptedModelServer } from './support/scripted-model-server.js';
+
+const missing = redisMissing();
+if (missing) process.stdout.write(`batch-queue tests skipped: ${missing}\n`);
+
+const apiKey = 'sk-queue-test-secret-7f3a9c';
+
+function startWorker(redis: RedisServer, server: ScriptedModelServer, concurrency: number): SpawnedCli {
+  const home = realpathSync(mkdtempSync(join(tmpdir(), 'manus-worker-')));
+  return spawnCli(['worker', '--queue', redis.url, '--concurrency', String(concurrency), '--stall-timeout', '1.5'], {
+    cwd: home,
+    env: { ...batchEnvironment(server), OPENAI_API_KEY: apiKey, MANUS_CACHE_DIR: join(home, 'cache'), XDG_CONFIG_HOME: join(home, 'config') },
+  });
+}
+
+/** Item indexes a worker's log says it started and finished. */
+function workerItems(worker: SpawnedCli): { started: Set<string>; finished: Set<string> } {
+  const started = new Set<string>();
+  const finished = new Set<string>();
+  for (const match of worker.stderr().matchAll(/item (\d+) of batch \S+: (started|success|failure|\S+ \(exit)/g)) (match[2] === 'started' ? started : finished).add(match[1]);
+  return { started, finished };
+}
+
+async function stopWorkers(workers: SpawnedCli[]): Promise<void> {
+  for (const worker of workers) if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGTERM');
+  await Promise.all(workers.map((worker) => worker.closed));
+}
+
+describe.skipIf(missing !== undefined)('manus batch on a queue', () => {
+  let redis: RedisServer;
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  it('runs 60 items on three workers, one killed mid-item, each item recorded exactly once', async () => {
+    const fixture = writeBatchFixture({ items: 60, recipeExtra: 'checks:\n  - answer_matches: "hello person-"' });
+    const server = await startBatchModel({ steps: 3, delayMs: 100 });
+    const workers = [0, 1, 2].map(() => startWorker(redis, server, 3));
+    try {
+      const batch = spawnCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', redis.url, '--ci', '--report', 'reports'], { cwd: fixture, env: { ...batchEnvironment(server), OPENAI_API_KEY: apiKey } });
+      // Killed while it has items running: they must be handed to the others.
+      await waitFor(() => {
+        const { started, finished } = workerItems(workers[0]);
+        return finished.size >= 2 && [...started].filter((index) => !finished.has(index)).length >= 2;
+      }, 30_000, 'the first worker to be running items');
+      const { started, finished } = workerItems(workers[0]);
+      const cutShort = [...started].filter((index) => !finished.has(index)).map(Number);
+      workers[0].child.kill('SIGKILL');
+      const { code } = await batch.closed;
+      expect(code, batch.stderr()).toBe(0);
+
+      const { record, lines, latest } = readBatch(batchFolder(fixture));
+      expect(record).toMatchObject({ status: 'success', exitCode: 0, queue: redis.url, totals: { items: 60, succeeded: 60, failed: 0, pending: 0 } });
+      const outcomes = lines.filter((line) => line.status !== 'running');
+      expect(outcomes).toHaveLength(60);
+      expect(new Set(outcomes.map((line) => line.index)).size).toBe(60);
+      for (const [index, line] of latest) {
+        expect(line).toMatchObject({ status: 'success', exitCode: 0, answer: `hello person-${index}`, events: { stored: 'local' } });
+        expect(readFileSync(join(batchFolder(fixture), line.events.path), 'utf8')).toContain('"run-end"');
+      }
+      // The killed worker's items were started again elsewhere.
+      for (const index of cutShort) {
+        expect(latest.get(index)!.attempts).toBeGreaterThanOrEqual(2);
+        expect(latest.get(index)!.worker.pid).not.toBe(workers[0].child.pid);
+      }
+      // Every item reached its last step on some worker.
+      const terminated = chatRequests(server).filter((request) => (request.body.messages as Array<{ role: string }>).filter((message) => message.role === 'tool').length === 3);
+      expect(new Set(terminated.map(taskName)).size).toBe(60);
+
+      const report = JSON.parse(readFileSync(join(fixture, 'reports', 'manus-batch-report.json'), 'utf8'));
+      expect(report.items).toHaveLength(60);
+      expect(report.items.map((item: { index: number }) => item.index)).toEqual([...latest.keys()].sort((left, right) => left - right));
+      expect(report.batch.totals.totalTokens).toBe(record.totals.totalTokens);
+      const junit = readFileSync(join(fixture, 'reports', 'manus-junit.xml'), 'utf8');
+      expect(junit.match(/<testcase /g)).toHaveLength(60);
+      expect(junit).toContain('tests="60" failures="0"');
+
+      // Nothing the workers or the batch stored holds the model key.
+      const client = new Redis(redis.port, '127.0.0.1');
+      try {
+        for (const key of await client.keys('*')) {
+          const type = await client.type(key);
+          const text = type === 'string' ? String(await client.getBuffer(key)) : type === 'hash' ? JSON.stringify(await client.hgetall(key)) : type === 'stream' ? JSON.stringify(await client.xrange(key, '-', '+')) : '';
+          expect(text.includes(apiKey), key).toBe(false);
+        }
+      } finally {
+        client.disconnect();
+      }
+    } finally {
+      await stopWorkers(workers);
+      await server.close();
+    }
+  });
+
+  it('pauses while Redis is away and goes on when it is back', async () => {
+    const persisted = await startRedis({ persistDirectory: realpathSync(mkdtempSync(join(tmpdir(), 'manus-redis-'))) });
+    const fixture = writeBatchFixture({ items: 6 });
+    const server = await startBatchModel({ steps: 2, delayMs: 150 });
+    const workers = [startWorker(persisted, server, 2)];
+    try {
+      const batch = spawnCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', persisted.url, '--ci'], { cwd: fixture, env: batchEnvironment(server) });
+      await waitFor(() => / success /.test(batch.stderr()), 30_000, 'a first item to finish');
+      await persisted.stop();
+      await waitFor(() => batch.stderr().includes('is unreachable'), 15_000, 'the batch to say Redis is away');
+      expect(batch.stderr()).toContain('the batch is paused and goes on when it is back');
+      await persisted.restart();
+      const { code } = await batch.closed;
+      expect(code, batch.stderr()).toBe(0);
+      expect(batch.stderr()).toContain('is back; the batch goes on');
+      const { record, lines } = readBatch(batchFolder(fixture));
+      expect(record.totals.succeeded).toBe(6);
+      expect(lines.filter((line) => line.status !== 'running')).toHaveLength(6);
+    } finally {
+      await stopWorkers(workers);
+      await server.close();
+      await persisted.stop();
+    }
+  });
+
+  it('on Ctrl-C stops the items running on workers and takes back the waiting ones, exit 130', async () => {
+    const fixture = writeBatchFixture({ items: 6 });
+    const server = await startBatchModel({ steps: 2, override: (_name, step) => (step === 1 ? { delayMs: 30_000, content: 'never arrives' } : undefined) });
+    const workers = [startWorker(redis, server, 2)];
+    try {
+      const batch = spawnCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', redis.url, '--ci'], { cwd: fixture, env: batchEnvironment(server) });
+      await waitFor(() => chatRequests(server).length >= 4, 30_000, 'two items waiting for the model');
+      batch.child.kill('SIGINT');
+      const { code } = await batch.closed;
+      expect(code, batch.stderr()).toBe(130);
+      const { record, latest } = readBatch(batchFolder(fixture));
+      expect(record).toMatchObject({ status: 'interrupted', exitCode: 130, totals: { succeeded: 0, pending: 6 } });
+      expect([...latest.values()].map((line) => [line.status, line.exitCode])).toEqual([['interrupted', 130], ['interrupted', 130]]);
+      // The worker started nothing more of the batch.
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      expect(workerItems(workers[0]).started.size).toBe(2);
+      expect(new Set(chatRequests(server).map(taskName)).size).toBe(2);
+    } finally {
+      await stopWorkers(workers);
+      await server.close();
+    }
+  });
+
+  it('holds the batch token budget across workers: running items stop as budget-exhausted, the rest never start, exit 3', async () => {
+    const fixture = writeBatchFixture({ items: 8 });
+    const server = await startBatchModel({ steps: 6, delayMs: 60 });
+    const workers = [startWorker(redis, server, 2), startWorker(redis, server, 2)];
+    try {
+      const result = await runCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', redis.url, '--max-tokens', '1200', '--ci'], { cwd: fixture, env: batchEnvironment(server), timeoutMs: 60_000 });
+      expect(result.exitCode, result.stderr).toBe(3);
+      const { record, latest } = readBatch(batchFolder(fixture));
+      expect(record).toMatchObject({ status: 'budget-exhausted', exitCode: 3 });
+      const stopped = [...latest.values()].filter((line) => line.status === 'budget-exhausted');
+      expect(stopped.length).toBeGreaterThanOrEqual(1);
+      expect(latest.size).toBeLessThan(8);
+      expect(new Set(chatRequests(server).map(taskName)).size).toBe(latest.size);
+    } finally {
+      await stopWorkers(workers);
+      await server.close();
+    }
+  });
+
+  it('takes, on resume, the results a killed batch left on the queue instead of running those items again', async () => {
+    const fixture = writeBatchFixture({ items: 6 });
+    const server = await startBatchModel({ steps: 2, delayMs: 150 });
+    const workers = [startWorker(redis, server, 3)];
+    try {
+      const batch = spawnCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', redis.url, '--ci'], { cwd: fixture, env: batchEnvironment(server) });
+      await waitFor(() => / success /.test(batch.stderr()), 30_000, 'a first item to finish');
+      batch.child.kill('SIGKILL');
+      await batch.closed;
+      // The worker finishes what it took, with no batch following.
+      await waitFor(() => workerItems(workers[0]).finished.size === 6, 30_000, 'the worker to finish every item');
+      const { record } = readBatch(batchFolder(fixture));
+      const resumed = await runCli(['batch', 'resume', record.id, '--ci'], { cwd: fixture, env: batchEnvironment(server), timeoutMs: 60_000 });
+      expect(resumed.exitCode, resumed.stderr).toBe(0);
+      const after = readBatch(batchFolder(fixture));
+      expect(after.record).toMatchObject({ status: 'success', queue: redis.url, totals: { succeeded: 6 } });
+      expect(new Set(after.lines.filter((line) => line.status !== 'running').map((line) => line.index)).size).toBe(6);
+      // No item ran twice: each reached its last step once.
+      const last = chatRequests(server).filter((request) => (request.body.messages as Array<{ role: string }>).filter((message) => message.role === 'tool').length === 2);
+      expect(last.map(taskName).sort()).toEqual(['person-0', 'person-1', 'person-2', 'person-3', 'person-4', 'person-5']);
+    } finally {
+      await stopWorkers(workers);
+      await server.close();
+    }
+  });
+
+  it('hands the items of a stopped worker back, and a worker on the same machine continues them from their events', async () => {
+    const fixture = writeBatchFixture({ items: 2 });
+    const server = await startBatchModel({ steps: 4, delayMs: 150 });
+    const first = startWorker(redis, server, 2);
+    let second: SpawnedCli | undefined;
+    try {
+      const batch = spawnCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', redis.url, '--ci'], { cwd: fixture, env: batchEnvironment(server) });
+      await waitFor(() => chatRequests(server).length >= 4, 30_000, 'both items under way');
+      const before = readBatch(batchFolder(fixture)).latest;
+      first.child.kill('SIGTERM');
+      expect((await first.closed).code).toBe(130);
+      second = startWorker(redis, server, 2);
+      const { code } = await batch.closed;
+      expect(code, batch.stderr()).toBe(0);
+      const { latest, lines } = readBatch(batchFolder(fixture));
+      for (const index of [0, 1]) {
+        expect(latest.get(index)).toMatchObject({ status: 'success', runId: before.get(index)!.runId });
+        expect(latest.get(index)!.attempts).toBeGreaterThanOrEqual(2);
+        expect(latest.get(index)!.worker.pid).toBe(second.child.pid);
+      }
+      expect(lines.filter((line) => line.status !== 'running')).toHaveLength(2);
+      // Continued, not started again: each item's first step was asked for once.
+      const firstSteps = chatRequests(server).filter((request) => (request.body.messages as Array<{ role: string }>).every((message) => message.role !== 'tool'));
+      expect(firstSteps.map(taskName).sort()).toEqual(['person-0', 'person-1']);
+    } finally {
+      await stopWorkers([first, ...(second ? [second] : [])]);
+      await server.close();
+    }
+  });
+
+  it('ships an installed pack with the batch: workers run its recipe, agent and plugin', async () => {
+    const pack = {
+      'node_modules/acme-weather/package.json': JSON.stringify({ name: 'acme-weather', version: '1.0.0', manus: {} }),
+      'node_modules/acme-weather/agents.yaml': 'version: 1\nagents:\n  forecaster:\n    description: Forecasts.\n    system_prompt: You are the forecaster.\n    tools: [weather, terminate]\n',
+      'node_modules/acme-weather/plugins/weather.ts': "import { defineTool } from 'manus-runtime';\nexport default defineTool({ name: 'weather', description: 'Weather.', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, execute: ({ city }) => 'Sunny in ' + String(city) });\n",
+      'node_modules/acme-weather/recipes/forecast.yaml': 'version: 1\nname: forecast\ndescription: A forecast.\nparameters:\n  city: { type: string, description: the city }\nprompt: The weather in {{city}}?\nagent: forecaster\n',
+      'cities.jsonl': '{"city": "Oslo"}\n{"city": "Lima"}\n',
+    };
+    const fixture = makeFixture(pack);
+    const server = await startScriptedModelServer({
+      turns: [],
+      sideTurn: (request) => {
+        const messages = request.body.messages as Array<{ role: string; content: unknown }>;
+        const result = messages.find((message) => message.role === 'tool');
+        const city = /The weather in (\w+)\?/.exec(JSON.stringify(messages))?.[1] ?? '';
+        return result
+          ? { toolCalls: [{ name: 'terminate', arguments: { status: 'success', message: String(result.content) } }] }
+          : { toolCalls: [{ name: 'weather', arguments: { city } }] };
+      },
+    });
+    const workers = [startWorker(redis, server, 2)];
+    try {
+      const result = await runCli(['batch', 'acme-weather/forecast', '--inputs', 'cities.jsonl', '--queue', redis.url, '--json'], { cwd: fixture, env: batchEnvironment(server), timeoutMs: 60_000 });
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(result.json.items.map((item: { answer: string }) => item.answer)).toEqual(['Sunny in Oslo', 'Sunny in Lima']);
+      expect(result.json.batch.recipe.file).toBe('acme-weather/forecast');
+    } finally {
+      await stopWorkers(workers);
+      await server.close();
+    }
+  });
+
+  it('holds a rate limit across workers: one bucket in Redis for all of them', async () => {
+    const clients = [new Redis(redis.port, '127.0.0.1'), new Redis(redis.port, '127.0.0.1')];
+    try {
+      const identity = { profileName: `rate-test-${Date.now()}`, baseUrl: 'http://127.0.0.1:1/v1', model: 'm' };
+      // Two workers' limiters, four requests a second between them.
+      const limiters = clients.map((client) => new RedisRateLimiter(client, identity, { requestsPerMinute: 4 }, { windowMs: 1000 }));
+      const started = performance.now();
+      const granted: number[] = [];
+      await Promise.all(Array.from({ length: 8 }, async (_, index) => {
+        const permit = await limiters[index % 2].acquire(0);
+        granted.push(performance.now() - started);
+        permit.release();
+      }));
+      granted.sort((left, right) => left - right);
+      // The bucket holds four: the first four go at once, the next four one every quarter second.
+      expect(granted[3]).toBeLessThan(200);
+      expect(granted[4]).toBeGreaterThanOrEqual(200);
+      expect(granted[7]).toBeGreaterThanOrEqual(900);
+    } finally {
+      for (const client of clients) client.disconnect();
+    }
+  });
+});
+
+describe('queue connection settings', () => {
+  it('refuses a Redis on another machine without a password or TLS, and never shows a password', async () => {
+    expect(() => parseQueueUrl('redis://10.1.2.3:6379/0', {})).toThrow(/needs a password \(in the URL or REDIS_PASSWORD\) or TLS/);
+    expect(parseQueueUrl('redis://10.1.2.3:6379/0', { REDIS_PASSWORD: 'pw' }).options).toMatchObject({ host: '10.1.2.3', password: 'pw' });
+    expect(parseQueueUrl('rediss://queue.example:6380/2', {}).options).toMatchObject({ host: 'queue.example', port: 6380, db: 2, tls: { servername: 'queue.example' } });
+    expect(parseQueueUrl('redis://localhost/1', {}).options).toMatchObject({ host: 'localhost', port: 6379, db: 1 });
+    const withPassword = parseQueueUrl('redis://user:s3cret@10.1.2.3:6379/0', {});
+    expect(withPassword.options).toMatchObject({ username: 'user', password: 's3cret' });
+    expect(withPassword.display).not.toContain('s3cret');
+    const worker = await runCli(['worker', '--queue', 'redis://10.1.2.3:6379/0'], { cwd: tmpdir(), timeoutMs: 10_000 });
+    expect(worker.exitCode).toBe(2);
+    expect(worker.stderr).toContain('an open one is refused');
+  });
+});
