@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -224,6 +224,43 @@ describe.skipIf(missing !== undefined)('manus batch on a queue', () => {
       expect(firstSteps.map(taskName).sort()).toEqual(['person-0', 'person-1']);
     } finally {
       await stopWorkers([first, ...(second ? [second] : [])]);
+      await server.close();
+    }
+  });
+
+  it('takes only budgets and parameters from a job: a model, sandbox, grants or a recipe outside the definition in it change nothing', async () => {
+    const fixture = writeBatchFixture({ items: 2 });
+    const server = await startBatchModel({ steps: 1 });
+    const { Queue } = await import('bullmq');
+    const queue = new Queue('manus-batch-items', { connection: parseQueueUrl(redis.url, {}).options, prefix: 'manus' });
+    let worker: SpawnedCli | undefined;
+    try {
+      const batch = spawnCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', redis.url, '--ci'], { cwd: fixture, env: batchEnvironment(server) });
+      // No worker yet: the jobs wait, and whoever can write to the queue rewrites them.
+      let jobs: Awaited<ReturnType<typeof queue.getWaiting>> = [];
+      await waitFor(() => {
+        void queue.getWaiting().then((waiting) => (jobs = waiting));
+        const folders = existsSync(join(fixture, '.manus', 'batches')) ? readdirSync(join(fixture, '.manus', 'batches')) : [];
+        jobs = jobs.filter((job) => folders.includes(job.data.batchId));
+        return jobs.length === 2;
+      }, 30_000, 'both jobs on the queue');
+      const [first, second] = [...jobs].sort((left, right) => left.data.index - right.data.index);
+      await first.updateData({ ...first.data, overrides: { ...first.data.overrides, model: 'crafted-model', sandbox: 'host', trust: ['all'], workspace: '/', mcpServers: [{ name: 'evil', command: 'sh' }] } });
+      await second.updateData({ ...second.data, recipe: '../../recipe.yaml' });
+      worker = startWorker(redis, server, 2);
+      const { code } = await batch.closed;
+      expect(code, batch.stderr()).toBe(1);
+      const { latest } = readBatch(batchFolder(fixture));
+      expect(latest.get(0)).toMatchObject({ status: 'success', answer: 'hello person-0' });
+      expect(chatRequests(server).map((request) => request.body.model)).toEqual(['scripted-model', 'scripted-model']);
+      const events = readFileSync(join(batchFolder(fixture), latest.get(0)!.runDirectory, 'events.jsonl'), 'utf8');
+      expect(events).not.toContain('crafted-model');
+      expect(events).not.toContain('mcp-server');
+      expect(latest.get(1)!.status).not.toBe('success');
+      expect(JSON.stringify(latest.get(1))).toContain('outside its run definition');
+    } finally {
+      await queue.close();
+      if (worker) await stopWorkers([worker]);
       await server.close();
     }
   });

@@ -23,6 +23,25 @@ export const definitionLifetimeSeconds = 7 * 24 * 60 * 60;
 /** The item settings a job carries: budgets and fixed parameters, nothing the machine decides. */
 export type QueuedOverrides = Pick<RecipeOverrides, 'parameters' | 'maxSteps' | 'maxTokens' | 'maxCost' | 'maxTimeSeconds'>;
 
+const queuedBudgets = ['maxSteps', 'maxTokens', 'maxCost', 'maxTimeSeconds'] as const;
+
+/**
+ * The settings a worker takes from a job, read from whatever the job holds: only budgets and
+ * parameters, so a job that also names a sandbox, a model, grants or MCP servers changes nothing.
+ */
+export function queuedOverrides(value: unknown): QueuedOverrides {
+  const given = typeof value === 'object' && value !== null ? value as Record<string, unknown> : {};
+  const overrides: QueuedOverrides = {};
+  for (const name of queuedBudgets) {
+    const budget = given[name];
+    if (typeof budget === 'number' && Number.isFinite(budget) && budget > 0) overrides[name] = budget;
+  }
+  if (typeof given.parameters === 'object' && given.parameters !== null) {
+    overrides.parameters = Object.fromEntries(Object.entries(given.parameters).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  }
+  return overrides;
+}
+
 export interface ItemJobData {
   batchId: string;
   index: number;

@@ -5,10 +5,10 @@
  * against its hash. A job taken over from a killed worker on this machine continues from its
  * events; elsewhere it starts again. Results go back with the events compressed, up to a cap.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync, gzip } from 'node:zlib';
 import type { Job } from 'bullmq';
@@ -19,7 +19,7 @@ import { continuesFromEvents } from '../../run-resumption.js';
 import { runBatchItem, type ItemRunOutcome, type ItemRunRequest } from '../batch-item-run.js';
 import { retryDelayFor } from '../item-retry.js';
 import { materialiseRunDefinition, RunDefinitionError, type RunDefinition } from '../run-definition.js';
-import { definitionKey, keyPrefix, queueName, type ItemJobData, type ItemJobProgress, type ItemJobResult } from './queue-protocol.js';
+import { definitionKey, keyPrefix, queuedOverrides, queueName, type ItemJobData, type QueuedOverrides, type ItemJobProgress, type ItemJobResult } from './queue-protocol.js';
 import { RedisBatchBudget } from './redis-batch-budget.js';
 import { parseQueueUrl } from './redis-connection.js';
 import { RedisRateLimiter } from './redis-rate-limiter.js';
@@ -104,6 +104,7 @@ export async function startQueueWorker(settings: QueueWorkerSettings): Promise<R
       const exhausted = shared.budget.exhausted();
       if (exhausted) return { kind: 'skipped', reason: `the batch's ${exhausted} budget ran out` };
       const cwd = await definitionFolder(data.definitionHash);
+      const overrides = queuedOverrides(data.overrides);
       const abort = new AbortController();
       running.set(job.id!, abort);
       const offStop = shared.budget.onStop((reason) => {
@@ -114,14 +115,14 @@ export async function startQueueWorker(settings: QueueWorkerSettings): Promise<R
       try {
         outcome = await runBatchItem({
           parameters: data.parameters,
-          recipeFile: data.recipe,
+          recipeFile: insideFolder(cwd, data.recipe, 'the recipe'),
           cwd,
-          overrides: { ...data.overrides, trust: settings.trust, ...timeLeft(data) },
+          overrides: { ...overrides, trust: settings.trust, ...timeLeft(data, overrides) },
           runsDirectory: settings.runsDirectory,
           environment: settings.environment,
           signal: abort.signal,
           sharedBudget: shared.budget,
-          ...resumableRun(job.progress),
+          ...resumableRun(job.progress, settings),
           exitCodeFor: settings.exitCodeFor,
           onRunStart: (runId, runDirectory) => {
             const progress: ItemJobProgress = { runId, runDirectory, cwd, worker: identity };
@@ -193,18 +194,39 @@ export async function startQueueWorker(settings: QueueWorkerSettings): Promise<R
 }
 
 /** A run this machine began on the job (a worker here was killed or stopped) that can go on from its events. */
-function resumableRun(progress: unknown): { resumeFrom?: string; resumeCwd?: string } {
+/**
+ * A job another worker on this machine had started continues from that run's events: only a run
+ * folder in this worker's runs folder, started in one of its definitions' folders.
+ */
+function resumableRun(progress: unknown, settings: Pick<QueueWorkerSettings, 'runsDirectory' | 'cacheDirectory'>): { resumeFrom?: string; resumeCwd?: string } {
   const earlier = progress as Partial<ItemJobProgress> | undefined;
-  if (!earlier?.runDirectory || earlier.worker?.host !== hostname()) return {};
-  if (!existsSync(earlier.runDirectory) || !continuesFromEvents(earlier.runDirectory)) return {};
+  if (typeof earlier?.runDirectory !== 'string' || typeof earlier.cwd !== 'string' || earlier.worker?.host !== hostname()) return {};
+  if (!existsSync(earlier.runDirectory) || !existsSync(earlier.cwd)) return {};
+  if (!isInside(settings.runsDirectory, earlier.runDirectory) || !isInside(settings.cacheDirectory, earlier.cwd)) return {};
+  if (!continuesFromEvents(earlier.runDirectory)) return {};
   return { resumeFrom: earlier.runDirectory, resumeCwd: earlier.cwd };
 }
 
+function isInside(folder: string, path: string): boolean {
+  if (!existsSync(folder)) return false;
+  const inside = relative(realpathSync(folder), realpathSync(path));
+  return inside !== '' && !inside.startsWith('..') && !inside.startsWith('/');
+}
+
+/** A path a job names inside a folder of the worker's, refused when it leads out of it. */
+function insideFolder(folder: string, path: unknown, what: string): string {
+  const inside = relative(folder, resolve(folder, String(path)));
+  if (typeof path !== 'string' || inside === '' || inside.startsWith('..') || inside.startsWith('/')) {
+    throw new RunDefinitionError(`the job names ${what} outside its run definition: ${String(path)}; it was not run`);
+  }
+  return path;
+}
+
 /** An item of a batch with a deadline gets no more time than the batch has left. */
-function timeLeft(data: ItemJobData): { maxTimeSeconds?: number } {
-  if (data.batchBudget.deadline === undefined) return {};
+function timeLeft(data: ItemJobData, overrides: QueuedOverrides): { maxTimeSeconds?: number } {
+  if (typeof data.batchBudget?.deadline !== 'number') return {};
   const left = Math.max(0.001, (data.batchBudget.deadline - Date.now()) / 1000);
-  return { maxTimeSeconds: data.overrides.maxTimeSeconds === undefined ? left : Math.min(data.overrides.maxTimeSeconds, left) };
+  return { maxTimeSeconds: overrides.maxTimeSeconds === undefined ? left : Math.min(overrides.maxTimeSeconds, left) };
 }
 
 /** Compressed off the main thread, so that the worker's other runs do not wait for it. */
