@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -317,6 +318,37 @@ describe.skipIf(missing !== undefined)('manus batch on a queue', () => {
       expect(granted[7]).toBeGreaterThanOrEqual(900);
     } finally {
       for (const client of clients) client.disconnect();
+    }
+  });
+});
+
+const opensslMissing = spawnSync('openssl', ['version']).status === 0 ? undefined : 'openssl is not installed, so no certificate can be made';
+if (!missing && opensslMissing) process.stdout.write(`the TLS queue test is skipped: ${opensslMissing}\n`);
+
+describe.skipIf(missing !== undefined || opensslMissing !== undefined)('a queue over TLS', () => {
+  it('runs a batch through a Redis that speaks only TLS and asks for a password, with the password from REDIS_PASSWORD', async () => {
+    const folder = realpathSync(mkdtempSync(join(tmpdir(), 'manus-redis-tls-')));
+    const tls = { certificateFile: join(folder, 'certificate.pem'), keyFile: join(folder, 'key.pem') };
+    const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', tls.keyFile, '-out', tls.certificateFile], { encoding: 'utf8' });
+    expect(made.status, made.stderr).toBe(0);
+    const password = 'queue-password-5d1e';
+    const redis = await startRedis({ tls, password });
+    const fixture = writeBatchFixture({ items: 2 });
+    const server = await startBatchModel({ steps: 1 });
+    // The worker and the batch trust the test's certificate as Node does any extra authority.
+    const environment = { ...batchEnvironment(server), REDIS_PASSWORD: password, NODE_EXTRA_CA_CERTS: tls.certificateFile };
+    const home = realpathSync(mkdtempSync(join(tmpdir(), 'manus-worker-')));
+    const worker = spawnCli(['worker', '--queue', redis.url], { cwd: home, env: { ...environment, MANUS_CACHE_DIR: join(home, 'cache'), XDG_CONFIG_HOME: join(home, 'config') } });
+    try {
+      expect(redis.url).toMatch(/^rediss:\/\/127\.0\.0\.1:\d+\/0$/);
+      const result = await runCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', redis.url, '--json'], { cwd: fixture, env: environment, timeoutMs: 60_000 });
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(result.json.items.map((item: { answer: string }) => item.answer)).toEqual(['hello person-0', 'hello person-1']);
+      expect(`${result.stdout}${result.stderr}${worker.stderr()}`).not.toContain(password);
+    } finally {
+      await stopWorkers([worker]);
+      await server.close();
+      await redis.stop();
     }
   });
 });

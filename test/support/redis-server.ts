@@ -1,6 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { Socket } from 'node:net';
+import { connect as connectTls } from 'node:tls';
 
 /** Why Redis tests cannot run here, or undefined when redis-server is installed. */
 export function redisMissing(): string | undefined {
@@ -26,31 +28,51 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function answers(port: number): Promise<boolean> {
+/** Whether the server answers: PONG, or the NOAUTH a password-protected one gives. */
+async function answers(port: number, tls?: RedisTls): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = new Socket();
-    socket.once('error', () => resolve(false));
-    socket.connect(port, '127.0.0.1', () => {
+    const ask = (socket: Socket) => {
       socket.write('PING\r\n');
       socket.once('data', (data) => {
         socket.destroy();
-        resolve(data.toString().startsWith('+PONG'));
+        resolve(/^(\+PONG|-NOAUTH)/.test(data.toString()));
       });
-    });
+    };
+    if (tls) {
+      const socket = connectTls({ port, host: '127.0.0.1', ca: readFileSync(tls.certificateFile) }, () => ask(socket));
+      socket.once('error', () => resolve(false));
+      return;
+    }
+    const socket = new Socket();
+    socket.once('error', () => resolve(false));
+    socket.connect(port, '127.0.0.1', () => ask(socket));
   });
 }
 
-/** A redis-server of the test's own on a free loopback port, started and stopped by its pid. */
-export async function startRedis(options: { persistDirectory?: string } = {}): Promise<RedisServer> {
+export interface RedisTls {
+  /** A certificate for 127.0.0.1, which clients also take as their certificate authority. */
+  certificateFile: string;
+  keyFile: string;
+}
+
+/**
+ * A redis-server of the test's own on a free loopback port, started and stopped by its pid; with
+ * `tls`, it speaks only TLS on that port (its URL is rediss://), and with `password` it asks for one.
+ */
+export async function startRedis(options: { persistDirectory?: string; tls?: RedisTls; password?: string } = {}): Promise<RedisServer> {
   const port = await freePort();
   let child: ChildProcess;
   const launch = async () => {
     const persistence = options.persistDirectory
       ? ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', options.persistDirectory, '--save', '']
       : ['--save', '', '--appendonly', 'no'];
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', ...persistence, '--daemonize', 'no'], { stdio: 'ignore' });
+    const listening = options.tls
+      ? ['--port', '0', '--tls-port', String(port), '--tls-cert-file', options.tls.certificateFile, '--tls-key-file', options.tls.keyFile, '--tls-auth-clients', 'no']
+      : ['--port', String(port)];
+    const password = options.password ? ['--requirepass', options.password] : [];
+    child = spawn('redis-server', [...listening, '--bind', '127.0.0.1', ...password, ...persistence, '--daemonize', 'no'], { stdio: 'ignore' });
     for (let tries = 0; tries < 200; tries += 1) {
-      if (await answers(port)) return;
+      if (await answers(port, options.tls)) return;
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
     throw new Error(`redis-server did not start on port ${port}`);
@@ -64,7 +86,7 @@ export async function startRedis(options: { persistDirectory?: string } = {}): P
   await launch();
   return {
     port,
-    url: `redis://127.0.0.1:${port}/0`,
+    url: `${options.tls ? 'rediss' : 'redis'}://127.0.0.1:${port}/0`,
     get pid() {
       return child.pid!;
     },
