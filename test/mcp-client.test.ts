@@ -14,7 +14,7 @@ import { probeDocker } from '../runtime/sandbox/docker-connection.js';
 import { processesWithArgument } from './support/processes.js';
 import { useInProcessRuns } from './support/in-process-loop.js';
 import { repositoryRoot } from './support/run-cli.js';
-import { callReply, messageText, terminateReply } from './support/scripted-chat-model.js';
+import { callReply, messageText, terminateReply, type ScriptedTurn } from './support/scripted-chat-model.js';
 
 const testServer = join(repositoryRoot, 'test', 'support', 'mcp-test-server.mjs');
 const filesystemServer = join(repositoryRoot, 'node_modules', '.bin', 'mcp-server-filesystem');
@@ -34,6 +34,15 @@ function testServerRecipe(extra = '', name = 'test'): string {
 const trusted = { trust: ['mcp' as const] };
 const toolText = (request: { messages: Array<{ role: string; content: unknown }> }) =>
   request.messages.filter((message) => message.role === 'tool').map((message) => messageText(message as never));
+
+/**
+ * The filesystem server asks for the client's roots once it is initialized and takes them as its
+ * allowed folders asynchronously, so a call made the instant the server is ready can still see
+ * none; a model's first reply comes later than that, and this scripted one waits as long.
+ */
+function firstCallOnceRootsAreTaken(name: string): ScriptedTurn {
+  return { ...callReply(name), delayMs: 500 };
+}
 
 describe('MCP tools in a run', () => {
   const run = useInProcessRuns();
@@ -228,7 +237,7 @@ describe('MCP tools in a run', () => {
 
   it('uses the published filesystem server, which works in the run\'s workspace, offered as its MCP root', async () => {
     const { result, model } = await run([
-      callReply('mcp_fs_list_allowed_directories'),
+      firstCallOnceRootsAreTaken('mcp_fs_list_allowed_directories'),
       callReply('mcp_fs_write_file', { path: 'note.txt', content: 'written through MCP' }),
       terminateReply(),
     ], {
@@ -252,7 +261,7 @@ describe('MCP tools in a run', () => {
           context.skip();
         }
       }
-      const { result, model, events } = await run([callReply('mcp_reader_list_allowed_directories'), terminateReply()], {
+      const { result, model, events } = await run([firstCallOnceRootsAreTaken('mcp_reader_list_allowed_directories'), terminateReply()], {
         tools: ['mcp_reader_*', 'terminate'],
         // The server starts in server/; node_modules/.bin above it is where npm puts an installed server's command.
         recipe: 'mcp_servers:\n  reader:\n    command: workspace-reader\n    cwd: server',
