@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { redisMissing, startRedis, type RedisServer } from '../test/support/redis-server.js';
 import { watchCpuTime, watchPeakMemory } from './process-figures.js';
+import { noopAgentLines, noopPluginSource } from './no-op-agent.js';
 
 const steps = 30;
 const replyMs = 50;
@@ -32,7 +33,7 @@ const workerConcurrency = 5;
 function benchmarkFolder(items: number): string {
   const folder = realpathSync(mkdtempSync(join(tmpdir(), 'manus-batch-bench-')));
   mkdirSync(join(folder, 'tools'));
-  writeFileSync(join(folder, 'tools', 'noop.mjs'), "export default { name: 'noop', description: 'Does nothing.', parameters: { type: 'object', properties: { note: { type: 'string' } }, required: ['note'] }, execute: ({ note }) => `noted ${note}` };\n");
+  writeFileSync(join(folder, 'tools', 'noop.mjs'), noopPluginSource);
   writeFileSync(join(folder, 'bench.yaml'), [
     'version: 1',
     'name: batch-bench',
@@ -43,10 +44,7 @@ function benchmarkFolder(items: number): string {
     'prompt: "Item {{name}}: call the noop tool until told otherwise."',
     'plugins: [./tools]',
     'agent:',
-    '  system_prompt: You are a benchmark agent.',
-    '  next_step_prompt: Call noop again, or terminate when done.',
-    '  tools: [noop, terminate]',
-    `  max_steps: ${steps + 5}`,
+    ...noopAgentLines(steps + 5),
     '',
   ].join('\n'));
   writeFileSync(join(folder, 'items.jsonl'), Array.from({ length: items }, (_, index) => JSON.stringify({ name: `item-${index}` })).join('\n') + '\n');

@@ -13,6 +13,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { noopAgentLines, noopPluginSource } from './no-op-agent.js';
 import { startScriptedModelServer, type RecordedChatRequest, type ScriptedTurn } from '../test/support/scripted-model-server.js';
 
 const steps = 30;
@@ -22,18 +23,9 @@ const fanOutSteps = 3;
 const latencyMs = Number(process.env.BENCH_LATENCY_MS ?? 200);
 const cliEntry = process.env.BENCH_CLI ?? fileURLToPath(new URL('../dist/bundle/main.js', import.meta.url));
 
-const noopPlugin = "export default { name: 'noop', description: 'Does nothing.', parameters: { type: 'object', properties: { note: { type: 'string' } }, required: ['note'] }, execute: ({ note }) => `noted ${note}` };\n";
-
-const agent = [
-  '    system_prompt: You are a benchmark agent.',
-  '    next_step_prompt: Call noop again, or terminate when done.',
-  '    tools: [noop, terminate]',
-  `    max_steps: ${steps + 5}`,
-];
-
 const recipes: Record<string, string[]> = {
-  agent: ['name: bench', 'prompt: Call the noop tool until told otherwise.', 'agent:', ...agent.map((line) => line.slice(2))],
-  'one-step-flow': ['name: bench', 'flow:', '  - name: work', '    kind: agent', '    prompt: Call the noop tool until told otherwise.', '    agent:', ...agent.map((line) => `  ${line}`)],
+  agent: ['name: bench', 'prompt: Call the noop tool until told otherwise.', 'agent:', ...noopAgentLines(steps + 5)],
+  'one-step-flow': ['name: bench', 'flow:', '  - name: work', '    kind: agent', '    prompt: Call the noop tool until told otherwise.', '    agent:', ...noopAgentLines(steps + 5, 6)],
   'fan-out': fanOutRecipe(fanOut),
   'fan-out-of-one': fanOutRecipe(1),
 };
@@ -52,14 +44,14 @@ function fanOutRecipe(branches: number): string[] {
     '      kind: agent',
     '      prompt: "Call the noop tool for {{item}} until told otherwise."',
     '      agent:',
-    ...agent.map((line) => `    ${line}`),
+    ...noopAgentLines(steps + 5, 8),
   ];
 }
 
 function benchmarkFolder(): string {
   const folder = mkdtempSync(join(tmpdir(), 'manus-flow-bench-'));
   mkdirSync(join(folder, 'tools'));
-  writeFileSync(join(folder, 'tools', 'noop.mjs'), noopPlugin);
+  writeFileSync(join(folder, 'tools', 'noop.mjs'), noopPluginSource);
   for (const [name, lines] of Object.entries(recipes)) {
     writeFileSync(join(folder, `${name}.yaml`), ['version: 1', 'plugins: [./tools]', ...lines, ''].join('\n'));
   }

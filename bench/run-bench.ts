@@ -15,6 +15,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { noopAgentLines, noopPluginSource } from './no-op-agent.js';
 import { startScriptedModelServer, type RecordedChatRequest, type ScriptedTurn } from '../test/support/scripted-model-server.js';
 import { TokenCounter } from '../runtime/model/token-counter.js';
 import { watchPeakMemory } from './process-figures.js';
@@ -37,7 +38,7 @@ function benchmarkFolder(pluginExtension: 'mjs' | 'ts'): string {
   mkdirSync(join(folder, 'tools'));
   const plugin = pluginExtension === 'ts'
     ? "import { defineTool } from 'manus-runtime';\nexport default defineTool<{ note: string }>({ name: 'noop', description: 'Does nothing.', parameters: { type: 'object', properties: { note: { type: 'string' } }, required: ['note'] }, execute: ({ note }) => `noted ${note}` });\n"
-    : "export default { name: 'noop', description: 'Does nothing.', parameters: { type: 'object', properties: { note: { type: 'string' } }, required: ['note'] }, execute: ({ note }) => `noted ${note}` };\n";
+    : noopPluginSource;
   writeFileSync(join(folder, 'tools', `noop.${pluginExtension}`), plugin);
   writeFileSync(join(folder, 'bench.yaml'), [
     'version: 1',
@@ -45,10 +46,7 @@ function benchmarkFolder(pluginExtension: 'mjs' | 'ts'): string {
     'prompt: Call the noop tool until told otherwise.',
     'plugins: [./tools]',
     'agent:',
-    '  system_prompt: You are a benchmark agent.',
-    '  next_step_prompt: Call noop again, or terminate when done.',
-    '  tools: [noop, terminate]',
-    `  max_steps: ${steps + 5}`,
+    ...noopAgentLines(steps + 5),
     '',
   ].join('\n'));
   return folder;

@@ -7,24 +7,15 @@
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
+import type { BatchTotals as RecordedTotals } from '../batch/batch-folder.js';
 import { isRecord, numberField, recordField, textField } from './event-fields.js';
 import { checkList, type CheckView } from './run-view.js';
 
 export const batchFileName = 'batch.json';
 export const batchItemsFileName = 'items.jsonl';
 
-export interface BatchTotals {
-  items: number;
-  succeeded: number;
-  failed: number;
-  running: number;
-  pending: number;
-  promptTokens: number;
-  completionTokens: number;
-  totalTokens: number;
-  cost?: number;
-  durationMs?: number;
-}
+/** The totals as `manus batch` writes them; a batch still running, or an older one, may lack its duration. */
+export type BatchTotals = Omit<RecordedTotals, 'durationMs'> & { durationMs?: number };
 
 export interface BatchItem {
   index: number;
