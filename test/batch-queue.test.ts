@@ -259,6 +259,8 @@ describe.skipIf(missing !== undefined)('manus batch on a queue', () => {
       expect(events).not.toContain('mcp-server');
       expect(latest.get(1)!.status).not.toBe('success');
       expect(JSON.stringify(latest.get(1))).toContain('outside its run definition');
+      // Refused for good: a definition does not get better by trying again.
+      expect(latest.get(1)!.attempts).toBe(1);
     } finally {
       await queue.close();
       if (worker) await stopWorkers([worker]);

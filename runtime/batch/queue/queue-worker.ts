@@ -5,10 +5,10 @@
  * against its hash. A job taken over from a killed worker on this machine continues from its
  * events; elsewhere it starts again. Results go back with the events compressed, up to a cap.
  */
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { basename, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync, gzip } from 'node:zlib';
 import type { Job } from 'bullmq';
@@ -52,7 +52,7 @@ export interface RunningWorker {
 
 export async function startQueueWorker(settings: QueueWorkerSettings): Promise<RunningWorker> {
   const connection = parseQueueUrl(settings.url, settings.environment);
-  const [{ Worker, DelayedError }, { Redis }] = await Promise.all([import('bullmq'), import('ioredis')]);
+  const [{ Worker, DelayedError, UnrecoverableError }, { Redis }] = await Promise.all([import('bullmq'), import('ioredis')]);
   const redis = new Redis(connection.options);
   const identity = { id: `${hostname()}-${process.pid}`, host: hostname(), pid: process.pid };
   // The profiles' rate limits hold across every worker on this queue.
@@ -103,7 +103,16 @@ export async function startQueueWorker(settings: QueueWorkerSettings): Promise<R
       if (shared.budget.stopped) return { kind: 'skipped', reason: `the batch was stopped (${shared.budget.stopped})` };
       const exhausted = shared.budget.exhausted();
       if (exhausted) return { kind: 'skipped', reason: `the batch's ${exhausted} budget ran out` };
-      const cwd = await definitionFolder(data.definitionHash);
+      let cwd: string;
+      let recipeFile: string;
+      try {
+        cwd = await definitionFolder(data.definitionHash);
+        recipeFile = insideFolder(cwd, data.recipe, 'the recipe');
+      } catch (error) {
+        // A definition that is missing, altered or names paths outside itself stays so: no retry.
+        if (RunDefinitionError.isInstance(error)) throw new UnrecoverableError((error as Error).message);
+        throw error;
+      }
       const overrides = queuedOverrides(data.overrides);
       const abort = new AbortController();
       running.set(job.id!, abort);
@@ -115,14 +124,14 @@ export async function startQueueWorker(settings: QueueWorkerSettings): Promise<R
       try {
         outcome = await runBatchItem({
           parameters: data.parameters,
-          recipeFile: insideFolder(cwd, data.recipe, 'the recipe'),
+          recipeFile,
           cwd,
           overrides: { ...overrides, trust: settings.trust, ...timeLeft(data, overrides) },
           runsDirectory: settings.runsDirectory,
           environment: settings.environment,
           signal: abort.signal,
           sharedBudget: shared.budget,
-          ...resumableRun(job.progress, settings),
+          ...resumableRun(job.progress, data.definitionHash),
           exitCodeFor: settings.exitCodeFor,
           onRunStart: (runId, runDirectory) => {
             const progress: ItemJobProgress = { runId, runDirectory, cwd, worker: identity };
@@ -195,22 +204,25 @@ export async function startQueueWorker(settings: QueueWorkerSettings): Promise<R
 
 /** A run this machine began on the job (a worker here was killed or stopped) that can go on from its events. */
 /**
- * A job another worker on this machine had started continues from that run's events: only a run
- * folder in this worker's runs folder, started in one of its definitions' folders.
+ * A job another worker on this machine had started continues from that run's events: only from a
+ * folder that is that run's (named by its id, with its events), started in a materialised copy of
+ * this job's own definition, so that a job's progress cannot point a worker at other folders.
  */
-function resumableRun(progress: unknown, settings: Pick<QueueWorkerSettings, 'runsDirectory' | 'cacheDirectory'>): { resumeFrom?: string; resumeCwd?: string } {
+function resumableRun(progress: unknown, definitionHash: string): { resumeFrom?: string; resumeCwd?: string } {
   const earlier = progress as Partial<ItemJobProgress> | undefined;
-  if (typeof earlier?.runDirectory !== 'string' || typeof earlier.cwd !== 'string' || earlier.worker?.host !== hostname()) return {};
-  if (!existsSync(earlier.runDirectory) || !existsSync(earlier.cwd)) return {};
-  if (!isInside(settings.runsDirectory, earlier.runDirectory) || !isInside(settings.cacheDirectory, earlier.cwd)) return {};
+  if (typeof earlier?.runDirectory !== 'string' || typeof earlier.cwd !== 'string' || typeof earlier.runId !== 'string') return {};
+  if (earlier.worker?.host !== hostname() || basename(earlier.runDirectory) !== earlier.runId) return {};
+  if (!existsSync(earlier.runDirectory) || !isDefinitionFolder(earlier.cwd, definitionHash)) return {};
   if (!continuesFromEvents(earlier.runDirectory)) return {};
   return { resumeFrom: earlier.runDirectory, resumeCwd: earlier.cwd };
 }
 
-function isInside(folder: string, path: string): boolean {
-  if (!existsSync(folder)) return false;
-  const inside = relative(realpathSync(folder), realpathSync(path));
-  return inside !== '' && !inside.startsWith('..') && !inside.startsWith('/');
+function isDefinitionFolder(folder: string, definitionHash: string): boolean {
+  try {
+    return basename(folder) === definitionHash.replace(/^sha256:/, '') && readFileSync(join(folder, '.complete'), 'utf8').trim() === definitionHash;
+  } catch {
+    return false;
+  }
 }
 
 /** A path a job names inside a folder of the worker's, refused when it leads out of it. */
