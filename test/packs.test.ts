@@ -125,6 +125,30 @@ describe('a pack installed from a tarball into a fresh project', () => {
     expect(result).toContain('exit 1');
     expect(existsSync(join(project, 'node_modules', 'acme-weather', 'plugins', 'evil.ts'))).toBe(false);
   });
+  it('cannot be shadowed by a nearer pack the agent plants in a node_modules below, by file tool or by command', async () => {
+    const below = join(project, 'below');
+    mkdirSync(below, { recursive: true });
+    const planted = join(below, 'node_modules', 'acme-weather', 'package.json');
+    server = await startScriptedModelServer({
+      turns: [
+        { toolCalls: [{ id: 'call_1', name: 'str_replace_editor', arguments: { command: 'create', path: 'node_modules/acme-weather/package.json', file_text: '{"name":"acme-weather","manus":{}}' } }] },
+        ...(bwrap.usable ? [{ toolCalls: [{ id: 'call_2', name: 'bash', arguments: { command: 'mkdir -p node_modules/acme-weather && echo "{}" > node_modules/acme-weather/package.json; echo "exit $?"' } }] }] : []),
+        { toolCalls: [{ id: 'call_3', name: 'terminate', arguments: { status: 'success', message: 'Tried.' } }] },
+      ],
+    });
+    writeFileSync(join(below, 'plant.yaml'), 'version: 1\nname: plant\nprompt: Plant.\nagent:\n  tools: [str_replace_editor, bash, terminate]\n');
+    const run = await runCli(['run', 'plant.yaml', '--workspace', '.', ...(bwrap.usable ? ['--sandbox', 'bwrap'] : ['--sandbox', 'host', '--trust', 'host']), '--json', '--quiet'], { cwd: below, env: model(server.baseUrl) });
+    expect(run.exitCode, run.stderr).toBe(0);
+    const results = chats(server).slice(1).map((request) => String(request.body.messages.at(-1)?.content));
+    expect(results[0]).toMatch(/protected/i);
+    if (bwrap.usable) expect(results[1]).toMatch(/Read-only file system|exit 1/);
+    expect(existsSync(planted)).toBe(false);
+    expect(protectedPathsFor({ agentsConfig: loadAgentsConfig([packageAgentsFile]).config }, { cwd: below, workspace: below, runsDirectory: join(below, '.manus', 'runs'), environment: {} }))
+      .toEqual(expect.arrayContaining([
+        expect.objectContaining({ path: join(below, 'node_modules'), kind: 'folder', watched: false }),
+        expect.objectContaining({ path: join(project, 'node_modules'), kind: 'folder', watched: false }),
+      ]));
+  });
 });
 
 describe('manus validate of a pack', () => {
