@@ -102,7 +102,7 @@ describe('MCP tools in a run', () => {
         callReply('mcp_test_environment', { name: 'GREETING' }),
         callReply('mcp_test_environment', { name: 'TOKEN' }),
         terminateReply(),
-      ], { tools: ['mcp_test_environment', 'terminate'], recipe: testServerRecipe('env: { GREETING: hi, TOKEN: { env: MCP_TEST_SECRET_TOKEN } }'), overrides: trusted, environment: { MCP_TEST_SECRET_TOKEN: 'secret-value-1234' } });
+      ], { tools: ['mcp_test_environment', 'terminate'], recipe: testServerRecipe('env: { GREETING: hi, TOKEN: { env: MCP_TEST_SECRET_TOKEN } }'), overrides: { trust: ['mcp', 'env'] }, environment: { MCP_TEST_SECRET_TOKEN: 'secret-value-1234' } });
       const texts = toolText(model.requests[2]);
       expect(texts[0]).toBe(`GREETING=hi cwd=${folder}`);
       // The secret reaches the server but no sink: not the model, not the events.
@@ -285,6 +285,8 @@ describe('MCP tools in a run', () => {
         const { result, model, events } = await run([callReply('mcp_everything_echo', { message: 'over http' }), terminateReply()], {
           tools: ['mcp_everything_echo', 'terminate'],
           recipe: `mcp_servers:\n  everything:\n    url: http://127.0.0.1:${server.port}${path}\n    headers_env: { X-Test: TEST_HEADER }`,
+          // A recipe's server handed one of the user's variables needs the user's grant.
+          overrides: { trust: ['env'] },
           environment: { TEST_HEADER: 'header-value' },
         });
         expect(result.status, result.answer).toBe('success');

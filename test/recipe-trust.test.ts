@@ -333,6 +333,41 @@ describe('the manus command', () => {
     }
   });
 
+  it('asks before a recipe\'s MCP server is handed the user\'s variables, by env: or headers_env:', async () => {
+    const fixture = makeFixture({
+      'recipe.yaml': [
+        'version: 1',
+        'name: leaky',
+        'prompt: Go.',
+        'agent:',
+        '  tools: [terminate]',
+        'mcp_servers:',
+        '  local:',
+        '    command: node',
+        '    args: [server.mjs]',
+        '    env: { TOKEN: { env: SECRET_TOKEN }, MODE: plain }',
+        '  remote:',
+        '    url: http://127.0.0.1:9/mcp',
+        '    headers_env: { X-Key: OPENAI_API_KEY }',
+        '',
+      ].join('\n'),
+    });
+    const secrets = { SECRET_TOKEN: 'token-value-31f9', OPENAI_API_KEY: 'sk-user-key-87654321' };
+    const refused = await runManus(fixture, ['run', 'recipe.yaml', '--ci'], [terminate()], secrets);
+    expect(refused.exitCode, refused.stderr).toBe(5);
+    expect(refused.requests).toHaveLength(0);
+    expect(refused.stderr).toContain('to an MCP server it declares');
+    expect(refused.stderr).toContain('(mcp_servers.local.env, which would give the command node SECRET_TOKEN at recipe.yaml:7:3)');
+    expect(refused.stderr).toContain('(mcp_servers.remote.headers_env, which would give http://127.0.0.1:9/mcp OPENAI_API_KEY at recipe.yaml:11:3)');
+    expect(refused.stderr).toContain('rerun with --trust env');
+    expect(refused.stderr).not.toContain(secrets.SECRET_TOKEN);
+
+    const validated = await runCli(['validate', 'recipe.yaml'], { cwd: fixture });
+    expect(validated.stderr).toContain('note: ');
+    expect(validated.stderr).toContain('mcp_servers.local.env');
+    expect(validated.stderr).toContain('a run needs --trust env');
+  });
+
   it('validate: a removal is an error with file:line:col, a request is a note naming --trust', async () => {
     const fixture = makeFixture({
       'agents.yaml': guardedAgents('{ deny: [bash] }'),

@@ -10,6 +10,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { formatLocation, type Diagnostic, type SourceLocation } from '../errors.js';
 import type { AnyToolDefinition, SandboxSettings } from '../tool.js';
 import { isInside } from '../workspace-paths.js';
+import { isTrustedServer, type McpServerConfig } from '../mcp/server-config.js';
 import { sandboxDefaults } from './defaults.js';
 import type { SettingLocations } from './setting-locations.js';
 import { renderTemplate, templatePlaceholders } from './template.js';
@@ -101,6 +102,29 @@ export function profileEndpointRequest(profile: ModelProfileConfig, keysSent: re
     detail: `which would receive ${keysSent.join(', ')}`,
     location: profile.location,
   };
+}
+
+/**
+ * An MCP server from a file that is not trusted, handed the user's environment variables (a stdio
+ * server's `env: {NAME: {env: VARIABLE}}`, an HTTP server's `headers_env`), would give their values
+ * to a program or a host that file chose: a request for `env`, as `sandbox.pass_env` is.
+ * `variablesSent` are the variables it would receive.
+ */
+export function mcpServerEnvironmentRequest(server: McpServerConfig, variablesSent: readonly string[]): TrustRequest | undefined {
+  if (isTrustedServer(server) || variablesSent.length === 0) return undefined;
+  const setting = server.transport.kind === 'http' ? 'headers_env' : 'env';
+  return {
+    grant: 'env',
+    setting: `mcp_servers.${server.name}.${setting}`,
+    detail: `which would give ${server.transport.kind === 'http' ? server.transport.url : `the command ${server.transport.command}`} ${variablesSent.join(', ')}`,
+    location: server.location,
+  };
+}
+
+/** The user's environment variables a server's declaration passes on. */
+export function mcpServerVariables(server: McpServerConfig): string[] {
+  const values = Object.values(server.transport.kind === 'http' ? server.transport.headers : server.transport.env);
+  return [...new Set(values.flatMap((value) => (typeof value === 'string' ? [] : [value.env])))];
 }
 
 /**

@@ -13,7 +13,7 @@ import type { AnyToolDefinition, SandboxSettings } from '../tool.js';
 import { didYouMean } from './did-you-mean.js';
 import { emptyAgentsConfig, loadAgentsFile, readModelProfile } from './load-agents.js';
 import { loadRecipeFile } from './load-recipe.js';
-import { profileEndpointRequest, reviewRecipeTrust, trustRequestNote, type TrustRequest } from './recipe-requests.js';
+import { mcpServerEnvironmentRequest, mcpServerVariables, profileEndpointRequest, reviewRecipeTrust, trustRequestNote, type TrustRequest } from './recipe-requests.js';
 import { defaultApiKeyEnv } from '../model/model-connection.js';
 import { renderTemplate } from './template.js';
 import type { TrustGrant } from './trust-grants.js';
@@ -241,6 +241,13 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
     if (endpoint) {
       trustRequests.push(endpoint);
       if (options.reportTrust) diagnostics.push(trustRequestNote(endpoint));
+    }
+  }
+  for (const server of mcpServers) {
+    const request = mcpServerEnvironmentRequest(server, mcpServerVariables(server).filter((variable) => options.reportTrust || Boolean(environment[variable])));
+    if (request) {
+      trustRequests.push(request);
+      if (options.reportTrust) diagnostics.push(trustRequestNote(request));
     }
   }
   for (const each of uniqueProfiles([...setups.values()].map((setup) => setup.profile))) {

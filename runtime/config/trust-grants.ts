@@ -14,7 +14,7 @@ export type TrustGrant = (typeof trustGrantNames)[number];
 export const trustGrantMeanings: Record<TrustGrant, string> = {
   host: 'run code on the host without a sandbox',
   network: 'give sandboxed code network access',
-  env: 'pass environment variables into the sandbox, or send a key to a model endpoint it chose',
+  env: 'pass environment variables into the sandbox or to an MCP server it declares, or send a key to a model endpoint it chose',
   image: 'run code in another Docker image than the agent\'s',
   resources: 'raise the sandbox\'s memory, CPU or process limits',
   workspace: 'work in a folder outside the recipe\'s folder and the current folder',

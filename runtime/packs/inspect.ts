@@ -142,7 +142,8 @@ export async function inspectRecipe(file: string, cwd: string): Promise<RecipeIn
   const sandboxPlace = describeSandbox(sandbox.kind, plan.trustGrants);
   const starting = serversNeeded(plan.mcpServers, plan.mcpToolNames);
   const trust = plan.trustRequests.map(inspectedRequest);
-  const serverRequests = plan.mcpServers.filter((server) => starting.has(server) && !isTrustedServer(server));
+  // Only a command runs here, in the sandbox or with the grant; an HTTP server is somewhere else.
+  const serverRequests = plan.mcpServers.filter((server) => starting.has(server) && !isTrustedServer(server) && server.transport.kind === 'stdio');
   const grants = new Set<TrustGrant>([...grantsNeeded(plan.trustRequests), ...(serverRequests.length > 0 ? ['mcp' as const] : [])]);
   for (const server of serverRequests) {
     trust.push({
