@@ -181,7 +181,7 @@ function createProgram(): Command {
 
   program
     .command('validate')
-    .description('check agents files, recipes, plugins and packs without running anything')
+    .description('check agents files, recipes, plugins and packs without running a model or a tool (plugins are imported to check their tools; `manus inspect` imports none)')
     .argument('<files...>', 'YAML files, plugin files, and packs (a pack folder, or the name of an installed pack)')
     .option('--json', 'print the diagnostics and their counts as JSON on stdout')
     .action(async (files: string[], options: { json?: boolean }) => {

@@ -1,4 +1,7 @@
-/** `manus validate`: every file checked without running anything; diagnostics as text on stderr, or as JSON on stdout. */
+/**
+ * `manus validate`: every file checked without running a model or a tool (plugins are imported, to
+ * check the tools they define); diagnostics as text on stderr, or as JSON on stdout.
+ */
 import { isAbsolute, relative } from 'node:path';
 import { formatDiagnostic, type Diagnostic } from '../runtime/errors.js';
 import { ExitCode } from './exit-codes.js';
