@@ -57,6 +57,9 @@ beforeAll(async () => {
   mkdirSync(join(project, '.manus', 'runs'), { recursive: true });
   // A link in the runs folder to a run folder elsewhere, and a batch whose item points outside.
   symlinkSync(join(project, 'outside', 'run-x'), join(project, '.manus', 'runs', 'escape'));
+  // A run folder of its own whose events file is a link to a run elsewhere.
+  mkdirSync(join(project, '.manus', 'runs', '20261201-100000-linked'));
+  symlinkSync(join(project, 'outside', 'run-x', 'events.jsonl'), join(project, '.manus', 'runs', '20261201-100000-linked', 'events.jsonl'));
   const batch = join(project, '.manus', 'batches', 'batch-out');
   mkdirSync(batch, { recursive: true });
   writeFileSync(join(batch, 'batch.json'), JSON.stringify({ version: 1, id: 'batch-out', recipe: { name: 'outside-batch' }, status: 'success', totals: { items: 1 } }));
@@ -118,6 +121,8 @@ describe('manus view --serve', () => {
       '/runs/%2e%2e%2f%2e%2e%2foutside%2frun-x',
       '/runs/escape',
       '/runs/escape/events',
+      '/runs/20261201-100000-linked',
+      '/runs/20261201-100000-linked/events',
       '/batches/batch-out/items/1/events',
       '/batches/..%2f..%2foutside',
       `/runs/${encodeURIComponent(join(project, 'outside', 'run-x'))}`,

@@ -17,7 +17,7 @@ import { batchHtml, batchItemHtml, batchItemRowsHtml, batchTotalsHtml } from '..
 import { headerHtml, imageReader, runHtml } from '../reports/run-html-report.js';
 import { flowHtml, plansHtml, stepHtml } from '../reports/run-html-steps.js';
 import { RunViewBuilder, runViewFromText } from '../reports/run-view.js';
-import { eventsFileName, listRuns, parseEventLines, type RunEventRecord } from '../run-history.js';
+import { eventsFileName, listRuns, parseEventLines, type RunEventRecord, type RunSummary } from '../run-history.js';
 import type { SecretRedactor } from '../secret-redaction.js';
 import { followEvents, wholeLines } from './events-follower.js';
 import { batchRowsHtml, listPageHtml, runRowsHtml } from './list-page.js';
@@ -131,10 +131,14 @@ function pathSegments(pathname: string): string[] {
 
 /** A run's folder, named exactly as it is in the runs folder. */
 async function runFolder(runsDirectory: string, id: string): Promise<string> {
-  const runs = await listRuns(runsDirectory);
-  const run = runs.find((candidate) => candidate.id === id);
+  const run = (await servedRuns(runsDirectory)).find((candidate) => candidate.id === id);
   if (!run) throw new NotFound(`No run ${id} in the runs folder.`);
   return run.directory;
+}
+
+/** The runs of the runs folder, less any whose events file is a link elsewhere: that is no run of its own. */
+async function servedRuns(runsDirectory: string): Promise<RunSummary[]> {
+  return (await listRuns(runsDirectory)).filter((run) => inside(join(run.directory, eventsFileName), [run.directory]));
 }
 
 async function batchRecord(batchesDirectory: string, id: string): Promise<BatchRecord> {
@@ -170,7 +174,7 @@ function inside(path: string, folders: readonly string[]): boolean {
 }
 
 async function listPage(options: ViewServerOptions): Promise<string> {
-  const [runs, batches] = await Promise.all([listRuns(options.runsDirectory), readBatches(options.batchesDirectory)]);
+  const [runs, batches] = await Promise.all([servedRuns(options.runsDirectory), readBatches(options.batchesDirectory)]);
   return listPageHtml(options.redactor.redactValue(runs), options.redactor.redactValue(batches), options.runsDirectory);
 }
 
@@ -238,7 +242,7 @@ async function streamRun(request: IncomingMessage, response: ServerResponse, eve
 /** Sends the list's rows again whenever a run or batch comes, goes or changes. */
 function streamList(request: IncomingMessage, response: ServerResponse, options: ViewServerOptions, streams: Set<() => void>, poll: number): void {
   streamChanges(request, response, streams, poll, async () => {
-    const [runs, batches] = await Promise.all([listRuns(options.runsDirectory), readBatches(options.batchesDirectory)]);
+    const [runs, batches] = await Promise.all([servedRuns(options.runsDirectory), readBatches(options.batchesDirectory)]);
     return { runs: runRowsHtml(options.redactor.redactValue(runs)), batches: batchRowsHtml(options.redactor.redactValue(batches)) };
   });
 }
