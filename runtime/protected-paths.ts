@@ -66,11 +66,15 @@ export function protectedPathsFor(plan: ProtectedPathSources, places: ProtectedP
   for (const folder of pluginFolderCandidates(places.cwd, plan.recipe)) add(folder, 'folder', 'plugins in it are loaded by the next run');
   for (const file of agentsFileCandidates(plan.recipe?.file, places.cwd)) add(file, 'file', 'the runtime reads this agents.yaml');
   if (plan.recipe) add(plan.recipe.file, 'file', 'it is the recipe being run');
-  // Later runs load packs, plugins and the packages plugins import from these: a package the agent
-  // wrote there, a pack nearer than an installed one among them, would run on the host. Not watched:
-  // its contents are npm's to change, and sandboxes and file tools keep the agent out of it.
-  for (const folder of [join(places.cwd, 'node_modules'), ...nodeModulesAbove(places.cwd)]) {
-    add(folder, 'folder', 'packages in it are loaded by later runs: packs, plugins and what plugins import', false);
+  // Later runs load packs from these, and plugins import packages from the ones at and above their
+  // folders: a package the agent wrote there, a pack nearer than an installed one among them, would
+  // run on the host. Not watched: their contents are npm's to change, and sandboxes and file tools
+  // keep the agent out of them.
+  const resolvingFrom = new Set([places.cwd, ...pluginFolderCandidates(places.cwd, plan.recipe).map((folder) => dirname(resolve(places.cwd, folder)))]);
+  for (const start of resolvingFrom) {
+    for (const folder of [join(start, 'node_modules'), ...nodeModulesAbove(start)]) {
+      add(folder, 'folder', 'packages in it are loaded by later runs: packs, plugins and what plugins import', false);
+    }
   }
   for (const pack of packsToProtect(plan, places.cwd)) {
     const reason = `it is part of the pack ${pack.name}, whose recipes, agents and plugins later runs load`;

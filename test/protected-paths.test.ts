@@ -348,6 +348,24 @@ describe('the after-command check', () => {
     expect(existsSync(join(folder, 'plugins', 'x.ts'))).toBe(false);
   });
 
+  it('protects the node_modules folders packs and plugins resolve from: at and above the current folder and beside each plugin folder', async () => {
+    const folder = makeFixture({
+      'sub/recipe.yaml': 'version: 1\nname: sub\nprompt: Go.\nplugins: [./tools]\nagent:\n  tools: [terminate]\n',
+      'sub/tools/hello.ts': 'export default [];\n',
+      'node_modules/.keep': '',
+    });
+    folders.push(folder);
+    const cwd = join(folder, 'project');
+    mkdirSync(cwd);
+    const plan = await resolveRecipe(join(folder, 'sub', 'recipe.yaml'), { cwd });
+    const entries = protectedPathsFor(plan, { cwd, workspace: join(cwd, 'workspace'), runsDirectory: join(cwd, '.manus', 'runs'), environment: { HOME: folder } });
+    const modules = entries.filter((entry) => entry.path.endsWith('node_modules'));
+    // Those that do not exist yet too: a package planted there would be found by the next run.
+    expect(modules.map((entry) => entry.path)).toEqual(expect.arrayContaining([join(cwd, 'node_modules'), join(folder, 'node_modules'), join(folder, 'sub', 'node_modules')]));
+    expect(modules.every((entry) => entry.kind === 'folder' && !entry.watched)).toBe(true);
+    expect(modules.map((entry) => entry.path)).not.toContain(join(cwd, 'workspace', 'node_modules'));
+  });
+
 
   it('restores a deleted protected folder with its files and modes', async () => {
     const target = await project('host');
