@@ -63,19 +63,19 @@ export function protectedPathsFor(plan: ProtectedPathSources, places: ProtectedP
     if (link) entries.push({ path: link, kind: 'file', reason, watched });
   };
 
-  for (const folder of pluginFolderCandidates(places.cwd, plan.recipe)) add(folder, 'folder', 'plugins in it are loaded by the next run');
+  const pluginFolders = pluginFolderCandidates(places.cwd, plan.recipe);
+  for (const folder of pluginFolders) add(folder, 'folder', 'plugins in it are loaded by the next run');
   for (const file of agentsFileCandidates(plan.recipe?.file, places.cwd)) add(file, 'file', 'the runtime reads this agents.yaml');
   if (plan.recipe) add(plan.recipe.file, 'file', 'it is the recipe being run');
   // Later runs load packs from these, and plugins import packages from the ones at and above their
   // folders: a package the agent wrote there, a pack nearer than an installed one among them, would
   // run on the host. Not watched: their contents are npm's to change, and sandboxes and file tools
   // keep the agent out of them.
-  const resolvingFrom = new Set([places.cwd, ...pluginFolderCandidates(places.cwd, plan.recipe).map((folder) => dirname(resolve(places.cwd, folder)))]);
-  for (const start of resolvingFrom) {
-    for (const folder of [join(start, 'node_modules'), ...nodeModulesAbove(start)]) {
-      add(folder, 'folder', 'packages in it are loaded by later runs: packs, plugins and what plugins import', false);
-    }
+  const packageFolders = new Set<string>();
+  for (const start of new Set([places.cwd, ...pluginFolders.map((folder) => dirname(resolve(places.cwd, folder)))])) {
+    for (const folder of [join(start, 'node_modules'), ...nodeModulesAbove(start)]) packageFolders.add(folder);
   }
+  for (const folder of packageFolders) add(folder, 'folder', 'packages in it are loaded by later runs: packs, plugins and what plugins import', false);
   for (const pack of packsToProtect(plan, places.cwd)) {
     const reason = `it is part of the pack ${pack.name}, whose recipes, agents and plugins later runs load`;
     if (pack.installed) add(pack.folder, 'folder', reason);

@@ -121,12 +121,6 @@ export function mcpServerEnvironmentRequest(server: McpServerConfig, variablesSe
   };
 }
 
-/** The user's environment variables a server's declaration passes on. */
-export function mcpServerVariables(server: McpServerConfig): string[] {
-  const values = Object.values(server.transport.kind === 'http' ? server.transport.headers : server.transport.env);
-  return [...new Set(values.flatMap((value) => (typeof value === 'string' ? [] : [value.env])))];
-}
-
 /**
  * Reviews the agents of an agents.yaml that is not the package's: what each removes and asks for.
  * `tools` are the tools the agents may name, for the settings that need a grant.

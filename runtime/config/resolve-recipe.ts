@@ -13,12 +13,12 @@ import type { AnyToolDefinition, SandboxSettings } from '../tool.js';
 import { didYouMean } from './did-you-mean.js';
 import { emptyAgentsConfig, loadAgentsFile, readModelProfile } from './load-agents.js';
 import { loadRecipeFile } from './load-recipe.js';
-import { mcpServerEnvironmentRequest, mcpServerVariables, profileEndpointRequest, reviewRecipeTrust, trustRequestNote, type TrustRequest } from './recipe-requests.js';
+import { mcpServerEnvironmentRequest, profileEndpointRequest, reviewRecipeTrust, trustRequestNote, type TrustRequest } from './recipe-requests.js';
 import { defaultApiKeyEnv } from '../model/model-connection.js';
 import { renderTemplate } from './template.js';
 import type { TrustGrant } from './trust-grants.js';
 import { loadUserConfig } from './user-config.js';
-import { mergeMcpServers, type McpServerConfig } from '../mcp/server-config.js';
+import { environmentVariablesOf, mergeMcpServers, type McpServerConfig } from '../mcp/server-config.js';
 import { serverOfToolName } from '../mcp/tool-names.js';
 import type { AgentConfig, AgentsConfig, ModelProfileConfig, ParameterValue, Recipe, RecipeParameter } from './types.js';
 import { agentDefaults } from './defaults.js';
@@ -244,7 +244,8 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
     }
   }
   for (const server of mcpServers) {
-    const request = mcpServerEnvironmentRequest(server, mcpServerVariables(server).filter((variable) => options.reportTrust || Boolean(environment[variable])));
+    const variablesSent = [...new Set(environmentVariablesOf(server))].filter((variable) => options.reportTrust || Boolean(environment[variable]));
+    const request = mcpServerEnvironmentRequest(server, variablesSent);
     if (request) {
       trustRequests.push(request);
       if (options.reportTrust) diagnostics.push(trustRequestNote(request));

@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { basename, join, relative, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync, gzip } from 'node:zlib';
 import type { Job } from 'bullmq';
@@ -16,6 +16,7 @@ import type { TrustGrant } from '../../config/trust-grants.js';
 import { InterruptedError } from '../../errors.js';
 import { useRateLimiterFactory } from '../../model/rate-limiter.js';
 import { continuesFromEvents } from '../../run-resumption.js';
+import { isInside } from '../../workspace-paths.js';
 import { runBatchItem, type ItemRunOutcome, type ItemRunRequest } from '../batch-item-run.js';
 import { retryDelayFor } from '../item-retry.js';
 import { materialiseRunDefinition, RunDefinitionError, type RunDefinition } from '../run-definition.js';
@@ -107,7 +108,7 @@ export async function startQueueWorker(settings: QueueWorkerSettings): Promise<R
       let recipeFile: string;
       try {
         cwd = await definitionFolder(data.definitionHash);
-        recipeFile = insideFolder(cwd, data.recipe, 'the recipe');
+        recipeFile = recipeInside(cwd, data.recipe);
       } catch (error) {
         // A definition that is missing, altered or names paths outside itself stays so: no retry.
         if (RunDefinitionError.isInstance(error)) throw new UnrecoverableError((error as Error).message);
@@ -202,7 +203,6 @@ export async function startQueueWorker(settings: QueueWorkerSettings): Promise<R
   };
 }
 
-/** A run this machine began on the job (a worker here was killed or stopped) that can go on from its events. */
 /**
  * A job another worker on this machine had started continues from that run's events: only from a
  * folder that is that run's (named by its id, with its events), started in a materialised copy of
@@ -225,11 +225,10 @@ function isDefinitionFolder(folder: string, definitionHash: string): boolean {
   }
 }
 
-/** A path a job names inside a folder of the worker's, refused when it leads out of it. */
-function insideFolder(folder: string, path: unknown, what: string): string {
-  const inside = relative(folder, resolve(folder, String(path)));
-  if (typeof path !== 'string' || inside === '' || inside.startsWith('..') || inside.startsWith('/')) {
-    throw new RunDefinitionError(`the job names ${what} outside its run definition: ${String(path)}; it was not run`);
+/** The recipe a job names inside its definition's folder, refused when the path leads out of it. */
+function recipeInside(folder: string, path: unknown): string {
+  if (typeof path !== 'string' || resolve(folder, path) === folder || !isInside(folder, resolve(folder, path))) {
+    throw new RunDefinitionError(`the job names the recipe outside its run definition: ${String(path)}; it was not run`);
   }
   return path;
 }
