@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync } from
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseQueueUrl } from '../runtime/batch/queue/redis-connection.js';
@@ -128,6 +129,63 @@ describe.skipIf(missing !== undefined)('manus batch on a queue', () => {
       await stopWorkers(workers);
       await server.close();
       await persisted.stop();
+    }
+  });
+
+  it('goes on when Redis comes back without its data: the items whose jobs it lost are enqueued again, each recorded once', async () => {
+    const forgetful = await startRedis();
+    const fixture = writeBatchFixture({ items: 6 });
+    const server = await startBatchModel({ steps: 2, delayMs: 150 });
+    const workers = [startWorker(forgetful, server, 2)];
+    try {
+      const batch = spawnCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', forgetful.url, '--ci'], { cwd: fixture, env: batchEnvironment(server) });
+      await waitFor(() => / success /.test(batch.stderr()), 30_000, 'a first item to finish');
+      await forgetful.stop();
+      await waitFor(() => batch.stderr().includes('is unreachable'), 15_000, 'the batch to say Redis is away');
+      await forgetful.restart();
+      const { code } = await batch.closed;
+      expect(code, batch.stderr()).toBe(0);
+      expect(batch.stderr()).toMatch(/job was no longer on the queue's Redis \(did it restart without its data\?\); it is enqueued again/);
+      const { record, lines } = readBatch(batchFolder(fixture));
+      expect(record.totals).toMatchObject({ succeeded: 6, running: 0 });
+      const outcomes = lines.filter((line) => line.status !== 'running');
+      expect(outcomes.map((line) => line.index).sort()).toEqual([0, 1, 2, 3, 4, 5]);
+    } finally {
+      await stopWorkers(workers);
+      await server.close();
+      await forgetful.stop();
+    }
+  });
+
+  it('records an item whose worker returns a result it cannot read as an error, and writes nothing outside the batch folder', async () => {
+    const fixture = writeBatchFixture({ items: 2 });
+    const { Worker } = await import('bullmq');
+    const outside = realpathSync(mkdtempSync(join(tmpdir(), 'manus-outside-')));
+    // A run id climbing out of any folder the events could be written under.
+    const escape = `${'../'.repeat(24)}${outside.slice(1)}/planted`;
+    const server = await startBatchModel({ steps: 1 });
+    // A worker of another build, or one gone wrong: whatever it returns is checked before it is taken.
+    const rogue = new Worker('manus-batch-items', async (job) => job.data.index === 0
+      ? { kind: 'finished', outcome: { status: 'success' } }
+      : {
+        kind: 'finished',
+        outcome: { runId: escape, status: 'success', exitCode: 0, answer: 'planted', usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 }, durationMs: 1, startedAt: new Date().toISOString() },
+        worker: { id: 'rogue', host: 'rogue', pid: 1 },
+        events: gzipSync('{"type":"run-end"}\n').toString('base64'),
+      }, { connection: parseQueueUrl(redis.url, {}).options, prefix: 'manus' });
+    try {
+      const result = await runCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', redis.url, '--ci'], { cwd: fixture, env: batchEnvironment(server), timeoutMs: 60_000 });
+      expect(result.exitCode, result.stderr).toBe(1);
+      const { latest } = readBatch(batchFolder(fixture));
+      for (const index of [0, 1]) {
+        expect(latest.get(index)).toMatchObject({ status: 'error', error: { code: 'worker_failed' } });
+        expect(latest.get(index)!.answer).toContain('its worker returned a result the batch cannot read');
+      }
+      expect(readdirSync(outside)).toEqual([]);
+      expect(chatRequests(server)).toHaveLength(0);
+    } finally {
+      await rogue.close();
+      await server.close();
     }
   });
 

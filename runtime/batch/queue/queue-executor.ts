@@ -15,7 +15,7 @@ import type { ExecutorHooks, ItemExecutor, ItemWork } from '../batch-run.js';
 import type { ItemRetryPolicy } from '../item-retry.js';
 import type { RunDefinition } from '../run-definition.js';
 import type { RecipeOverrides } from '../../config/resolve-recipe.js';
-import { batchSpentKey, batchStopKey, definitionKey, definitionLifetimeSeconds, keyPrefix, queueName, type ItemJobData, type ItemJobProgress, type ItemJobResult } from './queue-protocol.js';
+import { batchSpentKey, batchStopKey, definitionKey, definitionLifetimeSeconds, keyPrefix, queueName, readItemJobResult, type ItemJobData, type ItemJobProgress, type ItemJobResult } from './queue-protocol.js';
 import { parseQueueUrl } from './redis-connection.js';
 
 export interface QueueExecutorSettings {
@@ -46,7 +46,10 @@ export class QueueExecutor implements ItemExecutor {
     const [{ Queue, QueueEvents }, { Redis }] = await Promise.all([import('bullmq'), import('ioredis')]);
     const redis = new Redis(connection.options);
     const queue = new Queue(queueName, { connection: connection.options, prefix: keyPrefix });
-    const events = new QueueEvents(queueName, { connection: connection.options, prefix: keyPrefix });
+    // Events from the stream's present end, read before any job is added: a job finished before
+    // the listener's first read is still heard of, not left to the next full sweep.
+    const [newest] = await redis.xrevrange(`${keyPrefix}:${queueName}:events`, '+', '-', 'COUNT', 1);
+    const events = new QueueEvents(queueName, { connection: connection.options, prefix: keyPrefix, lastEventId: newest?.[0] ?? '0-0' });
     const follower = new Follower(this.settings, hooks, redis, queue);
     let unreachable = false;
     const onError = (error: Error) => {
@@ -77,15 +80,28 @@ export class QueueExecutor implements ItemExecutor {
   }
 }
 
+/** What one look at a job found: its state, read before the job so a completed job holds its result. */
+interface JobSeen {
+  state: Awaited<ReturnType<BullQueue['getJobState']>>;
+  job: Job | undefined;
+}
+
+/** A job that has gone from Redis while it was followed is enqueued again this many times at most. */
+const lostJobRequeues = 3;
+
 /** The jobs of one session of a batch, from enqueueing to their last result. */
 class Follower {
-  private readonly outstanding = new Map<string, ItemWork>();
+  /** Each job still owed an outcome, with the data it was enqueued with. */
+  private readonly outstanding = new Map<string, { item: ItemWork; data: ItemJobData }>();
   private readonly startedJobs = new Set<string>();
   private readonly looking = new Set<string>();
+  private readonly requeues = new Map<string, number>();
   private stopSent = false;
   private wake: (() => void) | undefined;
   private reportedSpent = { tokens: 0, cost: 0 };
   private lastFullSweep = -Infinity;
+  /** A fault that is not Redis being away (the batch folder cannot be written): it ends the batch. */
+  private fault: unknown;
 
   constructor(
     private readonly settings: QueueExecutorSettings,
@@ -95,9 +111,9 @@ class Follower {
   ) {}
 
   async enqueue(work: ItemWork[]): Promise<void> {
-    const { record, definition, retry } = this.settings;
+    const { record } = this.settings;
     // The definition first: a worker that takes a job finds what it names.
-    await this.redis.set(definitionKey(definition.hash), gzipSync(JSON.stringify(definition)), 'EX', definitionLifetimeSeconds);
+    await this.storeDefinition();
     await this.redis.del(batchStopKey(record.id));
     this.reportedSpent = { tokens: record.totals.totalTokens, cost: record.totals.cost ?? 0 };
     await this.redis.multi()
@@ -112,7 +128,7 @@ class Follower {
     for (const item of work) {
       const earlierJob = earlierSession ? await this.queue.getJob(`${record.id}-${earlierSession}-${item.index}`) : undefined;
       const state = earlierJob ? await earlierJob.getState() : 'unknown';
-      if (earlierJob && ['completed', 'active', 'waiting', 'delayed', 'prioritized'].includes(state)) this.outstanding.set(earlierJob.id!, item);
+      if (earlierJob && ['completed', 'active', 'waiting', 'delayed', 'prioritized'].includes(state)) this.outstanding.set(earlierJob.id!, { item, data: earlierJob.data as ItemJobData });
       else fresh.push(item);
     }
     // A session of its own in each job id: a resumed batch's jobs are new jobs, not the finished ones.
@@ -120,24 +136,39 @@ class Follower {
     record.settings.queueSession = session;
     this.hooks.saveRecord();
     const deadline = record.budgets.maxTimeSeconds === undefined ? undefined : Date.now() + record.budgets.maxTimeSeconds * 1000;
-    const { parameters: _fixed, model: _model, sandbox: _sandbox, trust: _trust, ...budgets } = this.settings.overrides;
     const jobs = fresh.map((item) => {
       const jobId = `${record.id}-${session}-${item.index}`;
-      this.outstanding.set(jobId, item);
-      const data: ItemJobData = {
-        batchId: record.id,
-        index: item.index,
-        parameters: item.parameters,
-        definitionHash: definition.hash,
-        recipe: definition.recipe,
-        // The item's budgets and fixed parameters travel; the grants, model and sandbox are the worker's.
-        overrides: { ...budgets, parameters: this.settings.overrides.parameters },
-        batchBudget: { tokens: record.budgets.maxTokens, cost: record.budgets.maxCost, deadline },
-        retry,
-      };
-      return { name: 'item', data, opts: { jobId, attempts: 1 + Math.max(retry.providerRetries, retry.retries), backoff: { type: 'exponential', delay: retry.baseDelayMs }, removeOnComplete: false, removeOnFail: false } };
+      const data = this.jobData(item, deadline);
+      this.outstanding.set(jobId, { item, data });
+      return { name: 'item', data, opts: this.jobOptions(jobId) };
     });
     for (let start = 0; start < jobs.length; start += 500) await this.queue.addBulk(jobs.slice(start, start + 500));
+  }
+
+  private jobData(item: ItemWork, deadline: number | undefined): ItemJobData {
+    const { record, definition, retry, overrides } = this.settings;
+    const { parameters: _fixed, model: _model, sandbox: _sandbox, trust: _trust, ...budgets } = overrides;
+    return {
+      batchId: record.id,
+      index: item.index,
+      parameters: item.parameters,
+      definitionHash: definition.hash,
+      recipe: definition.recipe,
+      // The item's budgets and fixed parameters travel; the grants, model and sandbox are the worker's.
+      overrides: { ...budgets, parameters: overrides.parameters },
+      batchBudget: { tokens: record.budgets.maxTokens, cost: record.budgets.maxCost, deadline },
+      retry,
+    };
+  }
+
+  private jobOptions(jobId: string) {
+    const { retry } = this.settings;
+    return { jobId, attempts: 1 + Math.max(retry.providerRetries, retry.retries), backoff: { type: 'exponential', delay: retry.baseDelayMs }, removeOnComplete: false, removeOnFail: false };
+  }
+
+  private async storeDefinition(): Promise<void> {
+    const { definition } = this.settings;
+    await this.redis.set(definitionKey(definition.hash), gzipSync(JSON.stringify(definition)), 'EX', definitionLifetimeSeconds);
   }
 
   /** Until every job has a result, or was taken back before a worker started it. */
@@ -145,14 +176,15 @@ class Follower {
     const onInterrupt = () => this.wakeUp();
     this.hooks.signal.addEventListener('abort', onInterrupt, { once: true });
     try {
-      while (this.outstanding.size > 0) {
+      while (this.outstanding.size > 0 && this.fault === undefined) {
         await this.sweep().catch(() => undefined);
-        if (this.outstanding.size === 0) break;
+        if (this.outstanding.size === 0 || this.fault !== undefined) break;
         await new Promise<void>((resolve) => {
           this.wake = resolve;
           setTimeout(resolve, sweepIntervalMs);
         });
       }
+      if (this.fault !== undefined) throw this.fault;
       // What the last items spent, so the batch knows whether its budget ran out.
       await this.followSpending().catch(() => undefined);
     } finally {
@@ -161,10 +193,10 @@ class Follower {
   }
 
   progressed(jobId: string, progress: ItemJobProgress): void {
-    const item = this.outstanding.get(jobId);
-    if (!item || !progress?.runId) return;
+    const entry = this.outstanding.get(jobId);
+    if (!entry || !progress?.runId) return;
     this.startedJobs.add(jobId);
-    this.hooks.started(item.index, { runId: progress.runId, runDirectory: progress.runDirectory, worker: progress.worker });
+    this.hooks.started(entry.item.index, { runId: progress.runId, runDirectory: progress.runDirectory, worker: progress.worker });
   }
 
   /** Looks at one job now (an event said it ended). */
@@ -172,15 +204,30 @@ class Follower {
     if (!this.outstanding.has(jobId) || this.looking.has(jobId)) return;
     this.looking.add(jobId);
     try {
-      const job = await this.queue.getJob(jobId);
-      if (job) await this.settle(jobId, job);
-      else this.taken(jobId);
-    } catch {
-      // Redis is away; the next sweep looks again.
+      let seen: JobSeen;
+      try {
+        seen = await this.see(jobId);
+      } catch {
+        // Redis is away; the next sweep looks again.
+        return;
+      }
+      await this.settle(jobId, seen);
+    } catch (error) {
+      this.fault ??= error;
     } finally {
       this.looking.delete(jobId);
-      if (this.outstanding.size === 0) this.wakeUp();
+      if (this.outstanding.size === 0 || this.fault !== undefined) this.wakeUp();
     }
+  }
+
+  /**
+   * The state first, then the job: a job read first could complete before its state is asked for,
+   * and would then seem completed without the result it was read without.
+   */
+  private async see(jobId: string): Promise<JobSeen> {
+    const state = await this.queue.getJobState(jobId);
+    const job = await this.queue.getJob(jobId);
+    return { state, job };
   }
 
   private async sweep(): Promise<void> {
@@ -219,62 +266,110 @@ class Follower {
       const state = job ? await job.getState() : 'unknown';
       if (state === 'waiting' || state === 'delayed' || state === 'prioritized' || state === 'unknown') {
         await job?.remove().catch(() => undefined);
-        this.taken(jobId);
+        this.outstanding.delete(jobId);
       }
     }
   }
 
-  private async settle(jobId: string, job: Job): Promise<void> {
-    const state = await job.getState();
+  private async settle(jobId: string, { state, job }: JobSeen): Promise<void> {
+    if (state === 'completed' || state === 'failed' || state === 'unknown') {
+      if (!job) return this.lost(jobId);
+      // A job whose state is unknown but whose data is there is between two of BullMQ's lists.
+      if (state === 'unknown') return;
+    }
+    if (!job) return;
     if (state === 'active' && !this.startedJobs.has(jobId) && isProgress(job.progress)) this.progressed(jobId, job.progress);
     if (state === 'completed') {
-      this.record(jobId, job, job.returnvalue as ItemJobResult);
+      const result = readItemJobResult(job.returnvalue);
+      if (result) this.record(jobId, job, result);
+      else this.recordFailure(jobId, job, 'its worker returned a result the batch cannot read');
       await job.remove().catch(() => undefined);
     } else if (state === 'failed') {
-      this.recordFailure(jobId, job);
+      this.recordFailure(jobId, job, job.failedReason || 'it failed');
       await job.remove().catch(() => undefined);
     }
   }
 
+  /** Records a result; the job leaves the list only once its outcome is written. */
   private record(jobId: string, job: Job, result: ItemJobResult): void {
-    const item = this.outstanding.get(jobId);
-    if (!item) return;
-    this.outstanding.delete(jobId);
-    if (result.kind === 'skipped') return;
+    const entry = this.outstanding.get(jobId);
+    if (!entry) return;
+    if (result.kind === 'skipped') {
+      this.outstanding.delete(jobId);
+      return;
+    }
     const { outcome, worker } = result;
     const attempts = Math.max(1, job.attemptsStarted ?? job.attemptsMade);
     if (result.events !== undefined && outcome.runId) {
       const folder = join(this.settings.resultsDirectory, outcome.runId);
       mkdirSync(folder, { recursive: true });
       writeFileSync(join(folder, 'events.jsonl'), gunzipSync(Buffer.from(result.events, 'base64')));
-      this.hooks.finished(item.index, { ...outcome, runDirectory: folder, worker, events: { stored: 'local', path: join(folder, 'events.jsonl') }, attempts });
-      return;
+      this.hooks.finished(entry.item.index, { ...outcome, runDirectory: folder, worker, events: { stored: 'local', path: join(folder, 'events.jsonl') }, attempts });
+    } else {
+      const workerPath = outcome.runDirectory;
+      this.hooks.finished(entry.item.index, { ...outcome, worker, attempts, ...(workerPath ? { runDirectory: workerPath, events: { stored: 'worker', path: join(workerPath, 'events.jsonl') } } : {}) });
     }
-    const workerPath = outcome.runDirectory;
-    this.hooks.finished(item.index, { ...outcome, worker, attempts, ...(workerPath ? { runDirectory: workerPath, events: { stored: 'worker', path: join(workerPath, 'events.jsonl') } } : {}) });
+    this.outstanding.delete(jobId);
   }
 
-  /** A job BullMQ gave up on: its worker kept dying on it, or could not run it at all. */
-  private recordFailure(jobId: string, job: Job): void {
-    const item = this.outstanding.get(jobId);
-    if (!item) return;
-    this.outstanding.delete(jobId);
-    const message = `no worker could finish the item: ${job.failedReason || 'it failed'} (after ${Math.max(1, job.attemptsStarted ?? job.attemptsMade)} attempt(s))`;
-    this.hooks.finished(item.index, {
-      status: 'error',
-      exitCode: this.settings.exitCodeFor({ status: 'error', error: { code: 'worker_failed' } }),
-      answer: message,
-      usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+  /** A job BullMQ gave up on (its worker kept dying on it, or could not run it at all), or whose result cannot be read. */
+  private recordFailure(jobId: string, job: Job, reason: string): void {
+    const attempts = Math.max(1, job.attemptsStarted ?? job.attemptsMade);
+    this.recordError(jobId, 'worker_failed', `no worker could finish the item: ${reason} (after ${attempts} attempt(s))`, {
+      attempts,
       durationMs: job.finishedOn && job.processedOn ? job.finishedOn - job.processedOn : 0,
       startedAt: new Date(job.processedOn ?? job.timestamp).toISOString(),
-      error: { code: 'worker_failed', message },
-      attempts: Math.max(1, job.attemptsStarted ?? job.attemptsMade),
     });
   }
 
-  /** A job removed before a worker started it: its item stays pending. */
-  private taken(jobId: string): void {
+  private recordError(jobId: string, code: string, message: string, timing: { attempts: number; durationMs: number; startedAt: string }): void {
+    const entry = this.outstanding.get(jobId);
+    if (!entry) return;
+    this.hooks.finished(entry.item.index, {
+      status: 'error',
+      exitCode: this.settings.exitCodeFor({ status: 'error', error: { code } }),
+      answer: message,
+      usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+      error: { code, message },
+      ...timing,
+    });
     this.outstanding.delete(jobId);
+  }
+
+  /**
+   * A job gone from Redis before the batch took its result: Redis came back without its data, or
+   * someone removed it. While the batch goes on it is enqueued again (what the run is goes with
+   * it, and what the batch has spent); a batch that is stopping leaves the item for `batch resume`.
+   */
+  private async lost(jobId: string): Promise<void> {
+    const entry = this.outstanding.get(jobId);
+    if (!entry) return;
+    const requeued = this.requeues.get(jobId) ?? 0;
+    const started = this.startedJobs.has(jobId);
+    if (this.stopSent || requeued >= lostJobRequeues) {
+      if (!started) {
+        this.outstanding.delete(jobId);
+        return;
+      }
+      const message = `the item's job is no longer on the queue${requeued > 0 ? ` (it was enqueued again ${requeued} time(s))` : ''}; \`manus batch resume\` runs it again`;
+      this.recordError(jobId, 'job_lost', message, { attempts: 1 + requeued, durationMs: 0, startedAt: new Date().toISOString() });
+      return;
+    }
+    try {
+      await this.storeDefinition();
+      await this.redis.multi()
+        .hsetnx(batchSpentKey(this.settings.record.id), 'tokens', String(this.reportedSpent.tokens))
+        .hsetnx(batchSpentKey(this.settings.record.id), 'cost', String(this.reportedSpent.cost))
+        .expire(batchSpentKey(this.settings.record.id), controlLifetimeSeconds)
+        .exec();
+      await this.queue.add('item', entry.data, this.jobOptions(jobId));
+    } catch {
+      // Redis is away again; the next sweep finds the job still missing.
+      return;
+    }
+    this.requeues.set(jobId, requeued + 1);
+    this.startedJobs.delete(jobId);
+    this.hooks.notice(`item ${entry.item.index}'s job was no longer on the queue's Redis (did it restart without its data?); it is enqueued again`);
   }
 
   private wakeUp(): void {

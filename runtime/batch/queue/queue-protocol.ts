@@ -75,3 +75,30 @@ export type ItemJobResult =
     /** Why the events stayed on the worker, when they did. */
     eventsKept?: string;
   };
+
+const safeRunId = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/**
+ * A job's return value as a result, or undefined when it is not one: the batch checks what comes
+ * back before it takes an item off its list, and writes events only under a run id that names a
+ * folder of its own.
+ */
+export function readItemJobResult(value: unknown): ItemJobResult | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const result = value as Record<string, unknown>;
+  if (result.kind === 'skipped') return typeof result.reason === 'string' ? value as ItemJobResult : undefined;
+  if (result.kind !== 'finished') return undefined;
+  const outcome = result.outcome as Record<string, unknown> | undefined;
+  const worker = result.worker as Record<string, unknown> | undefined;
+  const usage = outcome?.usage as Record<string, unknown> | undefined;
+  const wellFormed = typeof outcome === 'object' && outcome !== null
+    && typeof outcome.status === 'string' && outcome.status !== 'running'
+    && (outcome.exitCode === undefined || Number.isInteger(outcome.exitCode))
+    && typeof outcome.durationMs === 'number' && typeof outcome.startedAt === 'string'
+    && typeof usage === 'object' && usage !== null && ['promptTokens', 'completionTokens', 'totalTokens'].every((name) => typeof usage[name] === 'number')
+    && (outcome.runId === undefined || (typeof outcome.runId === 'string' && safeRunId.test(outcome.runId)))
+    && (outcome.runDirectory === undefined || typeof outcome.runDirectory === 'string')
+    && typeof worker === 'object' && worker !== null && typeof worker.id === 'string' && typeof worker.host === 'string' && typeof worker.pid === 'number'
+    && (result.events === undefined || typeof result.events === 'string');
+  return wellFormed ? value as ItemJobResult : undefined;
+}
