@@ -212,6 +212,41 @@ describe.skipIf(missing !== undefined)('manus batch on a queue', () => {
     }
   });
 
+  it('on resume continues the interrupted items from the events the batch kept, on a worker that never saw them', async () => {
+    const fixture = writeBatchFixture({ items: 2 });
+    let stalled = true;
+    const server = await startBatchModel({ steps: 2, override: (_name, step) => (stalled && step === 1 ? { delayMs: 30_000, content: 'never arrives' } : undefined) });
+    const first = startWorker(redis, server, 2);
+    let second: SpawnedCli | undefined;
+    try {
+      const batch = spawnCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', redis.url, '--ci'], { cwd: fixture, env: batchEnvironment(server) });
+      await waitFor(() => chatRequests(server).length >= 4, 30_000, 'both items waiting for their second step');
+      batch.child.kill('SIGINT');
+      expect((await batch.closed).code, batch.stderr()).toBe(130);
+      const interrupted = readBatch(batchFolder(fixture)).latest;
+      expect([...interrupted.values()].map((line) => [line.status, line.events?.stored])).toEqual([['interrupted', 'local'], ['interrupted', 'local']]);
+      await stopWorkers([first]);
+      // Another machine, as far as the worker can tell: its own runs and cache folders, none of the first one's.
+      stalled = false;
+      second = startWorker(redis, server, 2);
+      const resumed = await runCli(['batch', 'resume', readBatch(batchFolder(fixture)).record.id, '--ci'], { cwd: fixture, env: batchEnvironment(server), timeoutMs: 60_000 });
+      expect(resumed.exitCode, resumed.stderr).toBe(0);
+      const { latest } = readBatch(batchFolder(fixture));
+      for (const index of [0, 1]) {
+        expect(latest.get(index)).toMatchObject({ status: 'success', answer: `hello person-${index}`, runId: interrupted.get(index)!.runId });
+        expect(latest.get(index)!.worker.pid).toBe(second.child.pid);
+        const events = readFileSync(join(batchFolder(fixture), latest.get(index)!.events.path), 'utf8');
+        expect(events).toContain('"run-resume"');
+      }
+      // Continued, not started again: each item's first step was asked for once.
+      const firstSteps = chatRequests(server).filter((request) => (request.body.messages as Array<{ role: string }>).every((message) => message.role !== 'tool'));
+      expect(firstSteps.map(taskName).sort()).toEqual(['person-0', 'person-1']);
+    } finally {
+      await stopWorkers([first, ...(second ? [second] : [])]);
+      await server.close();
+    }
+  });
+
   it('holds the batch token budget across workers: running items stop as budget-exhausted, the rest never start, exit 3', async () => {
     const fixture = writeBatchFixture({ items: 8 });
     const server = await startBatchModel({ steps: 6, delayMs: 60 });

@@ -28,6 +28,12 @@ export interface ItemRunRequest {
   resumeFrom?: string;
   /** The folder that earlier run was started in, when not `cwd`: its workspace path is relative to it. */
   resumeCwd?: string;
+  /**
+   * Where a continued run's recipe and settings come from: its events (`recorded`, for runs this
+   * machine's user made), or this request (`request`, for events a worker was given): then only
+   * the run's history and workspace are taken from the events.
+   */
+  resumeSettings?: 'recorded' | 'request';
   /** The exit code the command gives a run that ended so. */
   exitCodeFor(result: { status: RunResult['status']; error?: { code: string } }): number;
   /** Told the run's id and folder as soon as it has them. */
@@ -46,10 +52,11 @@ export async function runBatchItem(request: ItemRunRequest): Promise<ItemRunOutc
     // A resumed item keeps the parameters it was started with; budgets and grants come from now.
     const { parameters: fixedParameters, ...settings } = request.overrides;
     const resumption = request.resumeFrom ? readRunResumption({ runDirectory: request.resumeFrom, cwd: request.resumeCwd ?? request.cwd, overrides: settings }) : undefined;
-    plan = await resolveRecipe(resumption?.recipeFile ?? request.recipeFile, {
+    const recorded = resumption && request.resumeSettings !== 'request' ? resumption : undefined;
+    plan = await resolveRecipe(recorded?.recipeFile ?? request.recipeFile, {
       cwd: request.cwd,
       environment: request.environment,
-      overrides: resumption?.overrides ?? { ...request.overrides, parameters: { ...request.parameters, ...fixedParameters } },
+      overrides: recorded?.overrides ?? { ...request.overrides, parameters: { ...request.parameters, ...fixedParameters } },
     });
     const redactor = redactorForPlan(plan, request.environment);
     const resumed = resumption?.options(plan.flow !== undefined);

@@ -5,8 +5,8 @@
  * travel stay on the worker. Redis going away pauses the batch; it goes on when Redis is back.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Job, Queue as BullQueue } from 'bullmq';
 import type { Redis as RedisClient } from 'ioredis';
@@ -15,7 +15,7 @@ import type { ExecutorHooks, ItemExecutor, ItemWork } from '../batch-run.js';
 import type { ItemRetryPolicy } from '../item-retry.js';
 import type { RunDefinition } from '../run-definition.js';
 import type { RecipeOverrides } from '../../config/resolve-recipe.js';
-import { batchSpentKey, batchStopKey, definitionKey, definitionLifetimeSeconds, keyPrefix, queueName, readItemJobResult, type ItemJobData, type ItemJobProgress, type ItemJobResult } from './queue-protocol.js';
+import { batchSpentKey, batchStopKey, definitionKey, definitionLifetimeSeconds, keyPrefix, queueName, readItemJobResult, resumeEventsCapBytes, type ItemJobData, type ItemJobProgress, type ItemJobResult } from './queue-protocol.js';
 import { parseQueueUrl } from './redis-connection.js';
 
 export interface QueueExecutorSettings {
@@ -138,7 +138,7 @@ class Follower {
     const deadline = record.budgets.maxTimeSeconds === undefined ? undefined : Date.now() + record.budgets.maxTimeSeconds * 1000;
     const jobs = fresh.map((item) => {
       const jobId = `${record.id}-${session}-${item.index}`;
-      const data = this.jobData(item, deadline);
+      const data = { ...this.jobData(item, deadline), ...this.resumeOf(item) };
       this.outstanding.set(jobId, { item, data });
       return { name: 'item', data, opts: this.jobOptions(jobId) };
     });
@@ -159,6 +159,17 @@ class Follower {
       batchBudget: { tokens: record.budgets.maxTokens, cost: record.budgets.maxCost, deadline },
       retry,
     };
+  }
+
+  /** An item cut short in an earlier session continues from its events, on whichever worker takes it. */
+  private resumeOf(item: ItemWork): Pick<ItemJobData, 'resume'> {
+    if (!item.resumeFrom) return {};
+    const events = gzipSync(readFileSync(join(item.resumeFrom, 'events.jsonl')));
+    if (events.length > resumeEventsCapBytes) {
+      this.hooks.notice(`item ${item.index}'s events are ${events.length} bytes compressed, over the ${resumeEventsCapBytes}-byte cap a job carries; it starts again`);
+      return {};
+    }
+    return { resume: { runId: basename(item.resumeFrom), events: events.toString('base64') } };
   }
 
   private jobOptions(jobId: string) {

@@ -53,7 +53,12 @@ export interface ItemJobData {
   /** The batch's own budgets, shared by every worker through Redis; the deadline in epoch milliseconds. */
   batchBudget: { tokens?: number; cost?: number; deadline?: number };
   retry: ItemRetryPolicy;
+  /** An earlier run of the item that was cut short, to continue from: its id and its events gzipped, base64. */
+  resume?: { runId: string; events: string };
 }
+
+/** Events a job carries to continue a run from, compressed; a run whose events are larger starts again. */
+export const resumeEventsCapBytes = 4 * 1024 * 1024;
 
 /** Where a worker is running an item, as its progress tells the batch. */
 export interface ItemJobProgress {
@@ -76,7 +81,8 @@ export type ItemJobResult =
     eventsKept?: string;
   };
 
-const safeRunId = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+/** A run id that can only name a folder of its own. */
+export const safeRunId = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 /**
  * A job's return value as a result, or undefined when it is not one: the batch checks what comes

@@ -5,22 +5,23 @@
  * against its hash. A job taken over from a killed worker on this machine continues from its
  * events; elsewhere it starts again. Results go back with the events compressed, up to a cap.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { basename, isAbsolute, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync, gzip } from 'node:zlib';
 import type { Job } from 'bullmq';
 import type { TrustGrant } from '../../config/trust-grants.js';
 import { InterruptedError } from '../../errors.js';
 import { useRateLimiterFactory } from '../../model/rate-limiter.js';
+import { readRecordedRun } from '../../recorded-run.js';
 import { continuesFromEvents } from '../../run-resumption.js';
 import { isInside } from '../../workspace-paths.js';
 import { runBatchItem, type ItemRunOutcome, type ItemRunRequest } from '../batch-item-run.js';
 import { retryDelayFor } from '../item-retry.js';
 import { materialiseRunDefinition, RunDefinitionError, type RunDefinition } from '../run-definition.js';
-import { definitionKey, keyPrefix, queuedOverrides, queueName, type ItemJobData, type QueuedOverrides, type ItemJobProgress, type ItemJobResult } from './queue-protocol.js';
+import { definitionKey, keyPrefix, queuedOverrides, queueName, safeRunId, type ItemJobData, type QueuedOverrides, type ItemJobProgress, type ItemJobResult } from './queue-protocol.js';
 import { RedisBatchBudget } from './redis-batch-budget.js';
 import { parseQueueUrl } from './redis-connection.js';
 import { RedisRateLimiter } from './redis-rate-limiter.js';
@@ -132,7 +133,9 @@ export async function startQueueWorker(settings: QueueWorkerSettings): Promise<R
           environment: settings.environment,
           signal: abort.signal,
           sharedBudget: shared.budget,
-          ...resumableRun(job.progress, data.definitionHash),
+          ...(resumableRun(job.progress, data.definitionHash) ?? shippedRun(data, cwd, settings.runsDirectory)),
+          // What is continued runs with this job's recipe and settings; only its history is taken.
+          resumeSettings: 'request',
           exitCodeFor: settings.exitCodeFor,
           onRunStart: (runId, runDirectory) => {
             const progress: ItemJobProgress = { runId, runDirectory, cwd, worker: identity };
@@ -208,13 +211,49 @@ export async function startQueueWorker(settings: QueueWorkerSettings): Promise<R
  * folder that is that run's (named by its id, with its events), started in a materialised copy of
  * this job's own definition, so that a job's progress cannot point a worker at other folders.
  */
-function resumableRun(progress: unknown, definitionHash: string): { resumeFrom?: string; resumeCwd?: string } {
+function resumableRun(progress: unknown, definitionHash: string): { resumeFrom: string; resumeCwd: string } | undefined {
   const earlier = progress as Partial<ItemJobProgress> | undefined;
-  if (typeof earlier?.runDirectory !== 'string' || typeof earlier.cwd !== 'string' || typeof earlier.runId !== 'string') return {};
-  if (earlier.worker?.host !== hostname() || basename(earlier.runDirectory) !== earlier.runId) return {};
-  if (!existsSync(earlier.runDirectory) || !isDefinitionFolder(earlier.cwd, definitionHash)) return {};
-  if (!continuesFromEvents(earlier.runDirectory)) return {};
+  if (typeof earlier?.runDirectory !== 'string' || typeof earlier.cwd !== 'string' || typeof earlier.runId !== 'string') return undefined;
+  if (earlier.worker?.host !== hostname() || basename(earlier.runDirectory) !== earlier.runId) return undefined;
+  if (!existsSync(earlier.runDirectory) || !isDefinitionFolder(earlier.cwd, definitionHash)) return undefined;
+  if (!continuesInside(earlier.runDirectory, earlier.runId, earlier.cwd)) return undefined;
   return { resumeFrom: earlier.runDirectory, resumeCwd: earlier.cwd };
+}
+
+/** Decompressed events a job carries are refused past this size. */
+const shippedEventsLimitBytes = 256 * 1024 * 1024;
+
+/**
+ * A run cut short in an earlier session of the batch, whose events the job carries: written into
+ * this worker's runs folder under the run's id (unless this machine has that run already) and
+ * continued there, when the events are that run's and name a workspace inside the definition.
+ */
+function shippedRun(data: ItemJobData, cwd: string, runsDirectory: string): { resumeFrom?: string; resumeCwd?: string } {
+  const shipped = data.resume as Partial<NonNullable<ItemJobData['resume']>> | undefined;
+  if (typeof shipped?.runId !== 'string' || !safeRunId.test(shipped.runId) || typeof shipped.events !== 'string') return {};
+  const folder = join(runsDirectory, shipped.runId);
+  const file = join(folder, 'events.jsonl');
+  const written = !existsSync(file);
+  try {
+    if (written) {
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(file, gunzipSync(Buffer.from(shipped.events, 'base64'), { maxOutputLength: shippedEventsLimitBytes }));
+    }
+  } catch {
+    rmSync(folder, { recursive: true, force: true });
+    return {};
+  }
+  if (continuesInside(folder, shipped.runId, cwd)) return { resumeFrom: folder, resumeCwd: cwd };
+  if (written) rmSync(folder, { recursive: true, force: true });
+  return {};
+}
+
+/** Whether the events in `runDirectory` are run `runId`'s, were cut short, and kept its workspace inside `cwd`. */
+function continuesInside(runDirectory: string, runId: string, cwd: string): boolean {
+  if (!continuesFromEvents(runDirectory)) return false;
+  const { start } = readRecordedRun(join(runDirectory, 'events.jsonl'));
+  const workspace = start.workspace;
+  return start.runId === runId && typeof workspace === 'string' && !isAbsolute(workspace) && isInside(cwd, resolve(cwd, workspace));
 }
 
 function isDefinitionFolder(folder: string, definitionHash: string): boolean {
