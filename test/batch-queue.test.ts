@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,8 +17,7 @@ if (missing) process.stdout.write(`batch-queue tests skipped: ${missing}\n`);
 
 const apiKey = 'sk-queue-test-secret-7f3a9c';
 
-function startWorker(redis: RedisServer, server: ScriptedModelServer, concurrency: number): SpawnedCli {
-  const home = realpathSync(mkdtempSync(join(tmpdir(), 'manus-worker-')));
+function startWorker(redis: RedisServer, server: ScriptedModelServer, concurrency: number, home = realpathSync(mkdtempSync(join(tmpdir(), 'manus-worker-')))): SpawnedCli {
   return spawnCli(['worker', '--queue', redis.url, '--concurrency', String(concurrency), '--stall-timeout', '1.5'], {
     cwd: home,
     env: { ...batchEnvironment(server), OPENAI_API_KEY: apiKey, MANUS_CACHE_DIR: join(home, 'cache'), XDG_CONFIG_HOME: join(home, 'config') },
@@ -354,6 +353,51 @@ describe.skipIf(missing !== undefined)('manus batch on a queue', () => {
       expect(JSON.stringify(latest.get(1))).toContain('outside its run definition');
       // Refused for good: a definition does not get better by trying again.
       expect(latest.get(1)!.attempts).toBe(1);
+    } finally {
+      await queue.close();
+      if (worker) await stopWorkers([worker]);
+      await server.close();
+    }
+  });
+
+  it("continues a run from a job's events only when they are that run's, inside its definition, and no other run's folder", async () => {
+    const fixture = writeBatchFixture({ items: 3 });
+    const server = await startBatchModel({ steps: 1 });
+    const { Queue } = await import('bullmq');
+    const queue = new Queue('manus-batch-items', { connection: parseQueueUrl(redis.url, {}).options, prefix: 'manus' });
+    const home = realpathSync(mkdtempSync(join(tmpdir(), 'manus-worker-')));
+    let worker: SpawnedCli | undefined;
+    try {
+      const batch = spawnCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', redis.url, '--ci'], { cwd: fixture, env: batchEnvironment(server) });
+      let jobs: Awaited<ReturnType<typeof queue.getWaiting>> = [];
+      await waitFor(() => {
+        void queue.getWaiting().then((waiting) => (jobs = waiting));
+        const folders = existsSync(join(fixture, '.manus', 'batches')) ? readdirSync(join(fixture, '.manus', 'batches')) : [];
+        jobs = jobs.filter((job) => folders.includes(job.data.batchId));
+        return jobs.length === 3;
+      }, 30_000, 'the jobs on the queue');
+      const eventsOf = (runId: string, workspace: string) => gzipSync(`${JSON.stringify({ type: 'run-start', runId, workspace, recipe: { file: '/etc/crafted.yaml', overrides: { sandbox: 'host' } } })}\n`).toString('base64');
+      // Another run on the worker's machine, which a job names as its own.
+      const otherRun = join(home, '.manus', 'runs', 'other-run');
+      mkdirSync(otherRun, { recursive: true });
+      writeFileSync(join(otherRun, 'events.jsonl'), `${JSON.stringify({ type: 'run-start', runId: 'other-run', workspace: 'workspace/other-run', secret: 'another run' })}\n`);
+      const [first, second, third] = [...jobs].sort((left, right) => left.data.index - right.data.index);
+      await first.updateData({ ...first.data, resume: { runId: '../../climbed', events: eventsOf('../../climbed', 'workspace/x') } });
+      await second.updateData({ ...second.data, resume: { runId: 'rooted-run', events: eventsOf('rooted-run', '/') } });
+      await third.updateData({ ...third.data, resume: { runId: 'other-run', events: eventsOf('other-run', 'workspace/other-run') } });
+      worker = startWorker(redis, server, 3, home);
+      const { code } = await batch.closed;
+      expect(code, batch.stderr()).toBe(0);
+      const { latest } = readBatch(batchFolder(fixture));
+      // Each ran afresh, with a run id of its own.
+      for (const index of [0, 1, 2]) {
+        expect(latest.get(index)).toMatchObject({ status: 'success', answer: `hello person-${index}` });
+        expect(['climbed', 'rooted-run', 'other-run']).not.toContain(latest.get(index)!.runId);
+      }
+      expect(existsSync(join(home, '.manus', 'runs', 'rooted-run'))).toBe(false);
+      expect(existsSync(join(home, 'climbed'))).toBe(false);
+      expect(readFileSync(join(otherRun, 'events.jsonl'), 'utf8')).toContain('another run');
+      expect(JSON.stringify(chatRequests(server).map((request) => request.body))).not.toContain('another run');
     } finally {
       await queue.close();
       if (worker) await stopWorkers([worker]);

@@ -225,26 +225,28 @@ const shippedEventsLimitBytes = 256 * 1024 * 1024;
 
 /**
  * A run cut short in an earlier session of the batch, whose events the job carries: written into
- * this worker's runs folder under the run's id (unless this machine has that run already) and
- * continued there, when the events are that run's and name a workspace inside the definition.
+ * this worker's runs folder under the run's id and continued there, when the events are that
+ * run's and name a workspace inside the definition. A folder of that id already here is used only
+ * when it holds the same events (this machine ran it): a job cannot read or overwrite other runs.
  */
 function shippedRun(data: ItemJobData, cwd: string, runsDirectory: string): { resumeFrom?: string; resumeCwd?: string } {
   const shipped = data.resume as Partial<NonNullable<ItemJobData['resume']>> | undefined;
   if (typeof shipped?.runId !== 'string' || !safeRunId.test(shipped.runId) || typeof shipped.events !== 'string') return {};
   const folder = join(runsDirectory, shipped.runId);
   const file = join(folder, 'events.jsonl');
-  const written = !existsSync(file);
+  let events: Buffer;
   try {
-    if (written) {
-      mkdirSync(folder, { recursive: true });
-      writeFileSync(file, gunzipSync(Buffer.from(shipped.events, 'base64'), { maxOutputLength: shippedEventsLimitBytes }));
-    }
+    events = gunzipSync(Buffer.from(shipped.events, 'base64'), { maxOutputLength: shippedEventsLimitBytes });
   } catch {
-    rmSync(folder, { recursive: true, force: true });
     return {};
   }
+  if (existsSync(folder)) {
+    return existsSync(file) && readFileSync(file).equals(events) && continuesInside(folder, shipped.runId, cwd) ? { resumeFrom: folder, resumeCwd: cwd } : {};
+  }
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(file, events);
   if (continuesInside(folder, shipped.runId, cwd)) return { resumeFrom: folder, resumeCwd: cwd };
-  if (written) rmSync(folder, { recursive: true, force: true });
+  rmSync(folder, { recursive: true, force: true });
   return {};
 }
 
