@@ -37,6 +37,24 @@ async function stopWorkers(workers: SpawnedCli[]): Promise<void> {
   await Promise.all(workers.map((worker) => worker.closed));
 }
 
+/**
+ * A batch started with no worker yet, and its jobs as they wait on the queue, by item index, for
+ * the test to rewrite as whoever can write to the queue could.
+ */
+async function batchWaitingOnQueue(redisServer: RedisServer, server: ScriptedModelServer, fixture: string, items: number) {
+  const { Queue } = await import('bullmq');
+  const queue = new Queue('manus-batch-items', { connection: parseQueueUrl(redisServer.url, {}).options, prefix: 'manus' });
+  const batch = spawnCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', redisServer.url, '--ci'], { cwd: fixture, env: batchEnvironment(server) });
+  let jobs: Awaited<ReturnType<typeof queue.getWaiting>> = [];
+  await waitFor(() => {
+    void queue.getWaiting().then((waiting) => (jobs = waiting));
+    const folders = existsSync(join(fixture, '.manus', 'batches')) ? readdirSync(join(fixture, '.manus', 'batches')) : [];
+    jobs = jobs.filter((job) => folders.includes(job.data.batchId));
+    return jobs.length === items;
+  }, 30_000, 'the jobs on the queue');
+  return { queue, batch, jobs: [...jobs].sort((left, right) => left.data.index - right.data.index) };
+}
+
 describe.skipIf(missing !== undefined)('manus batch on a queue', () => {
   let redis: RedisServer;
   beforeAll(async () => {
@@ -106,53 +124,36 @@ describe.skipIf(missing !== undefined)('manus batch on a queue', () => {
     }
   });
 
-  it('pauses while Redis is away and goes on when it is back', async () => {
-    const persisted = await startRedis({ persistDirectory: realpathSync(mkdtempSync(join(tmpdir(), 'manus-redis-'))) });
+  it.each([
+    { what: 'pauses while Redis is away and goes on when it is back', persists: true, says: /is back; the batch goes on/ },
+    {
+      what: 'goes on when Redis comes back without its data: the items whose jobs it lost are enqueued again, each recorded once',
+      persists: false,
+      says: /job was no longer on the queue's Redis \(did it restart without its data\?\); it is enqueued again/,
+    },
+  ])('$what', async ({ persists, says }) => {
+    const outage = await startRedis(persists ? { persistDirectory: realpathSync(mkdtempSync(join(tmpdir(), 'manus-redis-'))) } : {});
     const fixture = writeBatchFixture({ items: 6 });
     const server = await startBatchModel({ steps: 2, delayMs: 150 });
-    const workers = [startWorker(persisted, server, 2)];
+    const workers = [startWorker(outage, server, 2)];
     try {
-      const batch = spawnCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', persisted.url, '--ci'], { cwd: fixture, env: batchEnvironment(server) });
+      const batch = spawnCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', outage.url, '--ci'], { cwd: fixture, env: batchEnvironment(server) });
       await waitFor(() => / success /.test(batch.stderr()), 30_000, 'a first item to finish');
-      await persisted.stop();
+      await outage.stop();
       await waitFor(() => batch.stderr().includes('is unreachable'), 15_000, 'the batch to say Redis is away');
       expect(batch.stderr()).toContain('the batch is paused and goes on when it is back');
-      await persisted.restart();
+      await outage.restart();
       const { code } = await batch.closed;
       expect(code, batch.stderr()).toBe(0);
-      expect(batch.stderr()).toContain('is back; the batch goes on');
-      const { record, lines } = readBatch(batchFolder(fixture));
-      expect(record.totals.succeeded).toBe(6);
-      expect(lines.filter((line) => line.status !== 'running')).toHaveLength(6);
-    } finally {
-      await stopWorkers(workers);
-      await server.close();
-      await persisted.stop();
-    }
-  });
-
-  it('goes on when Redis comes back without its data: the items whose jobs it lost are enqueued again, each recorded once', async () => {
-    const forgetful = await startRedis();
-    const fixture = writeBatchFixture({ items: 6 });
-    const server = await startBatchModel({ steps: 2, delayMs: 150 });
-    const workers = [startWorker(forgetful, server, 2)];
-    try {
-      const batch = spawnCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', forgetful.url, '--ci'], { cwd: fixture, env: batchEnvironment(server) });
-      await waitFor(() => / success /.test(batch.stderr()), 30_000, 'a first item to finish');
-      await forgetful.stop();
-      await waitFor(() => batch.stderr().includes('is unreachable'), 15_000, 'the batch to say Redis is away');
-      await forgetful.restart();
-      const { code } = await batch.closed;
-      expect(code, batch.stderr()).toBe(0);
-      expect(batch.stderr()).toMatch(/job was no longer on the queue's Redis \(did it restart without its data\?\); it is enqueued again/);
+      expect(batch.stderr()).toMatch(says);
       const { record, lines } = readBatch(batchFolder(fixture));
       expect(record.totals).toMatchObject({ succeeded: 6, running: 0 });
-      const outcomes = lines.filter((line) => line.status !== 'running');
-      expect(outcomes.map((line) => line.index).sort()).toEqual([0, 1, 2, 3, 4, 5]);
+      // Each item has one outcome, however often it ran.
+      expect(lines.filter((line) => line.status !== 'running').map((line) => line.index).sort()).toEqual([0, 1, 2, 3, 4, 5]);
     } finally {
       await stopWorkers(workers);
       await server.close();
-      await forgetful.stop();
+      await outage.stop();
     }
   });
 
@@ -324,20 +325,10 @@ describe.skipIf(missing !== undefined)('manus batch on a queue', () => {
   it('takes only budgets and parameters from a job: a model, sandbox, grants or a recipe outside the definition in it change nothing', async () => {
     const fixture = writeBatchFixture({ items: 2 });
     const server = await startBatchModel({ steps: 1 });
-    const { Queue } = await import('bullmq');
-    const queue = new Queue('manus-batch-items', { connection: parseQueueUrl(redis.url, {}).options, prefix: 'manus' });
+    // No worker yet: the jobs wait, and whoever can write to the queue rewrites them.
+    const { queue, batch, jobs: [first, second] } = await batchWaitingOnQueue(redis, server, fixture, 2);
     let worker: SpawnedCli | undefined;
     try {
-      const batch = spawnCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', redis.url, '--ci'], { cwd: fixture, env: batchEnvironment(server) });
-      // No worker yet: the jobs wait, and whoever can write to the queue rewrites them.
-      let jobs: Awaited<ReturnType<typeof queue.getWaiting>> = [];
-      await waitFor(() => {
-        void queue.getWaiting().then((waiting) => (jobs = waiting));
-        const folders = existsSync(join(fixture, '.manus', 'batches')) ? readdirSync(join(fixture, '.manus', 'batches')) : [];
-        jobs = jobs.filter((job) => folders.includes(job.data.batchId));
-        return jobs.length === 2;
-      }, 30_000, 'both jobs on the queue');
-      const [first, second] = [...jobs].sort((left, right) => left.data.index - right.data.index);
       await first.updateData({ ...first.data, overrides: { ...first.data.overrides, model: 'crafted-model', sandbox: 'host', trust: ['all'], workspace: '/', mcpServers: [{ name: 'evil', command: 'sh' }] } });
       await second.updateData({ ...second.data, recipe: '../../recipe.yaml' });
       worker = startWorker(redis, server, 2);
@@ -363,25 +354,15 @@ describe.skipIf(missing !== undefined)('manus batch on a queue', () => {
   it("continues a run from a job's events only when they are that run's, inside its definition, and no other run's folder", async () => {
     const fixture = writeBatchFixture({ items: 3 });
     const server = await startBatchModel({ steps: 1 });
-    const { Queue } = await import('bullmq');
-    const queue = new Queue('manus-batch-items', { connection: parseQueueUrl(redis.url, {}).options, prefix: 'manus' });
+    const { queue, batch, jobs: [first, second, third] } = await batchWaitingOnQueue(redis, server, fixture, 3);
     const home = realpathSync(mkdtempSync(join(tmpdir(), 'manus-worker-')));
     let worker: SpawnedCli | undefined;
     try {
-      const batch = spawnCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', redis.url, '--ci'], { cwd: fixture, env: batchEnvironment(server) });
-      let jobs: Awaited<ReturnType<typeof queue.getWaiting>> = [];
-      await waitFor(() => {
-        void queue.getWaiting().then((waiting) => (jobs = waiting));
-        const folders = existsSync(join(fixture, '.manus', 'batches')) ? readdirSync(join(fixture, '.manus', 'batches')) : [];
-        jobs = jobs.filter((job) => folders.includes(job.data.batchId));
-        return jobs.length === 3;
-      }, 30_000, 'the jobs on the queue');
       const eventsOf = (runId: string, workspace: string) => gzipSync(`${JSON.stringify({ type: 'run-start', runId, workspace, recipe: { file: '/etc/crafted.yaml', overrides: { sandbox: 'host' } } })}\n`).toString('base64');
       // Another run on the worker's machine, which a job names as its own.
       const otherRun = join(home, '.manus', 'runs', 'other-run');
       mkdirSync(otherRun, { recursive: true });
       writeFileSync(join(otherRun, 'events.jsonl'), `${JSON.stringify({ type: 'run-start', runId: 'other-run', workspace: 'workspace/other-run', secret: 'another run' })}\n`);
-      const [first, second, third] = [...jobs].sort((left, right) => left.data.index - right.data.index);
       await first.updateData({ ...first.data, resume: { runId: '../../climbed', events: eventsOf('../../climbed', 'workspace/x') } });
       await second.updateData({ ...second.data, resume: { runId: 'rooted-run', events: eventsOf('rooted-run', '/') } });
       await third.updateData({ ...third.data, resume: { runId: 'other-run', events: eventsOf('other-run', 'workspace/other-run') } });
