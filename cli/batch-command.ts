@@ -13,7 +13,7 @@ import { readBatchInputs, type BatchInputs } from '../runtime/batch/batch-inputs
 import { runBatch, type ItemExecutor, type ItemWork } from '../runtime/batch/batch-run.js';
 import { EmbeddedPool } from '../runtime/batch/embedded-pool.js';
 import { itemRetryPolicy } from '../runtime/batch/item-retry.js';
-import { collectRunDefinition, type RunDefinition } from '../runtime/batch/run-definition.js';
+import { collectRunDefinition, type RunDefinition, type RunDefinitionOptions } from '../runtime/batch/run-definition.js';
 import { displayQueueUrl } from '../runtime/batch/queue/redis-connection.js';
 import { checkItemParameters } from '../runtime/batch/item-parameters.js';
 import { parseParameterArguments, resolveRecipe, type RecipeOverrides, type RunPlan } from '../runtime/config/resolve-recipe.js';
@@ -61,6 +61,14 @@ export interface BatchCommandOptions extends BatchOutputOptions {
   retries: number;
 }
 
+/**
+ * Only a queued batch sends its definition anywhere, with the npm packages its plugins import; a
+ * batch on this machine runs its plugins' packages where they are, and reads none of them.
+ */
+function definitionOptions(queue: string | undefined): RunDefinitionOptions {
+  return queue === undefined ? { withDependencies: false } : {};
+}
+
 /** Everything a batch session runs with, whether it starts the batch or resumes it. */
 interface BatchSession {
   folder: BatchFolder;
@@ -100,7 +108,7 @@ export async function batchCommand(recipeFile: string, options: BatchCommandOpti
   if (options.maxCost !== undefined && plan.profile.price === undefined) {
     throw new UsageError(`--max-cost needs prices: add price: { input_per_million, output_per_million } to the model profile '${plan.profile.name}'`);
   }
-  const definition = collectRunDefinition(plan, cwd);
+  const definition = collectRunDefinition(plan, cwd, definitionOptions(options.queue));
   const id = newRunId();
   const folder = new BatchFolder(join(batchesDirectoryFor(cwd, process.env, options.batchesDir), id));
   const record: BatchRecord = {
@@ -164,7 +172,9 @@ export async function batchResumeCommand(id: string, options: BatchOutputOptions
   };
   const recipePath = locateRecipe(record.recipe.file, cwd).file;
   const plan = await checkedPlan(recipePath, inputs, overrides, options);
-  const definition = collectRunDefinition(plan, cwd);
+  // A queued batch goes back to its queue, unless the user names another; a URL whose password was masked must be given again.
+  const queue = options.queue ?? (record.queue && !record.queue.includes('***') ? record.queue : undefined);
+  const definition = collectRunDefinition(plan, cwd, definitionOptions(queue));
   if (definition.hash !== record.recipe.hash) process.stderr.write(`warning: the recipe, its prompts, plugins or agents files changed since batch ${record.id} started; the items left run the changed version\n`);
   record.recipe.hash = definition.hash;
   if (options.concurrency !== undefined) record.concurrency = options.concurrency;
@@ -179,8 +189,6 @@ export async function batchResumeCommand(id: string, options: BatchOutputOptions
   });
   process.stderr.write(`resuming batch ${record.id}: ${work.length} of ${record.inputs.count} item(s) to run\n`);
   const folder = new BatchFolder(directory);
-  // A queued batch goes back to its queue, unless the user names another; a URL whose password was masked must be given again.
-  const queue = options.queue ?? (record.queue && !record.queue.includes('***') ? record.queue : undefined);
   if (queue) record.queue = displayQueueUrl(queue);
   else delete record.queue;
   return runSession({ folder, record, recipePath, inputs, earlier: contents.items, work, plan, definition, overrides, earlierDurationMs: record.totals.durationMs }, { ...options, queue });

@@ -386,11 +386,14 @@ describe.skipIf(missing !== undefined)('manus batch on a queue', () => {
     }
   });
 
-  it('ships an installed pack with the batch: workers run its recipe, agent and plugin', async () => {
+  it('ships an installed pack with the batch: workers run its recipe, agent and plugin, with the plugin\'s npm dependency', async () => {
     const pack = {
       'node_modules/acme-weather/package.json': JSON.stringify({ name: 'acme-weather', version: '1.0.0', manus: {} }),
       'node_modules/acme-weather/agents.yaml': 'version: 1\nagents:\n  forecaster:\n    description: Forecasts.\n    system_prompt: You are the forecaster.\n    tools: [weather, terminate]\n',
-      'node_modules/acme-weather/plugins/weather.ts': "import { defineTool } from 'manus-runtime';\nexport default defineTool({ name: 'weather', description: 'Weather.', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, execute: ({ city }) => 'Sunny in ' + String(city) });\n",
+      'node_modules/acme-weather/plugins/weather.ts': "import { defineTool } from 'manus-runtime';\nimport { sky } from 'weather-words';\nexport default defineTool({ name: 'weather', description: 'Weather.', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, execute: ({ city }) => sky() + ' in ' + String(city) });\n",
+      // The plugin's own npm dependency, which the workers have only from the batch's definition.
+      'node_modules/acme-weather/node_modules/weather-words/package.json': JSON.stringify({ name: 'weather-words', version: '1.0.0', main: 'index.js' }),
+      'node_modules/acme-weather/node_modules/weather-words/index.js': "exports.sky = () => 'Sunny';\n",
       'node_modules/acme-weather/recipes/forecast.yaml': 'version: 1\nname: forecast\ndescription: A forecast.\nparameters:\n  city: { type: string, description: the city }\nprompt: The weather in {{city}}?\nagent: forecaster\n',
       'cities.jsonl': '{"city": "Oslo"}\n{"city": "Lima"}\n',
     };

@@ -1,7 +1,8 @@
 /**
  * What a batch's run *is*, pinned by content hash: the recipe, the prompt files it and its agents
  * read, the plugin folders it loads (the project's and the recipe's), the packs it uses and the
- * agents.yaml files beside it. Each worker materialises the same files into a cache folder named
+ * agents.yaml files beside it, and the npm packages those plugins import with their dependencies
+ * (./plugin-dependencies.ts). Each worker materialises the same files into a cache folder named
  * by the hash and checks the hash before it runs anything, so every worker runs the same thing.
  * The package's own agents.yaml and plugins are the worker's: they come with the runtime it runs.
  */
@@ -13,6 +14,7 @@ import { packageRoot } from '../package-root.js';
 import { pluginFolderCandidates, type RunPlan } from '../config/resolve-recipe.js';
 import { ManusError, UsageError } from '../errors.js';
 import { promptFilesOf } from '../protected-paths.js';
+import { pluginDependencyFiles } from './plugin-dependencies.js';
 
 export interface RunDefinitionFile {
   /** Relative to the folder the batch runs in, with forward slashes. */
@@ -45,33 +47,56 @@ export class RunDefinitionError extends ManusError {
   }
 }
 
-/** Folders inside plugin folders that are not part of what runs: installed dependencies, version control. */
+/** Folders inside plugin folders shipped otherwise or not at all: installed dependencies (only the packages the plugins import travel), version control. */
 const skippedFolders = new Set(['node_modules', '.git']);
 
-export function collectRunDefinition(plan: RunPlan, cwd: string): RunDefinition {
+export interface RunDefinitionOptions {
+  /**
+   * Whether the npm packages the plugins import go into the definition (true by default): a
+   * definition that goes nowhere (a batch on this machine) need not read them.
+   */
+  withDependencies?: boolean;
+  /** The most the npm packages the plugins need may ship, in bytes; `dependencySizeLimit` by default. */
+  dependencySizeLimit?: number;
+}
+
+export function collectRunDefinition(plan: RunPlan, cwd: string, options: RunDefinitionOptions = {}): RunDefinition {
   const root = resolve(cwd);
   const files = new Set<string>();
   const builtIn = join(packageRoot, 'plugins');
   files.add(plan.recipe.file);
   for (const file of promptFilesOf(plan)) files.add(file);
   for (const file of plan.agentsConfig.files) if (resolve(file) !== join(packageRoot, 'agents.yaml')) files.add(file);
-  // A pack the recipe belongs to or names travels whole but for its dependencies: its manifest,
-  // recipes, agents file and plugins, where the worker's run looks for them.
-  const packFolders = (plan.packs ?? []).flatMap((pack) => {
+  // A pack the recipe belongs to or names travels with its manifest, recipes, agents file and
+  // plugins, where the worker's run looks for them; its dependencies travel with the plugins'.
+  const packs = plan.packs ?? [];
+  const packFolders = packs.flatMap((pack) => {
     for (const file of [pack.manifestFile, pack.agentsFile]) if (existsSync(file)) files.add(file);
     return [pack.recipesFolder, pack.pluginsFolder];
   });
+  const codeFiles: string[] = [];
   for (const folder of [...pluginFolderCandidates(root, plan.recipe), ...packFolders]) {
     if (resolve(folder) === builtIn || !existsSync(folder)) continue;
-    for (const file of folderFiles(folder)) files.add(file);
+    for (const file of folderFiles(folder)) {
+      files.add(file);
+      codeFiles.push(file);
+    }
   }
-  const entries = [...files].map((file) => {
+  const shipped = new Map<string, string>();
+  for (const file of files) {
     const path = relative(root, resolve(file));
     if (path.startsWith('..') || isAbsolute(path)) {
       throw new UsageError(`${file} is outside the folder the batch runs in (${root}); a queued batch ships only the files under it, so run it from a folder that holds the recipe, its prompts and plugins`);
     }
-    return { path: path.split(sep).join('/'), content: readFileSync(file).toString('base64') };
-  }).sort((left, right) => left.path.localeCompare(right.path));
+    shipped.set(path.split(sep).join('/'), file);
+  }
+  // A pack a plugin also imports is shipped twice over at the same paths: once is enough.
+  const dependencies = options.withDependencies === false ? [] : pluginDependencyFiles(root, codeFiles, packs, options.dependencySizeLimit);
+  for (const dependency of dependencies) {
+    if (!shipped.has(dependency.path)) shipped.set(dependency.path, dependency.file);
+  }
+  const entries = [...shipped].map(([path, file]) => ({ path, content: readFileSync(file).toString('base64') }))
+    .sort((left, right) => left.path.localeCompare(right.path));
   return { hash: definitionHash(entries), recipe: relative(root, resolve(plan.recipe.file)).split(sep).join('/'), files: entries };
 }
 
