@@ -198,6 +198,21 @@ describe('a pack with dependencies of its own', () => {
   });
 });
 
+describe("a pack's declared dependencies", () => {
+  it('are package names only: a key that is a path ships nothing from where it leads', async () => {
+    const project = fixture({
+      'recipe.yaml': recipe(['greet'], 'packs: [acme-paths]\n'),
+      ...npmPackage('node_modules/acme-paths', 'acme-paths', { manus: {}, dependencies: { '../private': '1.0.0', '../../private': '1.0.0', '@acme/../../private': '1.0.0', '..': '1.0.0' } }, {
+        'plugins/greet.ts': "import { defineTool } from 'manus-runtime';\nexport default defineTool({ name: 'greet', description: 'Greets.', parameters: { type: 'object' }, execute: () => 'hello' });\n",
+      }),
+      ...npmPackage('private', 'private-notes', { main: 'index.js' }, { 'notes.txt': 'not for the queue' }),
+    });
+    const definition = await definitionOf(project);
+    expect(definition.files.map((file) => file.path).filter((path) => path.includes('notes') || path.startsWith('private'))).toEqual([]);
+    expect(JSON.stringify(definition)).not.toContain(Buffer.from('not for the queue').toString('base64'));
+  });
+});
+
 describe('packages outside the ordinary layout', () => {
   it('a package hoisted above the batch folder goes into its node_modules; another copy there sends the hoisted one nested', async () => {
     const monorepo = fixture({

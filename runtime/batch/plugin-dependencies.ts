@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'n
 import { basename, dirname, extname, join, posix, relative, resolve, sep } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { Pack } from '../packs/pack-manifest.js';
-import { importedPackages } from './imported-packages.js';
+import { importedPackages, packageNameOf } from './imported-packages.js';
 
 /** What a definition ships of npm packages at most, uncompressed: every job carries it. */
 export const dependencySizeLimit = 64 * 1024 * 1024;
@@ -75,7 +75,9 @@ export function pluginDependencyFiles(root: string, codeFiles: readonly string[]
  * there, so the package then goes into the importer's own node_modules, where Node looks first.
  */
 function place(name: string, importer: Importer, placed: Map<string, PlacedPackage>): PlacedPackage | undefined {
-  if (name === 'manus-runtime') return undefined;
+  // A declared dependency is a package.json's key, written by whoever made the package: only a
+  // package name, never a path, is looked for.
+  if (packageNameOf(name) !== name) return undefined;
   const diskSlots = lookupFolders(importer.realFolder, join, dirname, basename);
   const rank = diskSlots.findIndex((slot) => isFolder(join(slot, name)));
   if (rank < 0) return undefined;
