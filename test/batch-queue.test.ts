@@ -352,9 +352,9 @@ describe.skipIf(missing !== undefined)('manus batch on a queue', () => {
   });
 
   it("continues a run from a job's events only when they are that run's, inside its definition, and no other run's folder", async () => {
-    const fixture = writeBatchFixture({ items: 3 });
+    const fixture = writeBatchFixture({ items: 4 });
     const server = await startBatchModel({ steps: 1 });
-    const { queue, batch, jobs: [first, second, third] } = await batchWaitingOnQueue(redis, server, fixture, 3);
+    const { queue, batch, jobs: [first, second, third, fourth] } = await batchWaitingOnQueue(redis, server, fixture, 4);
     const home = realpathSync(mkdtempSync(join(tmpdir(), 'manus-worker-')));
     let worker: SpawnedCli | undefined;
     try {
@@ -366,16 +366,19 @@ describe.skipIf(missing !== undefined)('manus batch on a queue', () => {
       await first.updateData({ ...first.data, resume: { runId: '../../climbed', events: eventsOf('../../climbed', 'workspace/x') } });
       await second.updateData({ ...second.data, resume: { runId: 'rooted-run', events: eventsOf('rooted-run', '/') } });
       await third.updateData({ ...third.data, resume: { runId: 'other-run', events: eventsOf('other-run', 'workspace/other-run') } });
+      // The definition's own folder as the workspace, where its recipe and plugins are.
+      await fourth.updateData({ ...fourth.data, resume: { runId: 'dotted-run', events: eventsOf('dotted-run', '.') } });
       worker = startWorker(redis, server, 3, home);
       const { code } = await batch.closed;
       expect(code, batch.stderr()).toBe(0);
       const { latest } = readBatch(batchFolder(fixture));
       // Each ran afresh, with a run id of its own.
-      for (const index of [0, 1, 2]) {
+      for (const index of [0, 1, 2, 3]) {
         expect(latest.get(index)).toMatchObject({ status: 'success', answer: `hello person-${index}` });
-        expect(['climbed', 'rooted-run', 'other-run']).not.toContain(latest.get(index)!.runId);
+        expect(['climbed', 'rooted-run', 'other-run', 'dotted-run']).not.toContain(latest.get(index)!.runId);
       }
       expect(existsSync(join(home, '.manus', 'runs', 'rooted-run'))).toBe(false);
+      expect(existsSync(join(home, '.manus', 'runs', 'dotted-run'))).toBe(false);
       expect(existsSync(join(home, 'climbed'))).toBe(false);
       expect(readFileSync(join(otherRun, 'events.jsonl'), 'utf8')).toContain('another run');
       expect(JSON.stringify(chatRequests(server).map((request) => request.body))).not.toContain('another run');

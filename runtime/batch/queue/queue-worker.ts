@@ -250,12 +250,12 @@ function shippedRun(data: ItemJobData, cwd: string, runsDirectory: string): { re
   return {};
 }
 
-/** Whether the events in `runDirectory` are run `runId`'s, were cut short, and kept its workspace inside `cwd`. */
+/** Whether the events in `runDirectory` are run `runId`'s, were cut short, and kept its workspace in a folder inside `cwd`. */
 function continuesInside(runDirectory: string, runId: string, cwd: string): boolean {
   if (!continuesFromEvents(runDirectory)) return false;
   const { start } = readRecordedRun(join(runDirectory, 'events.jsonl'));
-  const workspace = start.workspace;
-  return start.runId === runId && typeof workspace === 'string' && !isAbsolute(workspace) && isInside(cwd, resolve(cwd, workspace));
+  const workspace = typeof start.workspace === 'string' && !isAbsolute(start.workspace) ? resolve(cwd, start.workspace) : undefined;
+  return start.runId === runId && workspace !== undefined && workspace !== cwd && isInside(cwd, workspace);
 }
 
 function isDefinitionFolder(folder: string, definitionHash: string): boolean {
