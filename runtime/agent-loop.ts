@@ -166,17 +166,17 @@ class LoopState {
   readonly finishHint: string | undefined;
   constructor(settings: LoopSettings) {
     this.settings = settings;
+    this.history = [...(settings.resume?.history ?? [])];
     if (settings.resume) {
-      this.history = [...settings.resume.history];
       this.step = settings.resume.step;
       this.usage = { ...settings.resume.usage };
       this.cost = costOf(this.usage, settings.prices);
       for (const file of settings.resume.files) this.files.add(file);
-    } else {
-      this.history = [];
-      this.append({ role: 'system', content: settings.agent.systemPrompt });
-      this.append({ role: 'user', content: settings.task });
     }
+    // A run stopped before its first messages were written (killed while it started) begins its
+    // conversation now, with what of it is missing.
+    if (this.history.length === 0) this.append({ role: 'system', content: settings.agent.systemPrompt });
+    if (this.history.length === 1) this.append({ role: 'user', content: settings.task });
     // With tool_choice none the model is offered no tools, so only a text answer can end the run.
     const offeredTools = settings.agent.toolChoice === 'none' ? [] : settings.tools.values();
     this.finishHint = finishHint(offeredTools, finishesOnText(settings));

@@ -88,6 +88,28 @@ describe('resume', () => {
     });
   });
 
+  it('gives a run killed before its first messages were written its task when resumed', async () => {
+    const fixture = writeLoopFixture();
+    const runId = await withServer([{ delayMs: 30_000, content: 'never arrives' }], (server) =>
+      runAndKill(fixture, server, () => chatRequests(server).length >= 1),
+    );
+    // As if killed while it started: the run's start is written, its conversation is not.
+    const eventsFile = join(fixture, '.manus', 'runs', runId, 'events.jsonl');
+    const lines = readFileSync(eventsFile, 'utf8').trim().split('\n');
+    writeFileSync(eventsFile, `${lines.filter((line) => JSON.parse(line).type === 'run-start').join('\n')}\n`);
+    await withServer([terminate('started on resume')], async (server) => {
+      const resumed = await runCli(['resume', runId, '--json'], { cwd: fixture, env: environment(server) });
+      expect(resumed.exitCode, resumed.stderr).toBe(0);
+      expect(resumed.json).toMatchObject({ runId, status: 'success', answer: 'started on resume' });
+      const messages = chatRequests(server)[0].body.messages as Array<{ role: string; content: string }>;
+      expect(messages.map((message) => message.role)).toEqual(['system', 'user']);
+      expect(messages[1].content).toContain('Do the task');
+      // Written once, so that resuming again rebuilds the same conversation.
+      const written = readEvents(resumed.json.runDirectory).filter((event) => event.type === 'message');
+      expect(written.map((event) => (event.message as { role: string }).role)).toEqual(['system', 'user', 'assistant', 'tool']);
+    });
+  });
+
   it('records a tool call cut off by the kill as interrupted and never runs it again', async () => {
     const fixture = writeLoopFixture();
     const runId = await withServer([{ toolCalls: [{ name: 'wait', arguments: { label: 'slow', milliseconds: 30_000 } }] }], (server) =>
