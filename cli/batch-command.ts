@@ -29,6 +29,7 @@ import { newRunId } from '../runtime/run-preparation.js';
 import { redactorForPlan } from '../runtime/plan-secrets.js';
 import { batchReport, writeBatchJsonReport, writeBatchJunitReport } from '../runtime/reports/batch-report.js';
 import type { SandboxSettings } from '../runtime/tool.js';
+import { isInside } from '../runtime/workspace-paths.js';
 import { createBatchProgress } from './batch-progress.js';
 import { printBatchTable } from './batch-table.js';
 import { exitCodeForBatch, exitCodeForRun } from './exit-codes.js';
@@ -182,8 +183,10 @@ export async function batchResumeCommand(id: string, options: BatchOutputOptions
   const work: ItemWork[] = inputs.items.flatMap((input) => {
     const earlier = contents.items.get(input.index);
     if (earlier?.status === 'success') return [];
-    // An item that was interrupted or killed while running continues from its events, when they are here.
-    const runDirectory = earlier?.runDirectory !== undefined && earlier.events?.stored !== 'worker' ? resolve(directory, earlier.runDirectory) : undefined;
+    // An item that was interrupted or killed while running continues from its events, when they
+    // are here: in the batch's folder, run in this process or returned by a worker.
+    const here = earlier?.runDirectory !== undefined && (earlier.worker === undefined || earlier.events?.stored === 'local');
+    const runDirectory = here && isInside(directory, resolve(directory, earlier.runDirectory!)) ? resolve(directory, earlier.runDirectory!) : undefined;
     const resumeFrom = runDirectory && continuesFromEvents(runDirectory) ? runDirectory : undefined;
     return [{ index: input.index, parameters: input.parameters, attemptsBefore: earlier?.attempts ?? 0, ...(resumeFrom ? { resumeFrom } : {}) }];
   });

@@ -4,7 +4,7 @@
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { agentsFilesFor, loadAgentsConfig } from '../runtime/config/resolve-recipe.js';
 import { loadRecipeFile } from '../runtime/config/load-recipe.js';
 import { locateRecipe } from '../runtime/packs/locate-recipe.js';

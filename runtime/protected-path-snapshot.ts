@@ -5,7 +5,7 @@
  * (plugins, hooks), so the walk is a few `lstat`s, made synchronously.
  */
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { chmod, lchown, lstat, mkdir, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lchown, lstat, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 export type ProtectedNode =

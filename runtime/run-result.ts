@@ -10,7 +10,7 @@ import type { TaskAttempts } from './run-attempt.js';
 import type { FlowStepRecord } from './flow/run-flow.js';
 import type { PreparedRun, RunModel } from './run-preparation.js';
 import { failureStatus } from './run-status.js';
-import { compareSnapshots, snapshotWorkspace, type WorkspaceSnapshot } from './sandbox/workspace-changes.js';
+import { compareSnapshots, snapshotWorkspace } from './sandbox/workspace-changes.js';
 
 /** What the run came to before it ends: the attempts, or the error that cut them short. */
 export interface RunEnding {

@@ -63,6 +63,8 @@ export interface BatchRecord {
   budgets: BatchBudgets;
   status: BatchStatus;
   exitCode?: number;
+  /** Why the batch itself ended in error (its queue refused it, say), apart from its items' outcomes. */
+  error?: { code: string; message: string };
   totals: BatchTotals;
   settings: BatchRunSettings;
 }

@@ -3,6 +3,7 @@
  * with the item's parameters and budgets, or an earlier run of it continued from its events. Any
  * error becomes the item's outcome; nothing here ends the batch.
  */
+import { join, resolve } from 'node:path';
 import type { SharedBudget } from '../agent-loop.js';
 import { resolveRecipe, type RecipeOverrides, type RunPlan } from '../config/resolve-recipe.js';
 import { failureStatus } from '../run-status.js';
@@ -59,7 +60,10 @@ export async function runBatchItem(request: ItemRunRequest): Promise<ItemRunOutc
       overrides: recorded?.overrides ?? { ...request.overrides, parameters: { ...request.parameters, ...fixedParameters } },
     });
     const redactor = redactorForPlan(plan, request.environment);
-    const resumed = resumption?.options(plan.flow !== undefined);
+    const offered = resumption?.options(plan.flow !== undefined);
+    // Events from elsewhere choose nothing: a continued run keeps the workspace a run of this plan
+    // with that id has, or the item starts afresh.
+    const resumed = offered?.resume && (request.resumeSettings !== 'request' || offered.resume.workspace === resolve(request.cwd, plan.workspace ?? join('workspace', offered.resume.runId))) ? offered : undefined;
     const options: RunOptions = {
       cwd: request.cwd,
       environment: request.environment,

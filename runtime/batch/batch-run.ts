@@ -6,6 +6,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { join } from 'node:path';
+import { asManusError } from '../run-result.js';
 import type { BudgetName } from '../agent-loop.js';
 import type { TokenUsage } from '../model/model-types.js';
 import { BatchBudget } from './batch-budget.js';
@@ -164,9 +165,10 @@ export async function runBatch(input: BatchRunInput): Promise<BatchOutcome> {
       liveUsage.delete(index);
       const { runDirectory, attempts, ...rest } = outcome;
       const item: BatchItemRecord = {
+        ...rest,
+        // The item's own, whatever its outcome says.
         index,
         parameters: parameters.get(index) ?? {},
-        ...rest,
         ...(runDirectory ? { runDirectory: outcome.events?.stored === 'worker' ? runDirectory : folder.relative(runDirectory) } : {}),
         ...(outcome.events
           ? { events: outcome.events.stored === 'local' ? { stored: 'local', path: folder.relative(outcome.events.path) } : outcome.events }
@@ -188,8 +190,18 @@ export async function runBatch(input: BatchRunInput): Promise<BatchOutcome> {
       input.onProgress?.({ kind: 'notice', message, totals: totals() });
     },
   };
+  delete record.error;
   try {
     await input.executor.run(input.work, hooks);
+  } catch (caught) {
+    // The batch ends as a failure that says why, and stays resumable; the caller reports the error.
+    const error = asManusError(caught);
+    record.error = { code: error.code, message: error.message };
+    record.finishedAt = new Date().toISOString();
+    record.exitCode = input.exitCodeFor('failure');
+    save('failure');
+    folder.close();
+    throw caught;
   } finally {
     input.signal.removeEventListener('abort', onInterrupt);
   }

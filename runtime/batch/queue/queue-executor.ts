@@ -5,7 +5,7 @@
  * travel stay on the worker. Redis going away pauses the batch; it goes on when Redis is back.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Job, Queue as BullQueue } from 'bullmq';
@@ -15,7 +15,9 @@ import type { ExecutorHooks, ItemExecutor, ItemWork } from '../batch-run.js';
 import type { ItemRetryPolicy } from '../item-retry.js';
 import type { RunDefinition } from '../run-definition.js';
 import type { RecipeOverrides } from '../../config/resolve-recipe.js';
+import type { RunStatus } from '../../run-status.js';
 import { batchSpentKey, batchStopKey, definitionKey, definitionLifetimeSeconds, keyPrefix, queueName, readItemJobResult, resumeEventsCapBytes, type ItemJobData, type ItemJobProgress, type ItemJobResult } from './queue-protocol.js';
+import { QueueError } from './queue-error.js';
 import { parseQueueUrl } from './redis-connection.js';
 
 export interface QueueExecutorSettings {
@@ -27,8 +29,8 @@ export interface QueueExecutorSettings {
   retry: ItemRetryPolicy;
   /** Where returned events are written, each run in a folder of its own. */
   resultsDirectory: string;
-  /** The exit code the command gives an item no worker could finish. */
-  exitCodeFor(result: { status: 'error'; error: { code: string } }): number;
+  /** The exit code the command gives an item that ended so without a worker's outcome. */
+  exitCodeFor(result: { status: RunStatus; error?: { code: string } }): number;
 }
 
 /** How often the workers' spending and the batch's stop are looked at. */
@@ -45,10 +47,13 @@ export class QueueExecutor implements ItemExecutor {
     const connection = parseQueueUrl(this.settings.url, this.settings.environment);
     const [{ Queue, QueueEvents }, { Redis }] = await Promise.all([import('bullmq'), import('ioredis')]);
     const redis = new Redis(connection.options);
-    const queue = new Queue(queueName, { connection: connection.options, prefix: keyPrefix });
     // Events from the stream's present end, read before any job is added: a job finished before
     // the listener's first read is still heard of, not left to the next full sweep.
-    const [newest] = await redis.xrevrange(`${keyPrefix}:${queueName}:events`, '+', '-', 'COUNT', 1);
+    const [newest] = await redis.xrevrange(`${keyPrefix}:${queueName}:events`, '+', '-', 'COUNT', 1).catch((error: Error) => {
+      redis.disconnect();
+      throw new QueueError(`the queue's Redis at ${connection.display} cannot be read: ${error.message}`, { cause: error });
+    });
+    const queue = new Queue(queueName, { connection: connection.options, prefix: keyPrefix });
     const events = new QueueEvents(queueName, { connection: connection.options, prefix: keyPrefix, lastEventId: newest?.[0] ?? '0-0' });
     const follower = new Follower(this.settings, hooks, redis, queue);
     let unreachable = false;
@@ -71,7 +76,11 @@ export class QueueExecutor implements ItemExecutor {
     events.on('completed', ({ jobId }) => void follower.look(jobId));
     events.on('failed', ({ jobId }) => void follower.look(jobId));
     try {
-      await follower.enqueue(work);
+      try {
+        await follower.enqueue(work);
+      } catch (error) {
+        throw new QueueError(`the queue's Redis at ${connection.display} did not take the batch's jobs: ${(error as Error).message}`, { cause: error });
+      }
       await follower.follow();
     } finally {
       await Promise.allSettled([events.close(), queue.close()]);
@@ -85,6 +94,9 @@ interface JobSeen {
   state: Awaited<ReturnType<BullQueue['getJobState']>>;
   job: Job | undefined;
 }
+
+/** Returned events are refused past this size, decompressed. */
+const returnedEventsLimitBytes = 512 * 1024 * 1024;
 
 /** A job that has gone from Redis while it was followed is enqueued again this many times at most. */
 const lostJobRequeues = 3;
@@ -102,6 +114,8 @@ class Follower {
   private lastFullSweep = -Infinity;
   /** A fault that is not Redis being away (the batch folder cannot be written): it ends the batch. */
   private fault: unknown;
+  /** Which item's events each run folder under the results holds, for those written or continued in this session. */
+  private readonly eventsOwners = new Map<string, number>();
 
   constructor(
     private readonly settings: QueueExecutorSettings,
@@ -136,6 +150,7 @@ class Follower {
     record.settings.queueSession = session;
     this.hooks.saveRecord();
     const deadline = record.budgets.maxTimeSeconds === undefined ? undefined : Date.now() + record.budgets.maxTimeSeconds * 1000;
+    for (const item of work) if (item.resumeFrom) this.eventsOwners.set(basename(item.resumeFrom), item.index);
     const jobs = fresh.map((item) => {
       const jobId = `${record.id}-${session}-${item.index}`;
       const data = { ...this.jobData(item, deadline), ...this.resumeOf(item) };
@@ -207,7 +222,8 @@ class Follower {
     const entry = this.outstanding.get(jobId);
     if (!entry || !progress?.runId) return;
     this.startedJobs.add(jobId);
-    this.hooks.started(entry.item.index, { runId: progress.runId, runDirectory: progress.runDirectory, worker: progress.worker });
+    // The worker's run folder is a path on the worker: the item's line names the worker, not the path.
+    this.hooks.started(entry.item.index, { runId: progress.runId, worker: progress.worker });
   }
 
   /** Looks at one job now (an event said it ended). */
@@ -305,21 +321,56 @@ class Follower {
   private record(jobId: string, job: Job, result: ItemJobResult): void {
     const entry = this.outstanding.get(jobId);
     if (!entry) return;
-    if (result.kind === 'skipped') {
-      this.outstanding.delete(jobId);
-      return;
-    }
+    if (result.kind === 'skipped') return this.recordSkipped(jobId, job, result.reason);
     const { outcome, worker } = result;
     const attempts = Math.max(1, job.attemptsStarted ?? job.attemptsMade);
     if (result.events !== undefined && outcome.runId) {
+      let events: Buffer;
+      try {
+        events = gunzipSync(Buffer.from(result.events, 'base64'), { maxOutputLength: returnedEventsLimitBytes });
+      } catch (error) {
+        return this.recordFailure(jobId, job, `its worker returned events the batch cannot read (${(error as Error).message})`);
+      }
       const folder = join(this.settings.resultsDirectory, outcome.runId);
+      const file = join(folder, 'events.jsonl');
+      const owner = this.eventsOwners.get(outcome.runId);
+      // Another item's run id would put this item's events over that item's; the same events
+      // again (a batch killed as it recorded them) are the same run's.
+      if ((owner !== undefined && owner !== entry.item.index) || (owner === undefined && existsSync(folder) && !(existsSync(file) && readFileSync(file).equals(events)))) {
+        return this.recordFailure(jobId, job, `its worker returned the run id ${outcome.runId}, which is another item's`);
+      }
       mkdirSync(folder, { recursive: true });
-      writeFileSync(join(folder, 'events.jsonl'), gunzipSync(Buffer.from(result.events, 'base64')));
+      writeFileSync(file, events);
+      this.eventsOwners.set(outcome.runId, entry.item.index);
       this.hooks.finished(entry.item.index, { ...outcome, runDirectory: folder, worker, events: { stored: 'local', path: join(folder, 'events.jsonl') }, attempts });
     } else {
       const workerPath = outcome.runDirectory;
       this.hooks.finished(entry.item.index, { ...outcome, worker, attempts, ...(workerPath ? { runDirectory: workerPath, events: { stored: 'worker', path: join(workerPath, 'events.jsonl') } } : {}) });
     }
+    this.outstanding.delete(jobId);
+  }
+
+  /**
+   * A job a worker returned unrun, the batch being stopped: an item that had not started stays
+   * pending; one that had (handed back by a stopped worker, then skipped) ends as the batch did,
+   * so that no item is left running.
+   */
+  private recordSkipped(jobId: string, job: Job, reason: string): void {
+    if (!this.startedJobs.has(jobId)) {
+      this.outstanding.delete(jobId);
+      return;
+    }
+    const status = this.hooks.signal.aborted ? 'interrupted' : 'budget-exhausted';
+    const entry = this.outstanding.get(jobId)!;
+    this.hooks.finished(entry.item.index, {
+      status,
+      exitCode: this.settings.exitCodeFor({ status }),
+      answer: `not finished: ${reason}`,
+      usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+      durationMs: job.finishedOn && job.processedOn ? job.finishedOn - job.processedOn : 0,
+      startedAt: new Date(job.processedOn ?? job.timestamp).toISOString(),
+      attempts: Math.max(1, job.attemptsStarted ?? job.attemptsMade),
+    });
     this.outstanding.delete(jobId);
   }
 

@@ -7,6 +7,7 @@ import type { RecipeOverrides } from '../../config/resolve-recipe.js';
 import type { ItemRunOutcome } from '../batch-item-run.js';
 import type { BatchItemRecord } from '../batch-folder.js';
 import type { ItemRetryPolicy } from '../item-retry.js';
+import type { CheckResult } from '../../checks/check-types.js';
 
 export const queueName = 'manus-batch-items';
 /** BullMQ's keys and ours share one prefix, so one Redis can hold other applications' queues too. */
@@ -85,26 +86,66 @@ export type ItemJobResult =
 export const safeRunId = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 /**
- * A job's return value as a result, or undefined when it is not one: the batch checks what comes
- * back before it takes an item off its list, and writes events only under a run id that names a
- * folder of its own.
+ * A job's return value as a result, or undefined when it is not one. The batch checks what comes
+ * back before it takes an item off its list, and takes only the fields a result has, copied: an
+ * outcome cannot name another item, other parameters or events of its own, and its events are
+ * written only under a run id that names a folder of its own.
  */
 export function readItemJobResult(value: unknown): ItemJobResult | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const result = value as Record<string, unknown>;
-  if (result.kind === 'skipped') return typeof result.reason === 'string' ? value as ItemJobResult : undefined;
-  if (result.kind !== 'finished') return undefined;
-  const outcome = result.outcome as Record<string, unknown> | undefined;
-  const worker = result.worker as Record<string, unknown> | undefined;
-  const usage = outcome?.usage as Record<string, unknown> | undefined;
-  const wellFormed = typeof outcome === 'object' && outcome !== null
-    && typeof outcome.status === 'string' && outcome.status !== 'running'
-    && (outcome.exitCode === undefined || Number.isInteger(outcome.exitCode))
-    && typeof outcome.durationMs === 'number' && typeof outcome.startedAt === 'string'
-    && typeof usage === 'object' && usage !== null && ['promptTokens', 'completionTokens', 'totalTokens'].every((name) => typeof usage[name] === 'number')
-    && (outcome.runId === undefined || (typeof outcome.runId === 'string' && safeRunId.test(outcome.runId)))
-    && (outcome.runDirectory === undefined || typeof outcome.runDirectory === 'string')
-    && typeof worker === 'object' && worker !== null && typeof worker.id === 'string' && typeof worker.host === 'string' && typeof worker.pid === 'number'
-    && (result.events === undefined || typeof result.events === 'string');
-  return wellFormed ? value as ItemJobResult : undefined;
+  if (!isRecord(value)) return undefined;
+  if (value.kind === 'skipped') return typeof value.reason === 'string' ? { kind: 'skipped', reason: value.reason } : undefined;
+  if (value.kind !== 'finished') return undefined;
+  const outcome = readOutcome(value.outcome);
+  const worker = readWorker(value.worker);
+  if (!outcome || !worker) return undefined;
+  if (value.events !== undefined && typeof value.events !== 'string') return undefined;
+  if (value.eventsKept !== undefined && typeof value.eventsKept !== 'string') return undefined;
+  return {
+    kind: 'finished',
+    outcome,
+    worker,
+    ...(value.events !== undefined ? { events: value.events } : {}),
+    ...(value.eventsKept !== undefined ? { eventsKept: value.eventsKept } : {}),
+  };
+}
+
+function readOutcome(value: unknown): ItemRunOutcome | undefined {
+  if (!isRecord(value)) return undefined;
+  const { status, exitCode, answer, structured, usage, cost, durationMs, startedAt, checks, runId, runDirectory, error } = value;
+  if (typeof status !== 'string' || status === 'running' || typeof durationMs !== 'number' || typeof startedAt !== 'string') return undefined;
+  if (exitCode !== undefined && !Number.isInteger(exitCode)) return undefined;
+  if (!isRecord(usage) || !['promptTokens', 'completionTokens', 'totalTokens'].every((name) => typeof usage[name] === 'number')) return undefined;
+  if (answer !== undefined && typeof answer !== 'string') return undefined;
+  if (cost !== undefined && typeof cost !== 'number') return undefined;
+  if (runId !== undefined && (typeof runId !== 'string' || !safeRunId.test(runId))) return undefined;
+  if (runDirectory !== undefined && typeof runDirectory !== 'string') return undefined;
+  if (checks !== undefined && !(Array.isArray(checks) && checks.every(isCheckResult))) return undefined;
+  if (error !== undefined && !(isRecord(error) && typeof error.code === 'string' && typeof error.message === 'string')) return undefined;
+  return {
+    status,
+    ...(exitCode !== undefined ? { exitCode: exitCode as number } : {}),
+    ...(answer !== undefined ? { answer } : {}),
+    ...(structured !== undefined ? { structured } : {}),
+    usage: { promptTokens: usage.promptTokens as number, completionTokens: usage.completionTokens as number, totalTokens: usage.totalTokens as number },
+    ...(cost !== undefined ? { cost } : {}),
+    durationMs,
+    startedAt,
+    ...(checks !== undefined ? { checks: checks as CheckResult[] } : {}),
+    ...(runId !== undefined ? { runId } : {}),
+    ...(runDirectory !== undefined ? { runDirectory } : {}),
+    ...(error !== undefined ? { error: { code: (error as { code: string }).code, message: (error as { message: string }).message } } : {}),
+  };
+}
+
+function readWorker(value: unknown): NonNullable<BatchItemRecord['worker']> | undefined {
+  if (!isRecord(value) || typeof value.id !== 'string' || typeof value.host !== 'string' || typeof value.pid !== 'number') return undefined;
+  return { id: value.id, host: value.host, pid: value.pid };
+}
+
+function isCheckResult(value: unknown): value is CheckResult {
+  return isRecord(value) && typeof value.name === 'string' && typeof value.kind === 'string' && typeof value.passed === 'boolean' && typeof value.detail === 'string' && typeof value.durationMs === 'number';
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -5,26 +5,25 @@
  * against its hash. A job taken over from a killed worker on this machine continues from its
  * events; elsewhere it starts again. Results go back with the events compressed, up to a cap.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { basename, isAbsolute, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync, gzip } from 'node:zlib';
 import type { Job } from 'bullmq';
 import type { TrustGrant } from '../../config/trust-grants.js';
 import { InterruptedError } from '../../errors.js';
 import { useRateLimiterFactory } from '../../model/rate-limiter.js';
-import { readRecordedRun } from '../../recorded-run.js';
-import { continuesFromEvents } from '../../run-resumption.js';
 import { isInside } from '../../workspace-paths.js';
 import { runBatchItem, type ItemRunOutcome, type ItemRunRequest } from '../batch-item-run.js';
 import { retryDelayFor } from '../item-retry.js';
 import { materialiseRunDefinition, RunDefinitionError, type RunDefinition } from '../run-definition.js';
-import { definitionKey, keyPrefix, queuedOverrides, queueName, safeRunId, type ItemJobData, type QueuedOverrides, type ItemJobProgress, type ItemJobResult } from './queue-protocol.js';
+import { definitionKey, keyPrefix, queuedOverrides, queueName, type ItemJobData, type QueuedOverrides, type ItemJobProgress, type ItemJobResult } from './queue-protocol.js';
 import { RedisBatchBudget } from './redis-batch-budget.js';
 import { parseQueueUrl } from './redis-connection.js';
 import { RedisRateLimiter } from './redis-rate-limiter.js';
+import { continuedRun } from './worker-resumption.js';
 
 const gzipAsync = promisify(gzip);
 
@@ -71,7 +70,8 @@ export async function startQueueWorker(settings: QueueWorkerSettings): Promise<R
         const stored = await redis.getBuffer(definitionKey(hash));
         if (!stored) throw new RunDefinitionError(`the run definition ${hash} is not in the queue's Redis (it expires a week after its batch last stored it)`);
         const definition = JSON.parse(gunzipSync(stored).toString('utf8')) as RunDefinition;
-        return materialiseRunDefinition(definition, hash, settings.cacheDirectory);
+        // Its real path: a run's workspace is recorded relative to it.
+        return realpathSync(materialiseRunDefinition(definition, hash, settings.cacheDirectory));
       })();
       definitions.set(hash, folder);
       folder.catch(() => definitions.delete(hash));
@@ -122,6 +122,7 @@ export async function startQueueWorker(settings: QueueWorkerSettings): Promise<R
         if (reason === 'interrupted') abort.abort(new InterruptedError('the batch was interrupted'));
       });
       settings.log(`item ${data.index} of batch ${data.batchId}: started${job.attemptsStarted > 1 ? ` (attempt ${job.attemptsStarted})` : ''}`);
+      const continued = continuedRun(job.progress, data, cwd, settings);
       let outcome: ItemRunOutcome;
       try {
         outcome = await runBatchItem({
@@ -133,7 +134,7 @@ export async function startQueueWorker(settings: QueueWorkerSettings): Promise<R
           environment: settings.environment,
           signal: abort.signal,
           sharedBudget: shared.budget,
-          ...(resumableRun(job.progress, data.definitionHash) ?? shippedRun(data, cwd, settings.runsDirectory)),
+          ...(continued ? { resumeFrom: continued.resumeFrom, resumeCwd: continued.resumeCwd } : {}),
           // What is continued runs with this job's recipe and settings; only its history is taken.
           resumeSettings: 'request',
           exitCodeFor: settings.exitCodeFor,
@@ -145,6 +146,7 @@ export async function startQueueWorker(settings: QueueWorkerSettings): Promise<R
       } finally {
         offStop();
         running.delete(job.id!);
+        continued?.release();
       }
       // A worker that is stopping hands the item back, to be continued where it stopped.
       if (stopping && outcome.status === 'interrupted' && !shared.budget.stopped && token) {
@@ -204,66 +206,6 @@ export async function startQueueWorker(settings: QueueWorkerSettings): Promise<R
     },
     closed,
   };
-}
-
-/**
- * A job another worker on this machine had started continues from that run's events: only from a
- * folder that is that run's (named by its id, with its events), started in a materialised copy of
- * this job's own definition, so that a job's progress cannot point a worker at other folders.
- */
-function resumableRun(progress: unknown, definitionHash: string): { resumeFrom: string; resumeCwd: string } | undefined {
-  const earlier = progress as Partial<ItemJobProgress> | undefined;
-  if (typeof earlier?.runDirectory !== 'string' || typeof earlier.cwd !== 'string' || typeof earlier.runId !== 'string') return undefined;
-  if (earlier.worker?.host !== hostname() || basename(earlier.runDirectory) !== earlier.runId) return undefined;
-  if (!existsSync(earlier.runDirectory) || !isDefinitionFolder(earlier.cwd, definitionHash)) return undefined;
-  if (!continuesInside(earlier.runDirectory, earlier.runId, earlier.cwd)) return undefined;
-  return { resumeFrom: earlier.runDirectory, resumeCwd: earlier.cwd };
-}
-
-/** Decompressed events a job carries are refused past this size. */
-const shippedEventsLimitBytes = 256 * 1024 * 1024;
-
-/**
- * A run cut short in an earlier session of the batch, whose events the job carries: written into
- * this worker's runs folder under the run's id and continued there, when the events are that
- * run's and name a workspace inside the definition. A folder of that id already here is used only
- * when it holds the same events (this machine ran it): a job cannot read or overwrite other runs.
- */
-function shippedRun(data: ItemJobData, cwd: string, runsDirectory: string): { resumeFrom?: string; resumeCwd?: string } {
-  const shipped = data.resume as Partial<NonNullable<ItemJobData['resume']>> | undefined;
-  if (typeof shipped?.runId !== 'string' || !safeRunId.test(shipped.runId) || typeof shipped.events !== 'string') return {};
-  const folder = join(runsDirectory, shipped.runId);
-  const file = join(folder, 'events.jsonl');
-  let events: Buffer;
-  try {
-    events = gunzipSync(Buffer.from(shipped.events, 'base64'), { maxOutputLength: shippedEventsLimitBytes });
-  } catch {
-    return {};
-  }
-  if (existsSync(folder)) {
-    return existsSync(file) && readFileSync(file).equals(events) && continuesInside(folder, shipped.runId, cwd) ? { resumeFrom: folder, resumeCwd: cwd } : {};
-  }
-  mkdirSync(folder, { recursive: true });
-  writeFileSync(file, events);
-  if (continuesInside(folder, shipped.runId, cwd)) return { resumeFrom: folder, resumeCwd: cwd };
-  rmSync(folder, { recursive: true, force: true });
-  return {};
-}
-
-/** Whether the events in `runDirectory` are run `runId`'s, were cut short, and kept its workspace in a folder inside `cwd`. */
-function continuesInside(runDirectory: string, runId: string, cwd: string): boolean {
-  if (!continuesFromEvents(runDirectory)) return false;
-  const { start } = readRecordedRun(join(runDirectory, 'events.jsonl'));
-  const workspace = typeof start.workspace === 'string' && !isAbsolute(start.workspace) ? resolve(cwd, start.workspace) : undefined;
-  return start.runId === runId && workspace !== undefined && workspace !== cwd && isInside(cwd, workspace);
-}
-
-function isDefinitionFolder(folder: string, definitionHash: string): boolean {
-  try {
-    return basename(folder) === definitionHash.replace(/^sha256:/, '') && readFileSync(join(folder, '.complete'), 'utf8').trim() === definitionHash;
-  } catch {
-    return false;
-  }
 }
 
 /** The recipe a job names inside its definition's folder, refused when the path leads out of it. */

@@ -1,0 +1,139 @@
+/**
+ * Which earlier run a worker continues a job from, if any. Two sources: a job another worker on
+ * this machine had started (its progress names the run's folder), and a run cut short in an
+ * earlier session of the batch, whose events the job carries. Either is continued only from a
+ * folder in this worker's own runs folder that is that run's, started in this worker's copy of the
+ * job's own definition, and only by one job at a time: a job cannot point a worker at other runs,
+ * nor two jobs share one.
+ */
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, realpathSync, rmSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { basename, isAbsolute, join, resolve } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { readRecordedRun } from '../../recorded-run.js';
+import { continuesFromEvents } from '../../run-resumption.js';
+import { isInside } from '../../workspace-paths.js';
+import { safeRunId, type ItemJobData, type ItemJobProgress } from './queue-protocol.js';
+
+export interface WorkerPlaces {
+  runsDirectory: string;
+  cacheDirectory: string;
+}
+
+export interface ContinuedRun {
+  resumeFrom: string;
+  resumeCwd: string;
+  /** Lets another job continue the run again, once this one has ended. */
+  release(): void;
+}
+
+/** Decompressed events a job carries are refused past this size. */
+const shippedEventsLimitBytes = 256 * 1024 * 1024;
+
+/** Held in a run folder while a worker continues the run: its host and process. */
+const claimFileName = '.worker-claim';
+
+/** The run this job continues, claimed for it, or undefined to start the item afresh. */
+export function continuedRun(progress: unknown, data: ItemJobData, cwd: string, places: WorkerPlaces): ContinuedRun | undefined {
+  const found = takenOverRun(progress, data.definitionHash, places) ?? shippedRun(data, cwd, places.runsDirectory);
+  if (!found) return undefined;
+  const release = claim(found.resumeFrom);
+  return release ? { ...found, release } : undefined;
+}
+
+/** A job another worker on this machine had started, from the run folder its progress names. */
+function takenOverRun(progress: unknown, definitionHash: string, places: WorkerPlaces): { resumeFrom: string; resumeCwd: string } | undefined {
+  const earlier = progress as Partial<ItemJobProgress> | undefined;
+  if (typeof earlier?.runDirectory !== 'string' || typeof earlier.cwd !== 'string' || typeof earlier.runId !== 'string') return undefined;
+  if (earlier.worker?.host !== hostname() || basename(earlier.runDirectory) !== earlier.runId || !safeRunId.test(earlier.runId)) return undefined;
+  if (!isInsideReal(places.runsDirectory, earlier.runDirectory) || !isDefinitionFolder(earlier.cwd, definitionHash, places.cacheDirectory)) return undefined;
+  if (!continuesInside(earlier.runDirectory, earlier.runId, earlier.cwd)) return undefined;
+  return { resumeFrom: earlier.runDirectory, resumeCwd: earlier.cwd };
+}
+
+/**
+ * A run whose events the job carries: written into this worker's runs folder under the run's id
+ * and continued there, when the events are that run's and name a workspace inside the definition.
+ * A folder of that id already here is used only when it holds the same events (this machine ran
+ * it): a job cannot read or overwrite other runs.
+ */
+function shippedRun(data: ItemJobData, cwd: string, runsDirectory: string): { resumeFrom: string; resumeCwd: string } | undefined {
+  const shipped = data.resume as Partial<NonNullable<ItemJobData['resume']>> | undefined;
+  if (typeof shipped?.runId !== 'string' || !safeRunId.test(shipped.runId) || typeof shipped.events !== 'string') return undefined;
+  const folder = join(runsDirectory, shipped.runId);
+  const file = join(folder, 'events.jsonl');
+  let events: Buffer;
+  try {
+    events = gunzipSync(Buffer.from(shipped.events, 'base64'), { maxOutputLength: shippedEventsLimitBytes });
+  } catch {
+    return undefined;
+  }
+  if (existsSync(folder)) {
+    const same = existsSync(file) && readFileSync(file).equals(events) && continuesInside(folder, shipped.runId, cwd);
+    return same ? { resumeFrom: folder, resumeCwd: cwd } : undefined;
+  }
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(file, events);
+  if (continuesInside(folder, shipped.runId, cwd)) return { resumeFrom: folder, resumeCwd: cwd };
+  rmSync(folder, { recursive: true, force: true });
+  return undefined;
+}
+
+/** Whether the events in `runDirectory` are run `runId`'s, were cut short, and kept its workspace in a folder inside `cwd`. */
+function continuesInside(runDirectory: string, runId: string, cwd: string): boolean {
+  if (!continuesFromEvents(runDirectory)) return false;
+  const { start } = readRecordedRun(join(runDirectory, 'events.jsonl'));
+  const workspace = typeof start.workspace === 'string' && !isAbsolute(start.workspace) ? resolve(cwd, start.workspace) : undefined;
+  return start.runId === runId && workspace !== undefined && workspace !== cwd && isInside(cwd, workspace);
+}
+
+/** A materialised definition of this hash in this worker's cache. */
+function isDefinitionFolder(folder: string, definitionHash: string, cacheDirectory: string): boolean {
+  try {
+    return isInsideReal(cacheDirectory, folder) && basename(folder) === definitionHash.replace(/^sha256:/, '') && readFileSync(join(folder, '.complete'), 'utf8').trim() === definitionHash;
+  } catch {
+    return false;
+  }
+}
+
+function isInsideReal(root: string, path: string): boolean {
+  try {
+    return isInside(realpathSync(root), realpathSync(path));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Claims the run folder for this process, or returns undefined when a live process on this
+ * machine holds it (this one included: two of its jobs may carry the same run). A claim whose
+ * process is gone (a worker killed mid-item) is taken over.
+ */
+function claim(folder: string): (() => void) | undefined {
+  const file = join(folder, claimFileName);
+  const mine = `${hostname()} ${process.pid}\n`;
+  for (let tries = 0; tries < 2; tries += 1) {
+    try {
+      const handle = openSync(file, 'wx');
+      writeSync(handle, mine);
+      closeSync(handle);
+      return () => rmSync(file, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return undefined;
+      const [host, pid] = readFileSync(file, 'utf8').trim().split(' ');
+      if (host === hostname() && isAlive(Number(pid))) return undefined;
+      unlinkSync(file);
+    }
+  }
+  return undefined;
+}
+
+function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
