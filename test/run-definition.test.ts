@@ -260,6 +260,46 @@ describe('packages outside the ordinary layout', () => {
   });
 });
 
+describe('links in what a definition ships', () => {
+  it("a user's plugin file linked from elsewhere in the project ships, and runs from the definition", async () => {
+    const project = fixture({
+      'recipe.yaml': recipe(['shared_greet']),
+      'shared/tools/greet.ts': "import { defineTool } from 'manus-runtime';\nexport default defineTool({ name: 'shared_greet', description: 'Greets.', parameters: { type: 'object' }, execute: () => 'hello from shared' });\n",
+    });
+    mkdirSync(join(project, 'plugins'));
+    symlinkSync('../shared/tools/greet.ts', join(project, 'plugins/greet.ts'));
+    const definition = await definitionOf(project);
+    expect(definition.files.map((file) => file.path)).toContain('plugins/greet.ts');
+    const folder = materialiseWithoutOriginal(definition, project);
+    await expect(runTool(join(folder, 'plugins/greet.ts'), 'shared_greet', {})).resolves.toBe('hello from shared');
+  });
+
+  it("a package's own link to a file inside it ships that file's contents, and the package loads from the definition", async () => {
+    const project = fixture({
+      'recipe.yaml': recipe(['inner_link']),
+      'plugins/inner-link.ts': "import { defineTool } from 'manus-runtime';\nimport { word } from 'inner-kit';\nexport default defineTool({ name: 'inner_link', description: 'Checks.', parameters: { type: 'object' }, execute: () => word });\n",
+      ...npmPackage('node_modules/inner-kit', 'inner-kit', { main: 'index.js' }, { 'lib/implementation.js': "exports.word = 'linked inside';\n" }),
+    });
+    symlinkSync('lib/implementation.js', join(project, 'node_modules/inner-kit/index.js'));
+    const definition = await definitionOf(project);
+    const shipped = definition.files.find((file) => file.path === 'node_modules/inner-kit/index.js');
+    expect(Buffer.from(shipped?.content ?? '', 'base64').toString('utf8')).toBe("exports.word = 'linked inside';\n");
+    const folder = materialiseWithoutOriginal(definition, project);
+    await expect(runTool(join(folder, 'plugins/inner-link.ts'), 'inner_link', {})).resolves.toBe('linked inside');
+  });
+
+  it("a pack whose plugins folder leads outside the pack stops the batch, naming the folder", async () => {
+    const outside = fixture({ 'id_ed25519': 'a private key\n' });
+    const project = fixture({
+      'recipe.yaml': 'version: 1\nname: linked-pack\nprompt: Do it.\npacks: [acme-pack]\nagent:\n  tools: [terminate]\n',
+      ...npmPackage('node_modules/acme-pack', 'acme-pack', { manus: {}, peerDependencies: { 'manus-runtime': '*' } }, {}),
+    });
+    symlinkSync(outside, join(project, 'node_modules/acme-pack/plugins'));
+    const plan = await resolveRecipe('recipe.yaml', { cwd: project, environment: { XDG_CONFIG_HOME: join(project, 'no-config') } });
+    expect(() => collectRunDefinition(plan, project)).toThrow(/acme-pack[\\/]plugins leads outside/);
+  });
+});
+
 describe('reading the packages a plugin imports', () => {
   it('finds every form of import, and none in comments, strings, templates or regular expressions', () => {
     const source = [

@@ -9,6 +9,7 @@ import { basename, dirname, extname, join, posix, relative, resolve, sep } from 
 import { UsageError } from '../errors.js';
 import type { Pack } from '../packs/pack-manifest.js';
 import { importedPackages, packageNameOf } from './imported-packages.js';
+import { isNeverShipped, leadsInside } from './shipped-files.js';
 
 /** What a definition ships of npm packages at most, uncompressed: every job carries it. */
 export const dependencySizeLimit = 64 * 1024 * 1024;
@@ -36,8 +37,6 @@ interface PlacedPackage extends Importer {
 const codeExtensions = new Set(['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs']);
 const dependencyFields = ['dependencies', 'optionalDependencies', 'peerDependencies'] as const;
 const packDependencyFields = ['dependencies', 'optionalDependencies'] as const;
-/** Folders of a package that are not the package: its own dependencies, found and placed on their own, and version control. */
-const skippedFolders = new Set(['node_modules', '.git']);
 
 /**
  * The files of every package the code files import or the packs declare, and of their
@@ -139,7 +138,11 @@ function declaredDependencies(manifestFile: string, fields: readonly string[]): 
   });
 }
 
-/** A package's files, its real contents where it is a link, at `definitionFolder`. */
+/**
+ * A package's files, its real contents where it is a link, at `definitionFolder`. Its own
+ * dependencies (node_modules) are found and placed on their own. A link inside it is followed
+ * only where it leads inside the package's own folder: elsewhere is not the package's.
+ */
 function packageFiles(realFolder: string, definitionFolder: string): Array<DependencyFile & { size: number }> {
   const files: Array<DependencyFile & { size: number }> = [];
   const visited = new Set<string>();
@@ -148,11 +151,13 @@ function packageFiles(realFolder: string, definitionFolder: string): Array<Depen
     if (visited.has(real)) return;
     visited.add(real);
     for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      if (isNeverShipped(entry.name)) continue;
       const path = join(folder, entry.name);
+      if (entry.isSymbolicLink() && !leadsInside(path, realFolder)) continue;
       const stats = entry.isSymbolicLink() ? statSync(path, { throwIfNoEntry: false }) : entry;
       if (stats === undefined) continue;
       if (stats.isDirectory()) {
-        if (!skippedFolders.has(entry.name)) walk(path, posix.join(inside, entry.name));
+        if (entry.name !== 'node_modules') walk(path, posix.join(inside, entry.name));
       } else if (stats.isFile()) {
         files.push({ path: posix.join(inside, entry.name), file: path, size: statSync(path).size });
       }

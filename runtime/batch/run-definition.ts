@@ -7,7 +7,7 @@
  * The package's own agents.yaml and plugins are the worker's: they come with the runtime it runs.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { packageRoot } from '../package-root.js';
@@ -15,6 +15,7 @@ import { pluginFolderCandidates, type RunPlan } from '../config/resolve-recipe.j
 import { ManusError, UsageError } from '../errors.js';
 import { promptFilesOf } from '../protected-paths.js';
 import { pluginDependencyFiles } from './plugin-dependencies.js';
+import { isNeverShipped, leadsInside } from './shipped-files.js';
 
 export interface RunDefinitionFile {
   /** Relative to the folder the batch runs in, with forward slashes. */
@@ -47,9 +48,6 @@ export class RunDefinitionError extends ManusError {
   }
 }
 
-/** Folders inside plugin folders shipped otherwise or not at all: installed dependencies (only the packages the plugins import travel), version control. */
-const skippedFolders = new Set(['node_modules', '.git']);
-
 export interface RunDefinitionOptions {
   /**
    * Whether the npm packages the plugins import go into the definition (true by default): a
@@ -69,15 +67,19 @@ export function collectRunDefinition(plan: RunPlan, cwd: string, options: RunDef
   for (const file of plan.agentsConfig.files) if (resolve(file) !== join(packageRoot, 'agents.yaml')) files.add(file);
   // A pack the recipe belongs to or names travels with its manifest, recipes, agents file and
   // plugins, where the worker's run looks for them; its dependencies travel with the plugins'.
+  // What a link in a pack leads to is shipped only inside the pack; in the project's own plugin
+  // folders, only inside the folder the batch runs in.
   const packs = plan.packs ?? [];
-  const packFolders = packs.flatMap((pack) => {
-    for (const file of [pack.manifestFile, pack.agentsFile]) if (existsSync(file)) files.add(file);
-    return [pack.recipesFolder, pack.pluginsFolder];
-  });
+  const realRoot = realpathSync(root);
+  const walked = pluginFolderCandidates(root, plan.recipe).map((folder) => ({ folder, boundary: realRoot }));
+  for (const pack of packs) {
+    for (const file of [pack.manifestFile, pack.agentsFile]) if (existsSync(file)) files.add(insideOrRefused(file, pack.realFolder));
+    for (const folder of [pack.recipesFolder, pack.pluginsFolder]) walked.push({ folder, boundary: pack.realFolder });
+  }
   const codeFiles: string[] = [];
-  for (const folder of [...pluginFolderCandidates(root, plan.recipe), ...packFolders]) {
+  for (const { folder, boundary } of walked) {
     if (resolve(folder) === builtIn || !existsSync(folder)) continue;
-    for (const file of folderFiles(folder)) {
+    for (const file of folderFiles(insideOrRefused(folder, boundary), boundary)) {
       files.add(file);
       codeFiles.push(file);
     }
@@ -139,13 +141,27 @@ export function materialiseRunDefinition(definition: RunDefinition, expectedHash
   return folder;
 }
 
-function folderFiles(folder: string): string[] {
+/** `path`, when it leads inside `boundary`; a folder or file the run needs that leads outside it stops the batch. */
+function insideOrRefused(path: string, boundary: string): string {
+  if (!leadsInside(path, boundary)) {
+    throw new UsageError(`${path} leads outside ${boundary} (to ${realpathSync(path)}); a queued batch ships a pack's files only from inside the pack and the project's plugins only from inside the folder the batch runs in`);
+  }
+  return path;
+}
+
+/**
+ * The files under `folder`, but none in node_modules (only the packages the plugins import
+ * travel, with their dependencies) and none npm never packs. A linked file is taken only where
+ * it leads inside `boundary`, a real folder; a linked folder is not walked.
+ */
+function folderFiles(folder: string, boundary: string): string[] {
   const found: string[] = [];
   for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    if (isNeverShipped(entry.name)) continue;
     const path = join(folder, entry.name);
     if (entry.isDirectory()) {
-      if (!skippedFolders.has(entry.name)) found.push(...folderFiles(path));
-    } else if (entry.isFile() || (entry.isSymbolicLink() && statSync(path).isFile())) found.push(path);
+      if (entry.name !== 'node_modules') found.push(...folderFiles(path, boundary));
+    } else if (entry.isFile() || (entry.isSymbolicLink() && leadsInside(path, boundary) && statSync(path).isFile())) found.push(path);
   }
   return found;
 }
