@@ -2,33 +2,25 @@
  * Attacks on queued batches: what the dependency shipping reads into the queue from crafted
  * packages, and what the batch does with results a worker returns.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Job } from 'bullmq';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseQueueUrl } from '../runtime/batch/queue/redis-connection.js';
 import { collectRunDefinition, materialiseRunDefinition, type RunDefinition } from '../runtime/batch/run-definition.js';
 import { resolveRecipe } from '../runtime/config/resolve-recipe.js';
-import { makeFixture, runCli } from './support/run-cli.js';
+import { runCli } from './support/run-cli.js';
 import { batchEnvironment, batchFolder, chatRequests, readBatch, spawnCli, startBatchModel, waitFor, writeBatchFixture, type SpawnedCli } from './support/batch-fixture.js';
-import type { ScriptedModelServer } from './support/scripted-model-server.js';
+import { batchWaitingOnQueue, startWorker, stopWorkers } from './support/queue-fixture.js';
+import { removedAfterEach } from './support/removed-folders.js';
 import { redisMissing, startRedis, type RedisServer } from './support/redis-server.js';
 
 const missing = redisMissing();
 if (missing) process.stdout.write(`batch-queue-attacks queue tests skipped: ${missing}\n`);
 
-const folders: string[] = [];
-afterEach(() => {
-  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
-});
-
-function fixture(files: Record<string, string>): string {
-  const folder = makeFixture(files);
-  folders.push(folder);
-  return folder;
-}
+const { fixture, remove } = removedAfterEach();
 
 const recipe = 'version: 1\nname: attacks\nprompt: Do it.\nagent:\n  tools: [peek, terminate]\n';
 const plugin = (imported: string) => `import { defineTool } from 'manus-runtime';\nimport '${imported}';\nexport default defineTool({ name: 'peek', description: 'Peeks.', parameters: { type: 'object' }, execute: () => 'peeked' });\n`;
@@ -116,7 +108,7 @@ describe.skipIf(missing !== undefined)('what a worker returns to a queued batch'
   /** A batch of `items` run against a worker that answers each job with `result(index, job)`. */
   async function batchAgainst(items: number, result: (index: number, job: Job) => unknown, extraArguments: string[] = []) {
     const fixture = writeBatchFixture({ items });
-    folders.push(fixture);
+    remove(fixture);
     const { Worker } = await import('bullmq');
     const server = await startBatchModel({ steps: 1 });
     const rogue = new Worker('manus-batch-items', async (job) => result(job.data.index as number, job), { connection: parseQueueUrl(redis.url, {}).options, prefix: 'manus' });
@@ -175,7 +167,7 @@ describe.skipIf(missing !== undefined)('what a worker returns to a queued batch'
     // Another run of the user's on the batch's machine, cut short, with something private in its events.
     const privateRun = fixture({ 'events.jsonl': `${JSON.stringify({ type: 'run-start', runId: 'private-run', workspace: 'workspace/private-run' })}\n${JSON.stringify({ type: 'note', text: secret })}\n` });
     const fixtureFolder = writeBatchFixture({ items: 1 });
-    folders.push(fixtureFolder);
+    remove(fixtureFolder);
     const { Worker, Queue, UnrecoverableError } = await import('bullmq');
     const server = await startBatchModel({ steps: 1 });
     let release!: () => void;
@@ -242,44 +234,24 @@ describe.skipIf(missing !== undefined)('what a worker returns to a queued batch'
     expect(item.events?.stored === 'local' ? item.events.path : 'not local', JSON.stringify(item)).not.toContain(privateRun);
   });
 
-  it("two items whose results name the same run id keep each item's own events", async () => {
+  it("two items whose results name the same run id never share events: the second is refused as another item's", async () => {
     const { fixture, cli } = await batchAgainst(2, (index) => ({
       kind: 'finished',
       outcome: outcomeOf('same-run', `answer ${index}`),
       worker: rogueIdentity,
       events: gzipSync(`${JSON.stringify({ type: 'run-start', runId: 'same-run', workspace: 'workspace/same-run', item: `item-${index}` })}\n`).toString('base64'),
     }));
-    expect(cli.exitCode, cli.stderr).toBe(0);
+    expect(cli.exitCode, cli.stderr).toBe(1);
     const folder = batchFolder(fixture);
-    const { latest } = readBatch(folder);
-    for (const index of [0, 1]) {
-      const events = readFileSync(join(folder, latest.get(index)!.events.path), 'utf8');
-      expect(events).toContain(`item-${index}`);
-    }
+    const items = [...readBatch(folder).latest.values()];
+    const [recorded, refused] = [items.filter((item) => item.status === 'success'), items.filter((item) => item.status !== 'success')];
+    expect([recorded.length, refused.length]).toEqual([1, 1]);
+    expect(readFileSync(join(folder, recorded[0].events.path), 'utf8')).toContain(`item-${recorded[0].index}`);
+    expect(refused[0]).toMatchObject({ status: 'error', error: { code: 'worker_failed' } });
+    expect(refused[0].answer).toContain('which is another item');
+    expect(refused[0].events).toBeUndefined();
   });
 });
-
-function startWorker(redis: RedisServer, server: ScriptedModelServer, concurrency: number, home: string): SpawnedCli {
-  return spawnCli(['worker', '--queue', redis.url, '--concurrency', String(concurrency), '--stall-timeout', '1.5'], {
-    cwd: home,
-    env: { ...batchEnvironment(server), MANUS_CACHE_DIR: join(home, 'cache'), XDG_CONFIG_HOME: join(home, 'config') },
-  });
-}
-
-/** A batch started with no worker yet, and its jobs as they wait on the queue, by item index. */
-async function batchWaitingOnQueue(redisServer: RedisServer, server: ScriptedModelServer, fixture: string, items: number) {
-  const { Queue } = await import('bullmq');
-  const queue = new Queue('manus-batch-items', { connection: parseQueueUrl(redisServer.url, {}).options, prefix: 'manus' });
-  const batch = spawnCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', redisServer.url, '--ci'], { cwd: fixture, env: batchEnvironment(server) });
-  let jobs: Awaited<ReturnType<typeof queue.getWaiting>> = [];
-  await waitFor(() => {
-    void queue.getWaiting().then((waiting) => (jobs = waiting));
-    const names = existsSync(join(fixture, '.manus', 'batches')) ? readdirSync(join(fixture, '.manus', 'batches')) : [];
-    jobs = jobs.filter((job) => names.includes(job.data.batchId));
-    return jobs.length === items;
-  }, 30_000, 'the jobs on the queue');
-  return { queue, batch, jobs: [...jobs].sort((left, right) => left.data.index - right.data.index) };
-}
 
 describe.skipIf(missing !== undefined)('what a worker continues from a job', () => {
   let redis: RedisServer;
@@ -292,11 +264,11 @@ describe.skipIf(missing !== undefined)('what a worker continues from a job', () 
 
   it('an item handed back by a stopped worker, then skipped because the batch was interrupted, is not left running', async () => {
     const fixture = writeBatchFixture({ items: 1 });
-    folders.push(fixture);
+    remove(fixture);
     let slow = true;
     const server = await startBatchModel({ steps: 1, override: () => (slow ? { delayMs: 30_000, content: 'never arrives' } : undefined) });
     const homes = [0, 1].map(() => realpathSync(mkdtempSync(join(tmpdir(), 'manus-worker-'))));
-    folders.push(...homes);
+    remove(...homes);
     const first = startWorker(redis, server, 1, homes[0]);
     let second: SpawnedCli | undefined;
     try {
@@ -318,20 +290,17 @@ describe.skipIf(missing !== undefined)('what a worker continues from a job', () 
       expect(latest.get(0)!.status, JSON.stringify(latest.get(0))).not.toBe('running');
       expect(record.totals.running).toBe(0);
     } finally {
-      for (const worker of [first, second]) {
-        if (worker && worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGTERM');
-        if (worker) await worker.closed;
-      }
+      await stopWorkers([first, second]);
       await server.close();
     }
   });
 
   it("a job's events naming the definition folder itself (or another run's workspace) as the workspace are not continued", async () => {
     const fixture = writeBatchFixture({ items: 2 });
-    folders.push(fixture);
+    remove(fixture);
     const server = await startBatchModel({ steps: 1 });
     const home = realpathSync(mkdtempSync(join(tmpdir(), 'manus-worker-')));
-    folders.push(home);
+    remove(home);
     const { queue, batch, jobs: [first, second] } = await batchWaitingOnQueue(redis, server, fixture, 2);
     let worker: SpawnedCli | undefined;
     try {
@@ -347,20 +316,17 @@ describe.skipIf(missing !== undefined)('what a worker continues from a job', () 
       expect([latest.get(0)!.runId, latest.get(1)!.runId]).not.toContain('crafted-shared');
     } finally {
       await queue.close();
-      if (worker) {
-        worker.child.kill('SIGTERM');
-        await worker.closed;
-      }
+      await stopWorkers([worker]);
       await server.close();
     }
   });
 
   it("a job's progress never makes a worker continue a run outside its own runs folder", async () => {
     const fixtureFolder = writeBatchFixture({ items: 1 });
-    folders.push(fixtureFolder);
+    remove(fixtureFolder);
     const server = await startBatchModel({ steps: 1 });
     const home = realpathSync(mkdtempSync(join(tmpdir(), 'manus-worker-')));
-    folders.push(home);
+    remove(home);
     // A run of the user's own on the worker's machine, in a project's runs folder, cut short.
     const project = fixture({});
     const otherRun = join(project, '.manus', 'runs', 'other-run');
@@ -387,20 +353,17 @@ describe.skipIf(missing !== undefined)('what a worker continues from a job', () 
     } finally {
       client.disconnect();
       await queue.close();
-      if (worker) {
-        worker.child.kill('SIGTERM');
-        await worker.closed;
-      }
+      await stopWorkers([worker]);
       await server.close();
     }
   });
 
   it('two jobs carrying the same run never continue it in one run folder at once', async () => {
     const fixture = writeBatchFixture({ items: 2 });
-    folders.push(fixture);
+    remove(fixture);
     const server = await startBatchModel({ steps: 2, delayMs: 300 });
     const home = realpathSync(mkdtempSync(join(tmpdir(), 'manus-worker-')));
-    folders.push(home);
+    remove(home);
     const { queue, batch, jobs } = await batchWaitingOnQueue(redis, server, fixture, 2);
     let worker: SpawnedCli | undefined;
     try {
@@ -413,10 +376,7 @@ describe.skipIf(missing !== undefined)('what a worker continues from a job', () 
       expect(latest.get(0)!.runId, JSON.stringify([...latest.values()])).not.toBe(latest.get(1)!.runId);
     } finally {
       await queue.close();
-      if (worker) {
-        worker.child.kill('SIGTERM');
-        await worker.closed;
-      }
+      await stopWorkers([worker]);
       await server.close();
     }
   });
@@ -428,7 +388,7 @@ describe.skipIf(missing !== undefined)('a Redis that refuses what the batch enqu
     const { Redis } = await import('ioredis');
     const client = new Redis(parseQueueUrl(redis.url, {}).options);
     const fixtureFolder = writeBatchFixture({ items: 3 });
-    folders.push(fixtureFolder);
+    remove(fixtureFolder);
     const server = await startBatchModel({ steps: 1 });
     try {
       // Another application's key where BullMQ keeps its waiting list: every add fails.

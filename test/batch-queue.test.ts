@@ -9,20 +9,12 @@ import { parseQueueUrl } from '../runtime/batch/queue/redis-connection.js';
 import { RedisRateLimiter } from '../runtime/batch/queue/redis-rate-limiter.js';
 import { makeFixture, runCli } from './support/run-cli.js';
 import { batchEnvironment, batchFolder, chatRequests, readBatch, spawnCli, startBatchModel, taskName, waitFor, writeBatchFixture, type SpawnedCli } from './support/batch-fixture.js';
+import { batchWaitingOnQueue, startWorker, stopWorkers, workerApiKey } from './support/queue-fixture.js';
 import { redisMissing, startRedis, type RedisServer } from './support/redis-server.js';
-import { startScriptedModelServer, type ScriptedModelServer } from './support/scripted-model-server.js';
+import { startScriptedModelServer } from './support/scripted-model-server.js';
 
 const missing = redisMissing();
 if (missing) process.stdout.write(`batch-queue tests skipped: ${missing}\n`);
-
-const apiKey = 'sk-queue-test-secret-7f3a9c';
-
-function startWorker(redis: RedisServer, server: ScriptedModelServer, concurrency: number, home = realpathSync(mkdtempSync(join(tmpdir(), 'manus-worker-')))): SpawnedCli {
-  return spawnCli(['worker', '--queue', redis.url, '--concurrency', String(concurrency), '--stall-timeout', '1.5'], {
-    cwd: home,
-    env: { ...batchEnvironment(server), OPENAI_API_KEY: apiKey, MANUS_CACHE_DIR: join(home, 'cache'), XDG_CONFIG_HOME: join(home, 'config') },
-  });
-}
 
 /** Item indexes a worker's log says it started and finished. */
 function workerItems(worker: SpawnedCli): { started: Set<string>; finished: Set<string> } {
@@ -30,29 +22,6 @@ function workerItems(worker: SpawnedCli): { started: Set<string>; finished: Set<
   const finished = new Set<string>();
   for (const match of worker.stderr().matchAll(/item (\d+) of batch \S+: (started|success|failure|\S+ \(exit)/g)) (match[2] === 'started' ? started : finished).add(match[1]);
   return { started, finished };
-}
-
-async function stopWorkers(workers: SpawnedCli[]): Promise<void> {
-  for (const worker of workers) if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGTERM');
-  await Promise.all(workers.map((worker) => worker.closed));
-}
-
-/**
- * A batch started with no worker yet, and its jobs as they wait on the queue, by item index, for
- * the test to rewrite as whoever can write to the queue could.
- */
-async function batchWaitingOnQueue(redisServer: RedisServer, server: ScriptedModelServer, fixture: string, items: number) {
-  const { Queue } = await import('bullmq');
-  const queue = new Queue('manus-batch-items', { connection: parseQueueUrl(redisServer.url, {}).options, prefix: 'manus' });
-  const batch = spawnCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', redisServer.url, '--ci'], { cwd: fixture, env: batchEnvironment(server) });
-  let jobs: Awaited<ReturnType<typeof queue.getWaiting>> = [];
-  await waitFor(() => {
-    void queue.getWaiting().then((waiting) => (jobs = waiting));
-    const folders = existsSync(join(fixture, '.manus', 'batches')) ? readdirSync(join(fixture, '.manus', 'batches')) : [];
-    jobs = jobs.filter((job) => folders.includes(job.data.batchId));
-    return jobs.length === items;
-  }, 30_000, 'the jobs on the queue');
-  return { queue, batch, jobs: [...jobs].sort((left, right) => left.data.index - right.data.index) };
 }
 
 describe.skipIf(missing !== undefined)('manus batch on a queue', () => {
@@ -69,7 +38,7 @@ describe.skipIf(missing !== undefined)('manus batch on a queue', () => {
     const server = await startBatchModel({ steps: 3, delayMs: 100 });
     const workers = [0, 1, 2].map(() => startWorker(redis, server, 3));
     try {
-      const batch = spawnCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', redis.url, '--ci', '--report', 'reports'], { cwd: fixture, env: { ...batchEnvironment(server), OPENAI_API_KEY: apiKey } });
+      const batch = spawnCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', redis.url, '--ci', '--report', 'reports'], { cwd: fixture, env: { ...batchEnvironment(server), OPENAI_API_KEY: workerApiKey } });
       // Killed while it has items running: they must be handed to the others.
       await waitFor(() => {
         const { started, finished } = workerItems(workers[0]);
@@ -113,7 +82,7 @@ describe.skipIf(missing !== undefined)('manus batch on a queue', () => {
         for (const key of await client.keys('*')) {
           const type = await client.type(key);
           const text = type === 'string' ? String(await client.getBuffer(key)) : type === 'hash' ? JSON.stringify(await client.hgetall(key)) : type === 'stream' ? JSON.stringify(await client.xrange(key, '-', '+')) : '';
-          expect(text.includes(apiKey), key).toBe(false);
+          expect(text.includes(workerApiKey), key).toBe(false);
         }
       } finally {
         client.disconnect();

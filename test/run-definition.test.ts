@@ -6,24 +6,15 @@
 import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { collectRunDefinition, materialiseRunDefinition, type RunDefinition, type RunDefinitionOptions } from '../runtime/batch/run-definition.js';
 import { importedPackages } from '../runtime/batch/imported-packages.js';
 import { resolveRecipe } from '../runtime/config/resolve-recipe.js';
 import { UsageError } from '../runtime/errors.js';
 import { loadPluginFiles } from '../runtime/plugin-loading/load-plugins.js';
-import { makeFixture } from './support/run-cli.js';
+import { removedAfterEach } from './support/removed-folders.js';
 
-const folders: string[] = [];
-afterEach(() => {
-  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
-});
-
-function fixture(files: Record<string, string>): string {
-  const folder = makeFixture(files);
-  folders.push(folder);
-  return folder;
-}
+const { fixture, remove } = removedAfterEach();
 
 /** A package folder's files: package.json with `manifest` and an entry module. */
 function npmPackage(folder: string, name: string, manifest: Record<string, unknown>, files: Record<string, string>): Record<string, string> {
@@ -53,9 +44,9 @@ function shippedPackages(definition: RunDefinition): string[] {
 /** Materialises the definition in a fresh cache, with the original folder moved away first. */
 function materialiseWithoutOriginal(definition: RunDefinition, original: string): string {
   renameSync(original, `${original}.moved`);
-  folders.push(`${original}.moved`);
+  remove(`${original}.moved`);
   const cache = realpathSync(mkdtempSync(join(tmpdir(), 'manus-test-definition-cache-')));
-  folders.push(cache);
+  remove(cache);
   return materialiseRunDefinition(definition, definition.hash, cache);
 }
 

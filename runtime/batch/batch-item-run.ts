@@ -35,6 +35,8 @@ export interface ItemRunRequest {
    * the run's history and workspace are taken from the events.
    */
   resumeSettings?: 'recorded' | 'request';
+  /** Recorded in the start of a run begun afresh (not of one continued). */
+  startDetails?: Record<string, unknown>;
   /** The exit code the command gives a run that ended so. */
   exitCodeFor(result: { status: RunResult['status']; error?: { code: string } }): number;
   /** Told the run's id and folder as soon as it has them. */
@@ -63,7 +65,7 @@ export async function runBatchItem(request: ItemRunRequest): Promise<ItemRunOutc
     const offered = resumption?.options(plan.flow !== undefined);
     // Events from elsewhere choose nothing: a continued run keeps the workspace a run of this plan
     // with that id has, or the item starts afresh.
-    const resumed = offered?.resume && (request.resumeSettings !== 'request' || offered.resume.workspace === resolve(request.cwd, plan.workspace ?? join('workspace', offered.resume.runId))) ? offered : undefined;
+    const resumed = offered?.resume && (request.resumeSettings !== 'request' || offered.resume.workspace === resolve(request.resumeCwd ?? request.cwd, plan.workspace ?? join('workspace', offered.resume.runId))) ? offered : undefined;
     const options: RunOptions = {
       cwd: request.cwd,
       environment: request.environment,
@@ -78,7 +80,7 @@ export async function runBatchItem(request: ItemRunRequest): Promise<ItemRunOutc
         request.onEvent?.(type, data);
       },
       endDetails: (ended) => ({ exitCode: request.exitCodeFor(ended) }),
-      ...(resumed ? { resume: resumed.resume, startDetails: resumed.startDetails } : {}),
+      ...(resumed ? { resume: resumed.resume, startDetails: resumed.startDetails } : { startDetails: request.startDetails }),
     };
     const result = await executeRun(plan, options);
     // What is recorded is redacted whole, as the command prints and reports a run.

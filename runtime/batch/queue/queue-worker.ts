@@ -23,7 +23,7 @@ import { definitionKey, keyPrefix, queuedOverrides, queueName, type ItemJobData,
 import { RedisBatchBudget } from './redis-batch-budget.js';
 import { parseQueueUrl } from './redis-connection.js';
 import { RedisRateLimiter } from './redis-rate-limiter.js';
-import { continuedRun } from './worker-resumption.js';
+import { continuedRun, jobMarkerOf } from './worker-resumption.js';
 
 const gzipAsync = promisify(gzip);
 
@@ -135,6 +135,7 @@ export async function startQueueWorker(settings: QueueWorkerSettings): Promise<R
           signal: abort.signal,
           sharedBudget: shared.budget,
           ...(continued ? { resumeFrom: continued.resumeFrom, resumeCwd: continued.resumeCwd } : {}),
+          startDetails: { job: jobMarkerOf(data) },
           // What is continued runs with this job's recipe and settings; only its history is taken.
           resumeSettings: 'request',
           exitCodeFor: settings.exitCodeFor,

@@ -1,12 +1,12 @@
 /**
  * Which earlier run a worker continues a job from, if any. Two sources: a job another worker on
  * this machine had started (its progress names the run's folder), and a run cut short in an
- * earlier session of the batch, whose events the job carries. Either is continued only from a
- * folder in this worker's own runs folder that is that run's, started in this worker's copy of the
- * job's own definition, and only by one job at a time: a job cannot point a worker at other runs,
- * nor two jobs share one.
+ * earlier session of the batch, whose events the job carries. The first is continued only from a
+ * run that a worker started for this very job's item (its start says so), in a copy of the job's
+ * own definition; the second only in this worker's own runs folder. Either is continued by one job
+ * at a time: a job cannot point a worker at other runs, nor two jobs share one.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, realpathSync, rmSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -17,7 +17,17 @@ import { safeRunId, type ItemJobData, type ItemJobProgress } from './queue-proto
 
 export interface WorkerPlaces {
   runsDirectory: string;
-  cacheDirectory: string;
+}
+
+/** What a worker records in the start of each run it begins: the job's item, so another worker can tell it is that item's. */
+export interface RunJobMarker {
+  batch: string;
+  index: number;
+  definition: string;
+}
+
+export function jobMarkerOf(data: ItemJobData): RunJobMarker {
+  return { batch: data.batchId, index: data.index, definition: data.definitionHash };
 }
 
 export interface ContinuedRun {
@@ -35,19 +45,19 @@ const claimFileName = '.worker-claim';
 
 /** The run this job continues, claimed for it, or undefined to start the item afresh. */
 export function continuedRun(progress: unknown, data: ItemJobData, cwd: string, places: WorkerPlaces): ContinuedRun | undefined {
-  const found = takenOverRun(progress, data.definitionHash, places) ?? shippedRun(data, cwd, places.runsDirectory);
+  const found = takenOverRun(progress, data) ?? shippedRun(data, cwd, places.runsDirectory);
   if (!found) return undefined;
   const release = claim(found.resumeFrom);
   return release ? { ...found, release } : undefined;
 }
 
 /** A job another worker on this machine had started, from the run folder its progress names. */
-function takenOverRun(progress: unknown, definitionHash: string, places: WorkerPlaces): { resumeFrom: string; resumeCwd: string } | undefined {
+function takenOverRun(progress: unknown, data: ItemJobData): { resumeFrom: string; resumeCwd: string } | undefined {
   const earlier = progress as Partial<ItemJobProgress> | undefined;
   if (typeof earlier?.runDirectory !== 'string' || typeof earlier.cwd !== 'string' || typeof earlier.runId !== 'string') return undefined;
   if (earlier.worker?.host !== hostname() || basename(earlier.runDirectory) !== earlier.runId || !safeRunId.test(earlier.runId)) return undefined;
-  if (!isInsideReal(places.runsDirectory, earlier.runDirectory) || !isDefinitionFolder(earlier.cwd, definitionHash, places.cacheDirectory)) return undefined;
-  if (!continuesInside(earlier.runDirectory, earlier.runId, earlier.cwd)) return undefined;
+  if (!isDefinitionFolder(earlier.cwd, data.definitionHash)) return undefined;
+  if (!continuesInside(earlier.runDirectory, earlier.runId, earlier.cwd, jobMarkerOf(data))) return undefined;
   return { resumeFrom: earlier.runDirectory, resumeCwd: earlier.cwd };
 }
 
@@ -79,26 +89,24 @@ function shippedRun(data: ItemJobData, cwd: string, runsDirectory: string): { re
   return undefined;
 }
 
-/** Whether the events in `runDirectory` are run `runId`'s, were cut short, and kept its workspace in a folder inside `cwd`. */
-function continuesInside(runDirectory: string, runId: string, cwd: string): boolean {
+/**
+ * Whether the events in `runDirectory` are run `runId`'s, were cut short, and kept its workspace in
+ * a folder inside `cwd`; with `job`, also whether a worker started the run for that job's item.
+ */
+function continuesInside(runDirectory: string, runId: string, cwd: string, job?: RunJobMarker): boolean {
   if (!continuesFromEvents(runDirectory)) return false;
   const { start } = readRecordedRun(join(runDirectory, 'events.jsonl'));
   const workspace = typeof start.workspace === 'string' && !isAbsolute(start.workspace) ? resolve(cwd, start.workspace) : undefined;
-  return start.runId === runId && workspace !== undefined && workspace !== cwd && isInside(cwd, workspace);
+  if (start.runId !== runId || workspace === undefined || workspace === cwd || !isInside(cwd, workspace)) return false;
+  if (!job) return true;
+  const marker = start.job as Partial<RunJobMarker> | undefined;
+  return marker?.batch === job.batch && marker.index === job.index && marker.definition === job.definition;
 }
 
-/** A materialised definition of this hash in this worker's cache. */
-function isDefinitionFolder(folder: string, definitionHash: string, cacheDirectory: string): boolean {
+/** A materialised definition of this hash, as a worker on this machine made it. */
+function isDefinitionFolder(folder: string, definitionHash: string): boolean {
   try {
-    return isInsideReal(cacheDirectory, folder) && basename(folder) === definitionHash.replace(/^sha256:/, '') && readFileSync(join(folder, '.complete'), 'utf8').trim() === definitionHash;
-  } catch {
-    return false;
-  }
-}
-
-function isInsideReal(root: string, path: string): boolean {
-  try {
-    return isInside(realpathSync(root), realpathSync(path));
+    return basename(folder) === definitionHash.replace(/^sha256:/, '') && readFileSync(join(folder, '.complete'), 'utf8').trim() === definitionHash;
   } catch {
     return false;
   }
