@@ -131,11 +131,13 @@ export function materialiseRunDefinition(definition: RunDefinition, expectedHash
     }
     writeFileSync(join(temporary, '.complete'), `${expectedHash}\n`);
     mkdirSync(dirname(folder), { recursive: true });
-    // Another worker on this machine may have finished it first; its copy is the same.
+    // Another worker on this machine may have finished it first, even between the look and the
+    // rename; its copy is the same.
     if (existsSync(folder)) rmSync(temporary, { recursive: true, force: true });
     else renameSync(temporary, folder);
   } catch (error) {
     rmSync(temporary, { recursive: true, force: true });
+    if (existsSync(join(folder, '.complete'))) return folder;
     throw error;
   }
   return folder;
