@@ -27,6 +27,7 @@ export function printBatchTable(report: BatchReport, write: (text: string) => vo
   write(`${[format(header), ...rows.map(format)].join('\n')}\n`);
   const exit = batch.exitCode === undefined ? '' : `, exit ${batch.exitCode}`;
   write(`batch ${batch.id} (${batch.recipe.name}): ${batch.status}${exit}; ${summary(batch.totals)}, ${(batch.totals.durationMs / 1000).toFixed(1)} s\n`);
+  if (batch.error) write(`the batch stopped: ${batch.error.message}\n`);
 }
 
 function oneLine(text: string): string {

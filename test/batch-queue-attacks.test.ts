@@ -397,6 +397,11 @@ describe.skipIf(missing !== undefined)('a Redis that refuses what the batch enqu
       expect(cli.exitCode).not.toBe(0);
       expect(JSON.parse(readFileSync(join(batchFolder(fixtureFolder), 'batch.json'), 'utf8')).status, cli.stderr).not.toBe('running');
       expect(cli.stderr).not.toMatch(/internal error|    at /);
+      expect(cli.stderr).toContain("did not take the batch's jobs");
+      const record = JSON.parse(readFileSync(join(batchFolder(fixtureFolder), 'batch.json'), 'utf8'));
+      expect(record).toMatchObject({ status: 'failure', exitCode: 1, error: { code: 'queue_failed' } });
+      const shown = await runCli(['batch', 'show', record.id], { cwd: fixtureFolder, env: batchEnvironment(server) });
+      expect(shown.stdout).toContain("the batch stopped: the queue's Redis at redis://127.0.0.1:");
     } finally {
       client.disconnect();
       await server.close();
