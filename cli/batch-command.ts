@@ -255,6 +255,8 @@ async function runSession(session: BatchSession, options: BatchOutputOptions): P
     written.push((await writeBatchHtmlReport(folder.directory, join(directory, htmlReportFileName), { redactor: redactorForPlan(session.plan, process.env) })).file);
     process.stderr.write(`reports: ${written.map((file) => relative(process.cwd(), file) || file).join(', ')}\n`);
   }
+  // What stopped the batch itself is the command's error, once its table and reports are out.
+  if (outcome.error !== undefined) throw outcome.error;
   return outcome.record.exitCode ?? 1;
 }
 

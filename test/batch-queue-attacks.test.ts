@@ -393,8 +393,10 @@ describe.skipIf(missing !== undefined)('a Redis that refuses what the batch enqu
     try {
       // Another application's key where BullMQ keeps its waiting list: every add fails.
       await client.set('manus:manus-batch-items:wait', 'not a list');
-      const cli = await runCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', redis.url, '--ci'], { cwd: fixtureFolder, env: batchEnvironment(server), timeoutMs: 60_000 });
+      const cli = await runCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', redis.url, '--ci', '--report', 'report'], { cwd: fixtureFolder, env: batchEnvironment(server), timeoutMs: 60_000 });
       expect(cli.exitCode).not.toBe(0);
+      // CI still gets its reports, every item in them not run.
+      expect(readFileSync(join(fixtureFolder, 'report', 'manus-junit.xml'), 'utf8')).toContain('tests="3"');
       expect(JSON.parse(readFileSync(join(batchFolder(fixtureFolder), 'batch.json'), 'utf8')).status, cli.stderr).not.toBe('running');
       expect(cli.stderr).not.toMatch(/internal error|    at /);
       expect(cli.stderr).toContain("did not take the batch's jobs");

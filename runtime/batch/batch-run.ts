@@ -79,6 +79,8 @@ export interface BatchRunInput {
 export interface BatchOutcome {
   record: BatchRecord;
   items: BatchItemRecord[];
+  /** What ended the batch itself in error (its queue refused it), when something did; `record.error` says so too. */
+  error?: unknown;
 }
 
 /** How long batch.json may lag behind items.jsonl while the batch runs. */
@@ -191,24 +193,22 @@ export async function runBatch(input: BatchRunInput): Promise<BatchOutcome> {
     },
   };
   delete record.error;
+  let failure: unknown;
   try {
     await input.executor.run(input.work, hooks);
   } catch (caught) {
-    // The batch ends as a failure that says why, and stays resumable; the caller reports the error.
+    // The batch ends as a failure that says why, with its items as they are, and stays resumable.
+    failure = caught;
     const error = asManusError(caught);
     record.error = { code: error.code, message: error.message };
-    record.finishedAt = new Date().toISOString();
-    record.exitCode = input.exitCodeFor('failure');
-    save('failure');
-    folder.close();
-    throw caught;
   } finally {
     input.signal.removeEventListener('abort', onInterrupt);
   }
   const ended = latest;
   const all = input.items.map((item) => ended.get(item.index));
-  const allSucceeded = all.every((item) => item?.status === 'success');
+  const allSucceeded = failure === undefined && all.every((item) => item?.status === 'success');
   const status: Exclude<BatchStatus, 'running'> = allSucceeded ? 'success'
+    : failure !== undefined ? 'failure'
     : stopReason === 'interrupted' ? 'interrupted'
     : stopReason ? 'budget-exhausted'
     : 'failure';
@@ -216,5 +216,5 @@ export async function runBatch(input: BatchRunInput): Promise<BatchOutcome> {
   record.exitCode = input.exitCodeFor(status);
   save(status);
   folder.close();
-  return { record, items: all.filter((item): item is BatchItemRecord => item !== undefined) };
+  return { record, items: all.filter((item): item is BatchItemRecord => item !== undefined), ...(failure !== undefined ? { error: failure } : {}) };
 }
