@@ -184,14 +184,17 @@ export async function batchResumeCommand(id: string, options: BatchOutputOptions
     const earlier = contents.items.get(input.index);
     if (earlier?.status === 'success') return [];
     // An item that was interrupted or killed while running continues from its events, when they
-    // are here: in the batch's folder, run in this process or returned by a worker.
-    const here = earlier?.runDirectory !== undefined && (earlier.worker === undefined || earlier.events?.stored === 'local');
+    // are here, in the batch's folder: run in this process, or returned by a worker and going back
+    // to a queue, whose workers take only their history. A worker's events never run here, where
+    // they would choose the recipe and settings.
+    const here = earlier?.runDirectory !== undefined && (earlier.worker === undefined || (earlier.events?.stored === 'local' && queue !== undefined));
     const runDirectory = here && isInside(directory, resolve(directory, earlier.runDirectory!)) ? resolve(directory, earlier.runDirectory!) : undefined;
     const resumeFrom = runDirectory && continuesFromEvents(runDirectory) ? runDirectory : undefined;
-    return [{ index: input.index, parameters: input.parameters, attemptsBefore: earlier?.attempts ?? 0, ...(resumeFrom ? { resumeFrom } : {}) }];
+    return [{ index: input.index, parameters: input.parameters, attemptsBefore: earlier?.attempts ?? 0, endedBefore: earlier !== undefined && earlier.status !== 'running', ...(resumeFrom ? { resumeFrom } : {}) }];
   });
   process.stderr.write(`resuming batch ${record.id}: ${work.length} of ${record.inputs.count} item(s) to run\n`);
   const folder = new BatchFolder(directory);
+  if (!queue && record.queue) process.stderr.write(`the batch ran on the queue ${record.queue}, whose password is not recorded; it resumes on this machine (give --queue to resume it there)\n`);
   if (queue) record.queue = displayQueueUrl(queue);
   else delete record.queue;
   return runSession({ folder, record, recipePath, inputs, earlier: contents.items, work, plan, definition, overrides, earlierDurationMs: record.totals.durationMs }, { ...options, queue });

@@ -5,6 +5,13 @@ import { HumanInputNeededError, InterruptedError, PermissionDeniedError, Provide
 
 export type RunStatus = LoopStatus | 'checks-failed' | 'provider-failed' | 'permission-denied' | 'needs-input' | 'tool-source-failed' | 'error';
 
+const runStatuses: ReadonlySet<string> = new Set<RunStatus>(['success', 'failure', 'budget-exhausted', 'stuck', 'interrupted', 'checks-failed', 'provider-failed', 'permission-denied', 'needs-input', 'tool-source-failed', 'error']);
+
+/** Whether `value` is one of the words a run ends with (for statuses read from elsewhere). */
+export function isRunStatus(value: unknown): value is RunStatus {
+  return typeof value === 'string' && runStatuses.has(value);
+}
+
 /** The status of a run that `error` ended: `error` for any kind without a status of its own. */
 export function failureStatus(error: ManusError): RunStatus {
   if (HumanInputNeededError.isInstance(error)) return 'needs-input';

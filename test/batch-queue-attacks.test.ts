@@ -76,6 +76,19 @@ describe('the npm packages a queued batch ships, from packages written by others
     expect(shippedText(definition)).not.toContain(secret);
   });
 
+  it("a pack's prompt file linked to a file of the project stops the batch instead of shipping it", async () => {
+    const project = fixture({
+      'recipe.yaml': 'version: 1\nname: attacks\nprompt: Do it.\npacks: [acme-prompts]\nagent:\n  tools: [terminate]\n',
+      '.env': `TOKEN=${secret}\n`,
+      'node_modules/acme-prompts/package.json': JSON.stringify({ name: 'acme-prompts', version: '1.0.0', manus: {} }),
+      'node_modules/acme-prompts/recipes/ask.yaml': 'version: 1\nname: ask\nprompt: { file: ../prompts/ask.md }\nagent:\n  tools: [terminate]\n',
+    });
+    mkdirSync(join(project, 'node_modules/acme-prompts/prompts'));
+    symlinkSync(join(project, '.env'), join(project, 'node_modules/acme-prompts/prompts/ask.md'));
+    const plan = await resolveRecipe('node_modules/acme-prompts/recipes/ask.yaml', { cwd: project, environment: { XDG_CONFIG_HOME: join(project, 'no-config') } });
+    expect(() => collectRunDefinition(plan, project)).toThrow(/ask\.md leads outside .*acme-prompts/);
+  });
+
   it("a link in an installed pack's plugins folder to a file outside the pack ships nothing from outside", async () => {
     const outside = fixture({ 'id_ed25519': `${secret}\n` });
     const project = fixture({
@@ -293,6 +306,42 @@ describe.skipIf(missing !== undefined)('what a worker continues from a job', () 
       await stopWorkers([first, second]);
       await server.close();
     }
+  });
+
+  it('stops at Ctrl-C with no worker left to take back an item a stopped worker handed back: interrupted, exit 130', async () => {
+    const fixture = writeBatchFixture({ items: 1 });
+    remove(fixture);
+    const server = await startBatchModel({ steps: 1, override: () => ({ delayMs: 30_000, content: 'never arrives' }) });
+    const worker = startWorker(redis, server, 1);
+    try {
+      const batch = spawnCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', redis.url, '--ci'], { cwd: fixture, env: batchEnvironment(server) });
+      await waitFor(() => chatRequests(server).length >= 1, 30_000, 'the item running on the worker');
+      await waitFor(() => readBatch(batchFolder(fixture)).lines.some((line) => line.status === 'running'), 10_000, 'the batch to hear the item started');
+      await stopWorkers([worker]);
+      batch.child.kill('SIGINT');
+      const { code } = await batch.closed;
+      expect(code, batch.stderr()).toBe(130);
+      const { record, latest } = readBatch(batchFolder(fixture));
+      expect(latest.get(0)).toMatchObject({ status: 'interrupted' });
+      expect(record.totals.running).toBe(0);
+    } finally {
+      await stopWorkers([worker]);
+      await server.close();
+    }
+  });
+
+  it('waits for a Redis that is not there yet, saying so, and stops at Ctrl-C with exit 130', async () => {
+    const fixture = writeBatchFixture({ items: 2 });
+    remove(fixture);
+    const absent = await startRedis();
+    await absent.stop();
+    const batch = spawnCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', absent.url, '--ci'], { cwd: fixture, env: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_API_KEY: 'unused', MANUS_MODEL: 'scripted-model' } });
+    await waitFor(() => batch.stderr().includes('is unreachable'), 15_000, 'the batch to say Redis is away');
+    batch.child.kill('SIGINT');
+    const { code } = await batch.closed;
+    expect(code, batch.stderr()).toBe(130);
+    expect(batch.stderr()).not.toMatch(/Unhandled error event|internal error/);
+    expect(JSON.parse(readFileSync(join(batchFolder(fixture), 'batch.json'), 'utf8'))).toMatchObject({ status: 'interrupted', totals: { pending: 2 } });
   });
 
   it("a job's events naming the definition folder itself (or another run's workspace) as the workspace are not continued", async () => {

@@ -44,8 +44,10 @@ export interface BatchRunSettings {
   retries: number;
   /** The inputs file's content hash: a resumed batch must see the same items. */
   inputsHash: string;
-  /** The job ids' session on the queue, so a resumed batch takes the results of jobs a killed one left. */
+  /** The job ids' session on the queue, the latest, so a resumed batch takes the results of jobs a killed one left. */
   queueSession?: string;
+  /** Every session's, oldest first: jobs one killed session took over from an earlier one keep that one's ids. */
+  queueSessions?: string[];
   /** Where the batch process runs, so a listing can tell a live batch from a killed one. */
   pid: number;
   host: string;

@@ -21,6 +21,8 @@ export interface ItemWork {
   resumeFrom?: string;
   /** Attempts earlier sessions of the batch made. */
   attemptsBefore: number;
+  /** Whether an earlier session recorded an outcome for it (which it then did not succeed with). */
+  endedBefore?: boolean;
 }
 
 /** Where an item ran, when not in this process. */
@@ -201,6 +203,22 @@ export async function runBatch(input: BatchRunInput): Promise<BatchOutcome> {
     failure = caught;
     const error = asManusError(caught);
     record.error = { code: error.code, message: error.message };
+    // Items it had started end with it: none is left running.
+    for (const item of [...latest.values()]) {
+      if (item.status !== 'running' || finished.has(item.index)) continue;
+      const { runId, startedAt, worker } = item;
+      hooks.finished(item.index, {
+        status: 'error',
+        answer: `the batch stopped: ${error.message}`,
+        usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+        durationMs: Date.now() - Date.parse(startedAt),
+        startedAt,
+        error: { code: error.code, message: error.message },
+        attempts: 0,
+        ...(runId ? { runId } : {}),
+        ...(worker ? { worker } : {}),
+      });
+    }
   } finally {
     input.signal.removeEventListener('abort', onInterrupt);
   }

@@ -14,6 +14,7 @@ import { packageRoot } from '../package-root.js';
 import { pluginFolderCandidates, type RunPlan } from '../config/resolve-recipe.js';
 import { ManusError, UsageError } from '../errors.js';
 import { promptFilesOf } from '../protected-paths.js';
+import { isInside } from '../workspace-paths.js';
 import { pluginDependencyFiles } from './plugin-dependencies.js';
 import { isNeverShipped, leadsInside } from './shipped-files.js';
 
@@ -86,6 +87,9 @@ export function collectRunDefinition(plan: RunPlan, cwd: string, options: RunDef
   }
   const shipped = new Map<string, string>();
   for (const file of files) {
+    // A pack's recipe and prompts, linked, lead only inside the pack; the project's inside its folder.
+    const owner = packs.find((pack) => isInside(pack.folder, resolve(file)));
+    insideOrRefused(file, owner?.realFolder ?? realRoot);
     const path = relative(root, resolve(file));
     if (path.startsWith('..') || isAbsolute(path)) {
       throw new UsageError(`${file} is outside the folder the batch runs in (${root}); a queued batch ships only the files under it, so run it from a folder that holds the recipe, its prompts and plugins`);
@@ -146,7 +150,8 @@ export function materialiseRunDefinition(definition: RunDefinition, expectedHash
 /** `path`, when it leads inside `boundary`; a folder or file the run needs that leads outside it stops the batch. */
 function insideOrRefused(path: string, boundary: string): string {
   if (!leadsInside(path, boundary)) {
-    throw new UsageError(`${path} leads outside ${boundary} (to ${realpathSync(path)}); a queued batch ships a pack's files only from inside the pack and the project's plugins only from inside the folder the batch runs in`);
+    const target = existsSync(path) ? realpathSync(path) : 'nothing';
+    throw new UsageError(`${path} leads outside ${boundary} (to ${target}); a queued batch ships a pack's files only from inside the pack and the project's own only from inside the folder the batch runs in`);
   }
   return path;
 }

@@ -1,8 +1,8 @@
 /**
- * A batch run on workers: its definition stored in Redis under its hash, its items enqueued as
- * BullMQ jobs, and each job followed until its result comes back, to be recorded once however
- * often it was tried. Events arrive compressed and go into the batch folder; events too large to
- * travel stay on the worker. Redis going away pauses the batch; it goes on when Redis is back.
+ * A batch run on workers: the connection to the queue's Redis, the BullMQ queue and its events,
+ * wired to the follower (./queue-follower.ts) that enqueues the items and records each result.
+ * Redis away pauses the batch with a message, from its start on; an interrupt while it waits
+ * ends the batch with nothing sent; a Redis that refuses the jobs ends it with a queue error.
  */
 import type { BatchRecord } from '../batch-folder.js';
 import type { ExecutorHooks, ItemExecutor, ItemWork } from '../batch-run.js';
@@ -10,7 +10,7 @@ import type { ItemRetryPolicy } from '../item-retry.js';
 import type { RunDefinition } from '../run-definition.js';
 import type { RecipeOverrides } from '../../config/resolve-recipe.js';
 import type { RunStatus } from '../../run-status.js';
-import { keyPrefix, queueName, type ItemJobProgress } from './queue-protocol.js';
+import { keyPrefix, queueName } from './queue-protocol.js';
 import { QueueError } from './queue-error.js';
 import { Follower } from './queue-follower.js';
 import { parseQueueUrl } from './redis-connection.js';
@@ -35,15 +35,7 @@ export class QueueExecutor implements ItemExecutor {
     const connection = parseQueueUrl(this.settings.url, this.settings.environment);
     const [{ Queue, QueueEvents }, { Redis }] = await Promise.all([import('bullmq'), import('ioredis')]);
     const redis = new Redis(connection.options);
-    // Events from the stream's present end, read before any job is added: a job finished before
-    // the listener's first read is still heard of, not left to the next full sweep.
-    const [newest] = await redis.xrevrange(`${keyPrefix}:${queueName}:events`, '+', '-', 'COUNT', 1).catch((error: Error) => {
-      redis.disconnect();
-      throw new QueueError(`the queue's Redis at ${connection.display} cannot be read: ${error.message}`, { cause: error });
-    });
-    const queue = new Queue(queueName, { connection: connection.options, prefix: keyPrefix });
-    const events = new QueueEvents(queueName, { connection: connection.options, prefix: keyPrefix, lastEventId: newest?.[0] ?? '0-0' });
-    const follower = new Follower(this.settings, hooks, redis, queue);
+    let follower: Follower | undefined;
     let unreachable = false;
     const onError = (error: Error) => {
       if (unreachable) return;
@@ -54,25 +46,56 @@ export class QueueExecutor implements ItemExecutor {
       if (!unreachable) return;
       unreachable = false;
       hooks.notice(`the queue's Redis at ${connection.display} is back; the batch goes on`);
-      follower.lookAgain();
+      follower?.lookAgain();
     };
     redis.on('error', onError);
     redis.on('ready', onReady);
+    // Events from the stream's present end, read before any job is added: a job finished before
+    // the listener's first read is still heard of, not left to the next full sweep. A Redis away
+    // at the start is waited for, as later; an interrupt meanwhile ends the batch with nothing sent.
+    const newest = await untilInterrupted(redis.xrevrange(`${keyPrefix}:${queueName}:events`, '+', '-', 'COUNT', 1), hooks.signal).catch((error: Error) => {
+      redis.disconnect();
+      throw new QueueError(`the queue's Redis at ${connection.display} cannot be read: ${error.message}`, { cause: error });
+    });
+    if (newest === undefined) {
+      redis.disconnect();
+      return;
+    }
+    const queue = new Queue(queueName, { connection: connection.options, prefix: keyPrefix });
+    const events = new QueueEvents(queueName, { connection: connection.options, prefix: keyPrefix, lastEventId: newest[0]?.[0] ?? '0-0' });
+    follower = new Follower(this.settings, hooks, redis, queue);
+    const following = follower;
     queue.on('error', onError);
     events.on('error', onError);
-    events.on('progress', ({ jobId, data }) => follower.progressed(jobId, data as unknown as ItemJobProgress));
-    events.on('completed', ({ jobId }) => void follower.look(jobId));
-    events.on('failed', ({ jobId }) => void follower.look(jobId));
+    events.on('progress', ({ jobId, data }) => following.progressed(jobId, data));
+    events.on('completed', ({ jobId }) => void following.look(jobId));
+    events.on('failed', ({ jobId }) => void following.look(jobId));
     try {
       try {
-        await follower.enqueue(work);
+        await following.enqueue(work);
       } catch (error) {
+        await following.abandon();
+        // A system call that failed (reading an item's events) is itself the error; Redis's is the queue's.
+        if ((error as NodeJS.ErrnoException).syscall !== undefined) throw error;
         throw new QueueError(`the queue's Redis at ${connection.display} did not take the batch's jobs: ${(error as Error).message}`, { cause: error });
       }
-      await follower.follow();
+      await following.follow().catch(async (error: unknown) => {
+        await following.abandon();
+        throw error;
+      });
     } finally {
       await Promise.allSettled([events.close(), queue.close()]);
       redis.disconnect();
     }
   }
+}
+
+/** The promise's value, or undefined once `signal` is aborted first. */
+function untilInterrupted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise<T | undefined>((resolve, reject) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

@@ -10,7 +10,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Job, Queue as BullQueue } from 'bullmq';
 import type { Redis as RedisClient } from 'ioredis';
 import type { ExecutorHooks, ItemWork } from '../batch-run.js';
-import { batchSpentKey, batchStopKey, definitionKey, definitionLifetimeSeconds, readItemJobResult, resumeEventsCapBytes, type ItemJobData, type ItemJobProgress, type ItemJobResult } from './queue-protocol.js';
+import { batchSpentKey, batchStopKey, definitionKey, definitionLifetimeSeconds, readItemJobResult, readWorker, resumeEventsCapBytes, safeRunId, type ItemJobData, type ItemJobProgress, type ItemJobResult } from './queue-protocol.js';
 import type { QueueExecutorSettings } from './queue-executor.js';
 
 /** How often the workers' spending and the batch's stop are looked at. */
@@ -29,14 +29,18 @@ interface JobSeen {
 /** Returned events are refused past this size, decompressed. */
 const returnedEventsLimitBytes = 512 * 1024 * 1024;
 
+/** How long a batch ending in error waits for Redis to take its stop. */
+const abandonWaitMs = 2000;
+
 /** A job that has gone from Redis while it was followed is enqueued again this many times at most. */
 const lostJobRequeues = 3;
 
-/** The jobs of one session of a batch, from enqueueing to their last result. */
 export class Follower {
   /** Each job still owed an outcome, with the data it was enqueued with. */
   private readonly outstanding = new Map<string, { item: ItemWork; data: ItemJobData }>();
   private readonly startedJobs = new Set<string>();
+  /** The run and worker each started job was last said to be in. */
+  private readonly announced = new Map<string, string>();
   private readonly looking = new Set<string>();
   private readonly requeues = new Map<string, number>();
   private stopSent = false;
@@ -66,19 +70,20 @@ export class Follower {
       .hset(batchSpentKey(record.id), { tokens: this.reportedSpent.tokens, cost: this.reportedSpent.cost })
       .expire(batchSpentKey(record.id), controlLifetimeSeconds)
       .exec();
-    // Jobs an earlier session of the batch left (its process was killed): their results are taken
-    // as they come, rather than the items run again.
-    const earlierSession = record.settings.queueSession;
+    // Jobs earlier sessions of the batch left (their process was killed): their results are taken
+    // as they come, rather than the items run again; not for an item whose outcome a session
+    // recorded already, whose job is only left over.
+    const earlierSessions = record.settings.queueSessions ?? (record.settings.queueSession ? [record.settings.queueSession] : []);
     const fresh: ItemWork[] = [];
     for (const item of work) {
-      const earlierJob = earlierSession ? await this.queue.getJob(`${record.id}-${earlierSession}-${item.index}`) : undefined;
-      const state = earlierJob ? await earlierJob.getState() : 'unknown';
-      if (earlierJob && ['completed', 'active', 'waiting', 'delayed', 'prioritized'].includes(state)) this.outstanding.set(earlierJob.id!, { item, data: earlierJob.data as ItemJobData });
+      const earlierJob = item.endedBefore ? undefined : await this.earlierJobOf(item, earlierSessions);
+      if (earlierJob) this.outstanding.set(earlierJob.id!, { item, data: earlierJob.data as ItemJobData });
       else fresh.push(item);
     }
     // A session of its own in each job id: a resumed batch's jobs are new jobs, not the finished ones.
     const session = randomBytes(3).toString('hex');
     record.settings.queueSession = session;
+    record.settings.queueSessions = [...earlierSessions, session];
     this.hooks.saveRecord();
     const deadline = record.budgets.maxTimeSeconds === undefined ? undefined : Date.now() + record.budgets.maxTimeSeconds * 1000;
     for (const item of work) if (item.resumeFrom) this.eventsOwners.set(basename(item.resumeFrom), item.index);
@@ -89,6 +94,16 @@ export class Follower {
       return { name: 'item', data, opts: this.jobOptions(jobId) };
     });
     for (let start = 0; start < jobs.length; start += 500) await this.queue.addBulk(jobs.slice(start, start + 500));
+  }
+
+  /** The newest job an earlier session left for the item that is still to end, or already ended unrecorded. */
+  private async earlierJobOf(item: ItemWork, sessions: readonly string[]): Promise<Job | undefined> {
+    for (const session of [...sessions].reverse()) {
+      const job = await this.queue.getJob(`${this.settings.record.id}-${session}-${item.index}`);
+      const state = job ? await job.getState() : 'unknown';
+      if (job && ['completed', 'active', 'waiting', 'delayed', 'prioritized'].includes(state)) return job;
+    }
+    return undefined;
   }
 
   private jobData(item: ItemWork, deadline: number | undefined): ItemJobData {
@@ -149,12 +164,34 @@ export class Follower {
     }
   }
 
-  progressed(jobId: string, progress: ItemJobProgress): void {
+  /**
+   * A job's progress, as Redis holds it: only a run id that names a folder of its own and a worker
+   * of the right shape are taken. The worker's run folder is a path on the worker: the item's line
+   * names the worker, not the path. A fault writing the line ends the batch.
+   */
+  progressed(jobId: string, progress: unknown): void {
     const entry = this.outstanding.get(jobId);
-    if (!entry || !progress?.runId) return;
-    this.startedJobs.add(jobId);
-    // The worker's run folder is a path on the worker: the item's line names the worker, not the path.
-    this.hooks.started(entry.item.index, { runId: progress.runId, worker: progress.worker });
+    const given = typeof progress === 'object' && progress !== null ? progress as Partial<Record<keyof ItemJobProgress, unknown>> : {};
+    const worker = readWorker(given.worker);
+    if (!entry || typeof given.runId !== 'string' || !safeRunId.test(given.runId) || !worker) return;
+    // Said once for each run a worker starts the item in.
+    const place = `${given.runId} ${worker.id}`;
+    if (this.announced.get(jobId) === place) return;
+    try {
+      this.hooks.started(entry.item.index, { runId: given.runId, worker });
+      this.announced.set(jobId, place);
+      this.startedJobs.add(jobId);
+    } catch (error) {
+      this.fault ??= error;
+      this.wakeUp();
+    }
+  }
+
+  /** Tells workers to stop the batch's items, as for an interrupt: the batch ends in error without following them. */
+  async abandon(): Promise<void> {
+    const stop = this.redis.set(batchStopKey(this.settings.record.id), 'interrupted', 'EX', controlLifetimeSeconds).catch(() => undefined);
+    // A Redis that does not answer is not waited for: the batch is ending anyway.
+    await Promise.race([stop, new Promise((resolve) => setTimeout(resolve, abandonWaitMs).unref())]);
   }
 
   /** Looks at one job now (an event said it ended). */
@@ -217,16 +254,20 @@ export class Follower {
   private async sendStop(): Promise<void> {
     const reason = this.hooks.signal.aborted ? 'interrupted' : 'budget-exhausted';
     await this.redis.set(batchStopKey(this.settings.record.id), reason, 'EX', controlLifetimeSeconds);
-    this.stopSent = true;
     for (const jobId of [...this.outstanding.keys()]) {
-      if (this.startedJobs.has(jobId)) continue;
       const job = await this.queue.getJob(jobId);
       const state = job ? await job.getState() : 'unknown';
-      if (state === 'waiting' || state === 'delayed' || state === 'prioritized' || state === 'unknown') {
-        await job?.remove().catch(() => undefined);
-        this.outstanding.delete(jobId);
-      }
+      if (state !== 'waiting' && state !== 'delayed' && state !== 'prioritized' && state !== 'unknown') continue;
+      const started = this.startedJobs.has(jobId);
+      // A started job gone from Redis is for the sweep to find lost.
+      if (!job && started) continue;
+      await job?.remove().catch(() => undefined);
+      // Handed back by a stopped worker, it ends as the batch does; never started, it stays pending.
+      if (job && started) this.recordSkipped(jobId, job, 'the batch was stopped before a worker took it up again');
+      else this.outstanding.delete(jobId);
     }
+    // Only once every waiting job is taken back: a sweep that failed half way tries again.
+    this.stopSent = true;
   }
 
   private async settle(jobId: string, { state, job }: JobSeen): Promise<void> {
@@ -236,7 +277,7 @@ export class Follower {
       if (state === 'unknown') return;
     }
     if (!job) return;
-    if (state === 'active' && !this.startedJobs.has(jobId) && isProgress(job.progress)) this.progressed(jobId, job.progress);
+    if (state === 'active') this.progressed(jobId, job.progress);
     if (state === 'completed') {
       const result = readItemJobResult(job.returnvalue);
       if (result) this.record(jobId, job, result);
@@ -362,14 +403,11 @@ export class Follower {
     }
     this.requeues.set(jobId, requeued + 1);
     this.startedJobs.delete(jobId);
+    this.announced.delete(jobId);
     this.hooks.notice(`item ${entry.item.index}'s job was no longer on the queue's Redis (did it restart without its data?); it is enqueued again`);
   }
 
   private wakeUp(): void {
     this.wake?.();
   }
-}
-
-function isProgress(value: unknown): value is ItemJobProgress {
-  return typeof value === 'object' && value !== null && typeof (value as ItemJobProgress).runId === 'string';
 }

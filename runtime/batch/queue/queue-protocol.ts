@@ -8,6 +8,7 @@ import type { ItemRunOutcome } from '../batch-item-run.js';
 import type { BatchItemRecord } from '../batch-folder.js';
 import type { ItemRetryPolicy } from '../item-retry.js';
 import type { CheckResult } from '../../checks/check-types.js';
+import { isRunStatus } from '../../run-status.js';
 
 export const queueName = 'manus-batch-items';
 /** BullMQ's keys and ours share one prefix, so one Redis can hold other applications' queues too. */
@@ -112,7 +113,7 @@ export function readItemJobResult(value: unknown): ItemJobResult | undefined {
 function readOutcome(value: unknown): ItemRunOutcome | undefined {
   if (!isRecord(value)) return undefined;
   const { status, exitCode, answer, structured, usage, cost, durationMs, startedAt, checks, runId, runDirectory, error } = value;
-  if (typeof status !== 'string' || status === 'running' || typeof durationMs !== 'number' || typeof startedAt !== 'string') return undefined;
+  if (!isRunStatus(status) || typeof durationMs !== 'number' || typeof startedAt !== 'string') return undefined;
   if (exitCode !== undefined && !Number.isInteger(exitCode)) return undefined;
   if (!isRecord(usage) || !['promptTokens', 'completionTokens', 'totalTokens'].every((name) => typeof usage[name] === 'number')) return undefined;
   if (answer !== undefined && typeof answer !== 'string') return undefined;
@@ -125,19 +126,20 @@ function readOutcome(value: unknown): ItemRunOutcome | undefined {
     status,
     ...(exitCode !== undefined ? { exitCode: exitCode as number } : {}),
     ...(answer !== undefined ? { answer } : {}),
-    ...(structured !== undefined ? { structured } : {}),
+    // A copy: what the worker's JSON held, nothing shared with anything else.
+    ...(structured !== undefined ? { structured: structuredClone(structured) } : {}),
     usage: { promptTokens: usage.promptTokens as number, completionTokens: usage.completionTokens as number, totalTokens: usage.totalTokens as number },
     ...(cost !== undefined ? { cost } : {}),
     durationMs,
     startedAt,
-    ...(checks !== undefined ? { checks: checks as CheckResult[] } : {}),
+    ...(checks !== undefined ? { checks: (checks as CheckResult[]).map(({ name, kind, passed, skipped, detail, durationMs: checkMs }) => ({ name, kind, passed, ...(skipped === true ? { skipped } : {}), detail, durationMs: checkMs })) } : {}),
     ...(runId !== undefined ? { runId } : {}),
     ...(runDirectory !== undefined ? { runDirectory } : {}),
     ...(error !== undefined ? { error: { code: (error as { code: string }).code, message: (error as { message: string }).message } } : {}),
   };
 }
 
-function readWorker(value: unknown): NonNullable<BatchItemRecord['worker']> | undefined {
+export function readWorker(value: unknown): NonNullable<BatchItemRecord['worker']> | undefined {
   if (!isRecord(value) || typeof value.id !== 'string' || typeof value.host !== 'string' || typeof value.pid !== 'number') return undefined;
   return { id: value.id, host: value.host, pid: value.pid };
 }

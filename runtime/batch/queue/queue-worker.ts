@@ -2,8 +2,9 @@
  * A worker: takes batch items from the queue and runs them in this process, with what this machine
  * has (its model endpoint and key, sandbox, browser, the user's config and the grants given on its
  * command line; never grants from the queue). What it runs comes from the job's definition, checked
- * against its hash. A job taken over from a killed worker on this machine continues from its
- * events; elsewhere it starts again. Results go back with the events compressed, up to a cap.
+ * against its hash. A job taken over from a stopped or killed worker on this machine, or one that
+ * carries the events of a run cut short, continues that run (./worker-resumption.ts). Results go
+ * back with the events compressed, up to a cap.
  */
 import { existsSync, realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -122,9 +123,10 @@ export async function startQueueWorker(settings: QueueWorkerSettings): Promise<R
         if (reason === 'interrupted') abort.abort(new InterruptedError('the batch was interrupted'));
       });
       settings.log(`item ${data.index} of batch ${data.batchId}: started${job.attemptsStarted > 1 ? ` (attempt ${job.attemptsStarted})` : ''}`);
-      const continued = continuedRun(job.progress, data, cwd, settings);
+      let continued: ReturnType<typeof continuedRun>;
       let outcome: ItemRunOutcome;
       try {
+        continued = continuedRun(job.progress, data, cwd, settings);
         outcome = await runBatchItem({
           parameters: data.parameters,
           recipeFile,

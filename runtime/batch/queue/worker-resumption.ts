@@ -6,7 +6,7 @@
  * own definition; the second only in this worker's own runs folder. Either is continued by one job
  * at a time: a job cannot point a worker at other runs, nor two jobs share one.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -40,8 +40,8 @@ export interface ContinuedRun {
 /** Decompressed events a job carries are refused past this size. */
 const shippedEventsLimitBytes = 256 * 1024 * 1024;
 
-/** Held in a run folder while a worker continues the run: its host and process. */
-const claimFileName = '.worker-claim';
+/** A run folder's claims: one file a process, named by its host and pid, while it continues the run. */
+const claimPrefix = '.worker-claim-';
 
 /** The run this job continues, claimed for it, or undefined to start the item afresh. */
 export function continuedRun(progress: unknown, data: ItemJobData, cwd: string, places: WorkerPlaces): ContinuedRun | undefined {
@@ -113,26 +113,32 @@ function isDefinitionFolder(folder: string, definitionHash: string): boolean {
 }
 
 /**
- * Claims the run folder for this process, or returns undefined when a live process on this
- * machine holds it (this one included: two of its jobs may carry the same run). A claim whose
- * process is gone (a worker killed mid-item) is taken over.
+ * Claims the run folder for this process, or returns undefined when another live claim is there.
+ * Each process makes a file of its own, then looks for others: two claiming at once both see the
+ * other and both step back (each then starts its item afresh), so two never hold one run. A job of
+ * this process holding it already counts as another claim; a dead process's claim does not.
  */
 function claim(folder: string): (() => void) | undefined {
-  const file = join(folder, claimFileName);
-  const mine = `${hostname()} ${process.pid}\n`;
-  for (let tries = 0; tries < 2; tries += 1) {
-    try {
-      const handle = openSync(file, 'wx');
-      writeSync(handle, mine);
-      closeSync(handle);
-      return () => rmSync(file, { force: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return undefined;
-      const [host, pid] = readFileSync(file, 'utf8').trim().split(' ');
-      if (host === hostname() && isAlive(Number(pid))) return undefined;
-      unlinkSync(file);
-    }
+  const host = hostname();
+  const mine = join(folder, `${claimPrefix}${host}-${process.pid}`);
+  try {
+    closeSync(openSync(mine, 'wx'));
+  } catch {
+    // This process holds it (another of its jobs), or the folder cannot take a claim.
+    return undefined;
   }
+  const release = () => rmSync(mine, { force: true });
+  const others = readdirSync(folder).filter((name) => name.startsWith(claimPrefix) && join(folder, name) !== mine);
+  const live = others.filter((name) => {
+    const [claimHost, pid] = [name.slice(claimPrefix.length, name.lastIndexOf('-')), Number(name.slice(name.lastIndexOf('-') + 1))];
+    if (claimHost === host && !isAlive(pid)) {
+      rmSync(join(folder, name), { force: true });
+      return false;
+    }
+    return true;
+  });
+  if (live.length === 0) return release;
+  release();
   return undefined;
 }
 
