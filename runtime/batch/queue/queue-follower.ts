@@ -19,21 +19,18 @@ const sweepIntervalMs = 1000;
 const fullSweepIntervalMs = 5000;
 /** Control keys outlive the batch a day, so a late worker still sees that it stopped. */
 const controlLifetimeSeconds = 24 * 60 * 60;
+/** Returned events are refused past this size, decompressed. */
+const returnedEventsLimitBytes = 512 * 1024 * 1024;
+/** How long a batch ending in error waits for Redis to take its stop. */
+const abandonWaitMs = 2000;
+/** A job that has gone from Redis while it was followed is enqueued again this many times at most. */
+const lostJobRequeues = 3;
 
 /** What one look at a job found: its state, read before the job so a completed job holds its result. */
 interface JobSeen {
   state: Awaited<ReturnType<BullQueue['getJobState']>>;
   job: Job | undefined;
 }
-
-/** Returned events are refused past this size, decompressed. */
-const returnedEventsLimitBytes = 512 * 1024 * 1024;
-
-/** How long a batch ending in error waits for Redis to take its stop. */
-const abandonWaitMs = 2000;
-
-/** A job that has gone from Redis while it was followed is enqueued again this many times at most. */
-const lostJobRequeues = 3;
 
 export class Follower {
   /** Each job still owed an outcome, with the data it was enqueued with. */

@@ -57,7 +57,7 @@ function takenOverRun(progress: unknown, data: ItemJobData): { resumeFrom: strin
   if (typeof earlier?.runDirectory !== 'string' || typeof earlier.cwd !== 'string' || typeof earlier.runId !== 'string') return undefined;
   if (earlier.worker?.host !== hostname() || basename(earlier.runDirectory) !== earlier.runId || !safeRunId.test(earlier.runId)) return undefined;
   if (!isDefinitionFolder(earlier.cwd, data.definitionHash)) return undefined;
-  if (!continuesInside(earlier.runDirectory, earlier.runId, earlier.cwd, jobMarkerOf(data))) return undefined;
+  if (!continuesInside(earlier.runDirectory, earlier.runId, earlier.cwd) || !startedForJob(earlier.runDirectory, jobMarkerOf(data))) return undefined;
   return { resumeFrom: earlier.runDirectory, resumeCwd: earlier.cwd };
 }
 
@@ -89,17 +89,17 @@ function shippedRun(data: ItemJobData, cwd: string, runsDirectory: string): { re
   return undefined;
 }
 
-/**
- * Whether the events in `runDirectory` are run `runId`'s, were cut short, and kept its workspace in
- * a folder inside `cwd`; with `job`, also whether a worker started the run for that job's item.
- */
-function continuesInside(runDirectory: string, runId: string, cwd: string, job?: RunJobMarker): boolean {
+/** Whether the events in `runDirectory` are run `runId`'s, were cut short, and kept its workspace in a folder inside `cwd`. */
+function continuesInside(runDirectory: string, runId: string, cwd: string): boolean {
   if (!continuesFromEvents(runDirectory)) return false;
   const { start } = readRecordedRun(join(runDirectory, 'events.jsonl'));
   const workspace = typeof start.workspace === 'string' && !isAbsolute(start.workspace) ? resolve(cwd, start.workspace) : undefined;
-  if (start.runId !== runId || workspace === undefined || workspace === cwd || !isInside(cwd, workspace)) return false;
-  if (!job) return true;
-  const marker = start.job as Partial<RunJobMarker> | undefined;
+  return start.runId === runId && workspace !== undefined && workspace !== cwd && isInside(cwd, workspace);
+}
+
+/** Whether a worker started the run in `runDirectory` for the item `job` names. */
+function startedForJob(runDirectory: string, job: RunJobMarker): boolean {
+  const marker = readRecordedRun(join(runDirectory, 'events.jsonl')).start.job as Partial<RunJobMarker> | undefined;
   return marker?.batch === job.batch && marker.index === job.index && marker.definition === job.definition;
 }
 
