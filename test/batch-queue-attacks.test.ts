@@ -344,6 +344,38 @@ describe.skipIf(missing !== undefined)('what a worker continues from a job', () 
     expect(JSON.parse(readFileSync(join(batchFolder(fixture), 'batch.json'), 'utf8'))).toMatchObject({ status: 'interrupted', totals: { pending: 2 } });
   });
 
+  it("resumed on this machine, never continues an item from a worker's events: it starts it afresh and says where it resumes", async () => {
+    const fixture = writeBatchFixture({ items: 1 });
+    remove(fixture);
+    let stalled = true;
+    const server = await startBatchModel({ steps: 2, override: (_name, step) => (stalled && step === 1 ? { delayMs: 30_000, content: 'never arrives' } : undefined) });
+    const worker = startWorker(redis, server, 1);
+    try {
+      const batch = spawnCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', redis.url, '--ci'], { cwd: fixture, env: batchEnvironment(server) });
+      await waitFor(() => chatRequests(server).length >= 2, 30_000, 'the item waiting for its second step');
+      batch.child.kill('SIGINT');
+      expect((await batch.closed).code, batch.stderr()).toBe(130);
+      await stopWorkers([worker]);
+      const folder = batchFolder(fixture);
+      const interrupted = readBatch(folder).latest.get(0)!;
+      expect(interrupted).toMatchObject({ status: 'interrupted', events: { stored: 'local' } });
+      // As a queue whose password the record could not keep: the resume runs here.
+      const record = JSON.parse(readFileSync(join(folder, 'batch.json'), 'utf8'));
+      writeFileSync(join(folder, 'batch.json'), JSON.stringify({ ...record, queue: record.queue.replace('redis://', 'redis://:***@') }));
+      stalled = false;
+      const resumed = await runCli(['batch', 'resume', record.id, '--ci'], { cwd: fixture, env: batchEnvironment(server), timeoutMs: 60_000 });
+      expect(resumed.exitCode, resumed.stderr).toBe(0);
+      expect(resumed.stderr).toContain('it resumes on this machine');
+      const item = readBatch(folder).latest.get(0)!;
+      expect(item).toMatchObject({ status: 'success', answer: 'hello person-0' });
+      expect(item.runId).not.toBe(interrupted.runId);
+      expect(item.worker).toBeUndefined();
+    } finally {
+      await stopWorkers([worker]);
+      await server.close();
+    }
+  });
+
   it("a job's events naming the definition folder itself (or another run's workspace) as the workspace are not continued", async () => {
     const fixture = writeBatchFixture({ items: 2 });
     remove(fixture);
