@@ -99,13 +99,18 @@ const continuedStatuses: ReadonlySet<string> = new Set(['interrupted', 'provider
  * item afresh: the run was killed (no end), interrupted, or stopped by its provider.
  */
 export function continuesFromEvents(runDirectory: string): boolean {
+  return continuedRecording(runDirectory) !== undefined;
+}
+
+/** The recorded run in `runDirectory` when a batch continues it (as `continuesFromEvents` says), read once. */
+export function continuedRecording(runDirectory: string): RecordedRun | undefined {
   const file = join(runDirectory, 'events.jsonl');
-  if (!existsSync(file)) return false;
+  if (!existsSync(file)) return undefined;
   try {
     const recorded = readRecordedRun(file);
-    return recorded.end === undefined || continuedStatuses.has(String(recorded.end.status));
+    return recorded.end === undefined || continuedStatuses.has(String(recorded.end.status)) ? recorded : undefined;
   } catch {
     // No run-start: the run never began; it starts afresh.
-    return false;
+    return undefined;
   }
 }

@@ -96,8 +96,7 @@ export class Follower {
   /** The newest job an earlier session left for the item that is still to end, or already ended unrecorded. */
   private async earlierJobOf(item: ItemWork, sessions: readonly string[]): Promise<Job | undefined> {
     for (const session of [...sessions].reverse()) {
-      const job = await this.queue.getJob(`${this.settings.record.id}-${session}-${item.index}`);
-      const state = job ? await job.getState() : 'unknown';
+      const { state, job } = await this.see(`${this.settings.record.id}-${session}-${item.index}`);
       if (job && ['completed', 'active', 'waiting', 'delayed', 'prioritized'].includes(state)) return job;
     }
     return undefined;
@@ -252,8 +251,7 @@ export class Follower {
     const reason = this.hooks.signal.aborted ? 'interrupted' : 'budget-exhausted';
     await this.redis.set(batchStopKey(this.settings.record.id), reason, 'EX', controlLifetimeSeconds);
     for (const jobId of [...this.outstanding.keys()]) {
-      const job = await this.queue.getJob(jobId);
-      const state = job ? await job.getState() : 'unknown';
+      const { state, job } = await this.see(jobId);
       if (state !== 'waiting' && state !== 'delayed' && state !== 'prioritized' && state !== 'unknown') continue;
       const started = this.startedJobs.has(jobId);
       // A started job gone from Redis is for the sweep to find lost.

@@ -10,8 +10,8 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, 
 import { hostname } from 'node:os';
 import { basename, isAbsolute, join, resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { readRecordedRun } from '../../recorded-run.js';
-import { continuesFromEvents } from '../../run-resumption.js';
+import type { RunEvent } from '../../recorded-run.js';
+import { continuedRecording } from '../../run-resumption.js';
 import { isInside } from '../../workspace-paths.js';
 import { safeRunId, type ItemJobData, type ItemJobProgress } from './queue-protocol.js';
 
@@ -57,7 +57,8 @@ function takenOverRun(progress: unknown, data: ItemJobData): { resumeFrom: strin
   if (typeof earlier?.runDirectory !== 'string' || typeof earlier.cwd !== 'string' || typeof earlier.runId !== 'string') return undefined;
   if (earlier.worker?.host !== hostname() || basename(earlier.runDirectory) !== earlier.runId || !safeRunId.test(earlier.runId)) return undefined;
   if (!isDefinitionFolder(earlier.cwd, data.definitionHash)) return undefined;
-  if (!continuesInside(earlier.runDirectory, earlier.runId, earlier.cwd) || !startedForJob(earlier.runDirectory, jobMarkerOf(data))) return undefined;
+  const start = continuableStart(earlier.runDirectory, earlier.runId, earlier.cwd);
+  if (!start || !startedForJob(start, jobMarkerOf(data))) return undefined;
   return { resumeFrom: earlier.runDirectory, resumeCwd: earlier.cwd };
 }
 
@@ -79,27 +80,30 @@ function shippedRun(data: ItemJobData, cwd: string, runsDirectory: string): { re
     return undefined;
   }
   if (existsSync(folder)) {
-    const same = existsSync(file) && readFileSync(file).equals(events) && continuesInside(folder, shipped.runId, cwd);
+    const same = existsSync(file) && readFileSync(file).equals(events) && continuableStart(folder, shipped.runId, cwd) !== undefined;
     return same ? { resumeFrom: folder, resumeCwd: cwd } : undefined;
   }
   mkdirSync(folder, { recursive: true });
   writeFileSync(file, events);
-  if (continuesInside(folder, shipped.runId, cwd)) return { resumeFrom: folder, resumeCwd: cwd };
+  if (continuableStart(folder, shipped.runId, cwd)) return { resumeFrom: folder, resumeCwd: cwd };
   rmSync(folder, { recursive: true, force: true });
   return undefined;
 }
 
-/** Whether the events in `runDirectory` are run `runId`'s, were cut short, and kept its workspace in a folder inside `cwd`. */
-function continuesInside(runDirectory: string, runId: string, cwd: string): boolean {
-  if (!continuesFromEvents(runDirectory)) return false;
-  const { start } = readRecordedRun(join(runDirectory, 'events.jsonl'));
+/**
+ * The start of the run in `runDirectory`, read once, when the events are run `runId`'s, were cut
+ * short, and kept its workspace in a folder inside `cwd`.
+ */
+function continuableStart(runDirectory: string, runId: string, cwd: string): RunEvent | undefined {
+  const start = continuedRecording(runDirectory)?.start;
+  if (!start) return undefined;
   const workspace = typeof start.workspace === 'string' && !isAbsolute(start.workspace) ? resolve(cwd, start.workspace) : undefined;
-  return start.runId === runId && workspace !== undefined && workspace !== cwd && isInside(cwd, workspace);
+  return start.runId === runId && workspace !== undefined && workspace !== cwd && isInside(cwd, workspace) ? start : undefined;
 }
 
-/** Whether a worker started the run in `runDirectory` for the item `job` names. */
-function startedForJob(runDirectory: string, job: RunJobMarker): boolean {
-  const marker = readRecordedRun(join(runDirectory, 'events.jsonl')).start.job as Partial<RunJobMarker> | undefined;
+/** Whether a worker began the run with this start for the item `job` names. */
+function startedForJob(start: RunEvent, job: RunJobMarker): boolean {
+  const marker = start.job as Partial<RunJobMarker> | undefined;
   return marker?.batch === job.batch && marker.index === job.index && marker.definition === job.definition;
 }
 
