@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeFixture, runCli } from './support/run-cli.js';
-import { manusOnPath, packTarball, scratchProject } from './support/scratch-project.js';
+import { addRuntimeDependencies, installForDevelopment, manusOnPath, packTarball, runtimeTarball, scratchProject } from './support/scratch-project.js';
 import { scriptedModelName, startScriptedModelServer, type ScriptedModelServer } from './support/scripted-model-server.js';
 
 const run = promisify(execFile);
@@ -54,6 +54,27 @@ describe('manus pack init', () => {
     expect(stdout).toContain('# pass 1');
     expect(stdout).toContain('# fail 0');
   });
+
+  it('passes its own test right after the runtime is installed into it from its tarball, with no manus on PATH', async () => {
+    const fresh = makeFixture({});
+    const init = await runCli(['pack', 'init', 'greetings'], { cwd: fresh });
+    expect(init.exitCode, init.stderr).toBe(0);
+    const pack = join(fresh, 'greetings');
+    // As `node --test` is run by hand: no manus on PATH (`npm test` would add node_modules/.bin).
+    const nodeTest = () => run(process.execPath, ['--test', 'test/'], {
+      cwd: pack,
+      env: { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: process.env.HOME },
+      timeout: 60_000,
+    }).catch((error: { stdout: string }) => error);
+    const before = await nodeTest();
+    expect(before.stdout).toContain('no manus command: install the runtime into this pack');
+    addRuntimeDependencies(pack);
+    installForDevelopment(pack, [runtimeTarball()]);
+    expect(JSON.parse(readFileSync(join(pack, 'package.json'), 'utf8')).devDependencies['manus-runtime']).toBeDefined();
+    const { stdout } = await nodeTest();
+    expect(stdout).toContain('# pass 1');
+    expect(stdout).toContain('# fail 0');
+  }, 240_000);
 
   it('installs from its tarball and runs as <package>/<recipe>', async () => {
     await made;

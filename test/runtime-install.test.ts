@@ -29,7 +29,7 @@ describe("the runtime's tarball", () => {
     expect(replay.json).toMatchObject({ status: 'success', steps: 5 });
     expect(replay.json.runDirectory.startsWith(join(project, '.manus', 'runs'))).toBe(true);
     expect(replay.stderr).toContain('replay matched the recording (5 steps)');
-  }, 180_000);
+  }, 240_000);
 });
 
 /**

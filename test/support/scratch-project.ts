@@ -67,11 +67,6 @@ export function installForDevelopment(folder: string, installs: string[]): void 
   npm(['install', '--save-dev', ...installs], folder);
 }
 
-/** `npm test` in a folder: its output, or a thrown error with it when the test fails. */
-export function npmTest(folder: string): string {
-  return npm(['test'], folder);
-}
-
 /**
  * Puts the runtime's production dependencies, as this checkout has them installed, into `folder`'s
  * node_modules (hard links where the file system allows, copies elsewhere), with their commands in
