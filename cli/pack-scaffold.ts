@@ -183,8 +183,8 @@ npx --no-install manus inspect ${name}       # what its recipes use and start, b
 npx --no-install manus run ${name}/hello --param name=Ada
 \`\`\`
 
-(\`--no-install\`: without the runtime installed, plain \`npx manus\` would fetch an unrelated package
-of that name.)
+(Without the runtime installed, npx without \`--no-install\` would fetch an unrelated package named
+\`manus\`.)
 
 ## Developing it
 

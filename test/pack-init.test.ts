@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeFixture, runCli } from './support/run-cli.js';
+import { makeFixture, repositoryRoot, runCli } from './support/run-cli.js';
 import { addRuntimeDependencies, installForDevelopment, manusOnPath, packTarball, runtimeTarball, scratchProject } from './support/scratch-project.js';
 import { scriptedModelName, startScriptedModelServer, type ScriptedModelServer } from './support/scripted-model-server.js';
 
@@ -35,6 +35,15 @@ describe('manus pack init', () => {
       peerDependenciesMeta: { 'manus-runtime': { optional: true } },
     });
     expect(manifest.dependencies).toBeUndefined();
+  });
+
+  it("uses in its recipe only check kinds that the README's section on checks documents", async () => {
+    await made;
+    const readme = readFileSync(join(repositoryRoot, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Checks, budgets and CI'), readme.indexOf('\n## ', readme.indexOf('## Checks, budgets and CI') + 1));
+    const kinds = [...readFileSync(join(folder, 'recipes', 'hello.yaml'), 'utf8').matchAll(/^ {2}- (\w+):/gm)].map((match) => match[1]);
+    expect(kinds).toEqual(['answer_matches']);
+    for (const kind of kinds) expect(section).toContain(`- ${kind}:`);
   });
 
   it('passes manus validate', async () => {

@@ -1,7 +1,8 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { packScaffold } from '../cli/pack-scaffold.js';
 import { makeFixture, repositoryRoot, runCli } from './support/run-cli.js';
 import { npmEnvironment, runtimeTarball, scratchProject } from './support/scratch-project.js';
 
@@ -30,6 +31,17 @@ describe("the runtime's tarball", () => {
     expect(replay.json.runDirectory.startsWith(join(project, '.manus', 'runs'))).toBe(true);
     expect(replay.stderr).toContain('replay matched the recording (5 steps)');
   }, 240_000);
+});
+
+describe('the commands the README and docs give', () => {
+  it('run manus with npx --no-install, which never fetches a package of that name from the registry', () => {
+    const documents = [join(repositoryRoot, 'README.md'), ...readdirSync(join(repositoryRoot, 'docs')).filter((name) => name.endsWith('.md')).map((name) => join(repositoryRoot, 'docs', name))];
+    const texts = [...documents.map((file) => [file, readFileSync(file, 'utf8')]), ['the README of manus pack init', packScaffold('@acme/greetings', '0.1.0')['README.md']]];
+    for (const [name, text] of texts) {
+      expect(text.match(/npx (?!--no-install )(?:-\S+ )*manus\b.*/g) ?? [], name).toEqual([]);
+    }
+    expect(readFileSync(join(repositoryRoot, 'README.md'), 'utf8')).toContain('## Install into your own project');
+  });
 });
 
 /**
