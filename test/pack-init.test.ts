@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeFixture, repositoryRoot, runCli } from './support/run-cli.js';
-import { addRuntimeDependencies, installForDevelopment, manusOnPath, packTarball, runtimeTarball, scratchProject } from './support/scratch-project.js';
+import { addRuntimeDependencies, installForDevelopment, manusOnPath, packTarball, runtimeDependenciesMissing, runtimeTarball, scratchProject } from './support/scratch-project.js';
 import { scriptedModelName, startScriptedModelServer, type ScriptedModelServer } from './support/scripted-model-server.js';
 
 const run = promisify(execFile);
@@ -14,6 +14,9 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
 });
+
+const missing = runtimeDependenciesMissing();
+if (missing) process.stdout.write(`the pack's test with the runtime installed is not run: ${missing}\n`);
 
 describe('manus pack init', () => {
   const root = makeFixture({});
@@ -64,7 +67,7 @@ describe('manus pack init', () => {
     expect(stdout).toContain('# fail 0');
   });
 
-  it('passes its own test right after the runtime is installed into it from its tarball, with no manus on PATH', async () => {
+  it.skipIf(missing !== undefined)('passes its own test right after the runtime is installed into it from its tarball, with no manus on PATH', async () => {
     const fresh = makeFixture({});
     const init = await runCli(['pack', 'init', 'greetings'], { cwd: fresh });
     expect(init.exitCode, init.stderr).toBe(0);

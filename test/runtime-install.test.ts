@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { packScaffold } from '../cli/pack-scaffold.js';
 import { makeFixture, repositoryRoot, runCli } from './support/run-cli.js';
-import { npmEnvironment, runtimeTarball, scratchProject } from './support/scratch-project.js';
+import { npmEnvironment, runtimeDependenciesMissing, runtimeTarball, scratchProject } from './support/scratch-project.js';
+
+const missing = runtimeDependenciesMissing();
+if (missing) process.stdout.write(`installing the runtime's tarball is not tested: ${missing}\n`);
 
 describe("the runtime's tarball", () => {
   it('holds the built command, its schemas, agents and built-in plugins, and none of the tests', () => {
@@ -15,7 +18,7 @@ describe("the runtime's tarball", () => {
     expect(entries.filter((entry) => /^package\/(test|bench|scripts|\.ci)\//.test(entry))).toEqual([]);
   });
 
-  it('installs into a new project, where `npx --no-install manus` runs the installed command: doctor and a replay', async () => {
+  it.skipIf(missing !== undefined)('installs into a new project, where `npx --no-install manus` runs the installed command: doctor and a replay', async () => {
     const project = scratchProject([runtimeTarball()], { runtimeDependencies: true });
     expect(realpathSync(join(project, 'node_modules', '.bin', 'manus'))).toBe(join(project, 'node_modules', 'manus-runtime', 'dist', 'bundle', 'main.js'));
     const npx = { cwd: project, command: ['npx', '--no-install', 'manus'], env: npmEnvironment(), timeoutMs: 90_000 };

@@ -76,11 +76,8 @@ export function installForDevelopment(folder: string, installs: string[]): void 
  * checkout followed, so nothing is left out but what does not run on this machine.
  */
 export function addRuntimeDependencies(folder: string): void {
-  const lock = JSON.parse(readFileSync(join(repositoryRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
   const added = new Set<string>();
-  for (const [path, entry] of Object.entries(lock.packages)) {
-    // Top-level packages only: a nested one comes with the folder it is nested in.
-    if (entry.dev || !/^node_modules\/(@[^/]+\/)?[^/]+$/.test(path) || !existsSync(join(repositoryRoot, path))) continue;
+  for (const path of runtimePackages().filter((path) => existsSync(join(repositoryRoot, path)))) {
     linkTree(join(repositoryRoot, path), join(folder, path));
     added.add(path.slice('node_modules/'.length));
   }
@@ -91,6 +88,22 @@ export function addRuntimeDependencies(folder: string): void {
     const owner = /^\.\.\/((?:@[^/]+\/)?[^/]+)\//.exec(target)?.[1];
     if (owner !== undefined && added.has(owner)) symlinkSync(target, join(folder, 'node_modules', '.bin', name));
   }
+}
+
+/** The runtime's production packages at the top of node_modules, from package-lock.json; a nested one comes with its parent. */
+function runtimePackages(): string[] {
+  const lock = JSON.parse(readFileSync(join(repositoryRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
+  return Object.entries(lock.packages).filter(([path, entry]) => !entry.dev && /^node_modules\/(@[^/]+\/)?[^/]+$/.test(path)).map(([path]) => path);
+}
+
+/**
+ * Why `addRuntimeDependencies` cannot stand in for the registry here, or undefined when it can: a
+ * package the runtime needs that is not installed in the checkout would have to be fetched.
+ */
+export function runtimeDependenciesMissing(): string | undefined {
+  const lock = JSON.parse(readFileSync(join(repositoryRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, { optional?: boolean }> };
+  const missing = runtimePackages().filter((path) => !lock.packages[path].optional && !existsSync(join(repositoryRoot, path)));
+  return missing.length === 0 ? undefined : `installing the runtime's tarball would need the registry for ${missing.join(', ')}, which npm install did not put in the checkout`;
 }
 
 /** A copy of a folder whose files are hard links to the original's where the file system allows it. */
