@@ -17,7 +17,8 @@ const target = resolve(process.argv[2] ?? 'dist/bundle');
 const outdir = `${target}.building-${process.pid}`;
 rmSync(outdir, { recursive: true, force: true });
 mkdirSync(outdir, { recursive: true });
-// A build that fails leaves the folder it was writing behind, and dist/bundle as it was.
+// The folder goes when the script ends: empty after a build, half-written after a failure that
+// leaves dist/bundle as it was.
 process.on('exit', () => rmSync(outdir, { recursive: true, force: true }));
 
 // Loaded only by the runs that need them, or shipped with native or WASM parts; all have a
