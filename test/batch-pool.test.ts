@@ -1,7 +1,8 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createBatchProgress } from '../cli/batch-progress.js';
+import { terminate } from './support/loop-fixture.js';
 import { runCli } from './support/run-cli.js';
 import { batchEnvironment, batchFolder, chatRequests, readBatch, spawnCli, startBatchModel, taskName, waitFor, writeBatchFixture } from './support/batch-fixture.js';
 import type { RecordedChatRequest, ScriptedModelServer } from './support/scripted-model-server.js';
@@ -185,6 +186,28 @@ describe('manus batch in one process', () => {
       expect(missing.exitCode).toBe(2);
       expect(missing.stderr).toContain('batch needs --inputs');
     });
+  });
+
+  it('runs a recipe whose plugins are beside its folder: only a queued batch ships files, so only it keeps to the folder', async () => {
+    const fixture = writeBatchFixture({ items: 2 });
+    const folder = join(fixture, 'batch');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'item.yaml'), readFileSync(join(fixture, 'recipe.yaml'), 'utf8').replace('plugins: [./tools]', 'plugins: [../tools]'));
+    renameSync(join(fixture, 'items.jsonl'), join(folder, 'items.jsonl'));
+    // Item 1 fails, so that the batch has something left to resume.
+    await withModel({ steps: 1, override: (name, step) => (name === 'person-1' && step === 1 ? terminate('no', 'failure') : undefined) }, async (server) => {
+      const result = await runCli(['batch', 'item.yaml', '--inputs', 'items.jsonl', '--json'], { cwd: folder, env: batchEnvironment(server) });
+      expect(result.exitCode, result.stderr).toBe(1);
+      expect(result.json.batch).toMatchObject({ totals: { items: 2, succeeded: 1, failed: 1 } });
+      const { record } = readBatch(batchFolder(folder));
+      // The plugins outside the folder are part of what the batch pinned: changing them is noticed.
+      writeFileSync(join(fixture, 'tools', 'test-tools.ts'), `${readFileSync(join(fixture, 'tools', 'test-tools.ts'), 'utf8')}\n// changed\n`);
+      const resumed = await runCli(['batch', 'resume', record.id], { cwd: folder, env: batchEnvironment(server) });
+      expect(resumed.stderr).toContain('changed since batch');
+    });
+    const queued = await runCli(['batch', 'item.yaml', '--inputs', 'items.jsonl', '--queue', 'redis://127.0.0.1:9/0'], { cwd: folder });
+    expect(queued.exitCode).toBe(2);
+    expect(queued.stderr).toMatch(/tools leads outside .*a queued batch ships/);
   });
 
   it('draws one progress line in place on a terminal, with a line above it for each item that did not succeed', () => {
