@@ -406,7 +406,7 @@ describe('manus runs <id>', () => {
     );
     expect(transcript).toContain('\nStep 3\n  assistant: Wrote index.html.\n\nChecks after attempt 2: 1 passed, 0 failed\n');
     expect(transcript).toContain(
-      '\nEnd: success (exit code 0)\n  steps: 3, tokens: 1,545 (1,200 prompt, 345 completion), duration: 4.2 s\n  files: index.html\nAnswer:\n  The site is built:\n  index.html\n',
+      '\nEnd: success (exit code 0)\n  steps: 3, tokens: 1,545 (1,200 prompt, 345 completion), cost: unknown, duration: 4.2 s\n  files: index.html\nAnswer:\n  The site is built:\n  index.html\n',
     );
     expect(transcript).not.toContain('not shown');
     expect(output.stderr()).toBe('');

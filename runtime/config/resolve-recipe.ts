@@ -14,6 +14,7 @@ import { didYouMean } from './did-you-mean.js';
 import { emptyAgentsConfig, loadAgentsFile, readModelProfile } from './load-agents.js';
 import { loadRecipeFile } from './load-recipe.js';
 import { mcpServerEnvironmentRequest, profileEndpointRequest, reviewRecipeTrust, trustRequestNote, type TrustRequest } from './recipe-requests.js';
+import { knownModelOf, unpricedModelProblem } from '../model/cost-budget-prices.js';
 import { defaultApiKeyEnv } from '../model/model-connection.js';
 import { renderTemplate } from './template.js';
 import type { TrustGrant } from './trust-grants.js';
@@ -251,13 +252,18 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
       if (options.reportTrust) diagnostics.push(trustRequestNote(request));
     }
   }
-  for (const each of uniqueProfiles([...setups.values()].map((setup) => setup.profile))) {
-    if ((overrides.maxCost ?? recipe.budgets.cost) === undefined || each.price) continue;
-    diagnostics.push({
-      severity: 'error',
-      message: `a cost budget needs prices: add price: { input_per_million, output_per_million } to the model profile '${each.name}'`,
-      location: each.location ?? { file: recipe.file },
-    });
+  if ((overrides.maxCost ?? recipe.budgets.cost) !== undefined) {
+    const checked = new Set<string>();
+    for (const { profile, modelOverride } of setups.values()) {
+      const model = knownModelOf(profile, modelOverride, environment);
+      const key = `${profile.name}\u0000${model?.model ?? ''}`;
+      if (checked.has(key)) continue;
+      checked.add(key);
+      // A model known only once the run connects (Ollama's first model) is checked then, before its first request.
+      if (!model && !profile.price) continue;
+      const problem = await unpricedModelProblem(profile, model);
+      if (problem) diagnostics.push({ severity: 'error', message: problem, location: profile.location ?? { file: recipe.file } });
+    }
   }
   if (diagnostics.some((diagnostic) => diagnostic.severity === 'error')) throw new ConfigError(diagnostics);
 

@@ -143,11 +143,15 @@ export interface ProfileYaml {
     [k: string]: string;
   };
   /**
-   * Token prices in US dollars per million tokens, for cost budgets.
+   * Token prices in US dollars per million tokens. Overrides the built-in price table, which knows the models of most hosted providers; a model it does not know needs this for a cost budget.
    */
   price?: {
     input_per_million: number;
     output_per_million: number;
+    /**
+     * Prompt tokens served from the provider's cache; charged as other input when left out.
+     */
+    cached_input_per_million?: number;
   };
   /**
    * Limits shared by every run in the process that uses this profile at the same endpoint and model. Requests wait for room instead of failing; a 429 from the provider slows all of them down.

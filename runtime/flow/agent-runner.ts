@@ -10,6 +10,8 @@ import { FinalAnswerSchema } from '../final-answer.js';
 import { ModelClient } from '../model/model-client.js';
 import { resolveModelConnection } from '../model/model-connection.js';
 import type { ChatModel, TokenUsage } from '../model/model-types.js';
+import { profilePriceBook } from '../model/pricing.js';
+import { addUsage, zeroUsage } from '../model/token-usage.js';
 import { redactingModel } from '../model/redacting-model.js';
 import { TokenCounter } from '../model/token-counter.js';
 import { UsageLedger } from '../model/usage-ledger.js';
@@ -22,7 +24,6 @@ import { defineTool, type AnyToolDefinition, type JsonSchema, type ToolContext, 
 import type { Toolbox } from '../toolbox.js';
 import { agentToolName } from './agent-tool-names.js';
 import { AgentToolbox } from './agent-toolbox.js';
-import { addUsage, zeroUsage } from './flow-budget.js';
 import type { FlowAgent } from './flow-plan.js';
 
 export interface AgentRunRequest {
@@ -79,7 +80,7 @@ export class AgentRunner {
       trace,
       tokenCounter: new TokenCounter(agent.profile.model ?? this.services.plan.profile.model ?? 'gpt-4o'),
       vision: agent.profile.vision,
-      prices: agent.profile.price,
+      prices: model.prices ?? profilePriceBook(agent.profile),
       contextWindow: agent.profile.contextWindow,
       resume: request.resume,
       signal: request.signal,

@@ -1,4 +1,8 @@
 import type { ChatMessage, JsonSchema } from '../tool.js';
+import type { PriceBook } from './pricing.js';
+import type { TokenUsage } from './token-usage.js';
+
+export type { TokenUsage };
 
 export interface ToolSpecification {
   type: 'function';
@@ -23,11 +27,6 @@ export interface RawToolCall {
   arguments: string;
 }
 
-export interface TokenUsage {
-  promptTokens: number;
-  completionTokens: number;
-  totalTokens: number;
-}
 
 export interface ModelReply {
   content: string | null;
@@ -36,6 +35,8 @@ export interface ModelReply {
   finishReason: string | null;
   usage?: TokenUsage;
   model: string;
+  /** The fallback profile that answered, when it was not the run's own. */
+  profile?: string;
   attempts: number;
   durationMs: number;
 }
@@ -43,6 +44,8 @@ export interface ModelReply {
 /** Anything that answers chat requests: the provider client, or recorded replies during a replay. */
 export interface ChatModel {
   complete(request: ModelRequest): Promise<ModelReply>;
+  /** The prices of the models that answer, when this model knows its endpoints. */
+  readonly prices?: PriceBook;
 }
 
 export interface RetryNotice {

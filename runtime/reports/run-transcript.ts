@@ -4,6 +4,7 @@
  * arguments and results are shortened unless `full` is set; the final answer never is.
  */
 import type { RunEventRecord, RunRecord, RunSummary } from '../run-history.js';
+import { describeCacheHits } from '../model/token-usage.js';
 import { truncateMiddle } from '../truncate.js';
 import { formatCount, formatDuration, formatLocalTime, formatTable } from './display-format.js';
 import { isRecord, numberField, recordField, textField } from './event-fields.js';
@@ -183,10 +184,12 @@ class Transcript {
     const exitCode = numberField(event.exitCode);
     if (event === this.lastEnd) this.flow();
     this.line(`\nEnd: ${textField(event.status) ?? 'unknown'}${exitCode === undefined ? '' : ` (exit code ${exitCode})`}`);
+    const promptTokens = numberField(usage?.promptTokens) ?? 0;
+    const cacheHits = describeCacheHits({ promptTokens, completionTokens: 0, totalTokens: 0, cachedPromptTokens: numberField(usage?.cachedPromptTokens) });
     const tokens = usage
-      ? `${formatCount(numberField(usage.totalTokens) ?? 0)} (${formatCount(numberField(usage.promptTokens) ?? 0)} prompt, ${formatCount(numberField(usage.completionTokens) ?? 0)} completion)`
+      ? `${formatCount(numberField(usage.totalTokens) ?? 0)} (${formatCount(promptTokens)} prompt, ${formatCount(numberField(usage.completionTokens) ?? 0)} completion${cacheHits ? `; ${cacheHits}` : ''})`
       : '0';
-    const cost = numberField(event.cost) === undefined ? '' : `, cost: $${(event.cost as number).toFixed(4)}`;
+    const cost = `, cost: ${numberField(event.cost) === undefined ? 'unknown' : `$${(event.cost as number).toFixed(4)}`}`;
     this.line(`  steps: ${numberField(event.steps) ?? 0}, tokens: ${tokens}${cost}, duration: ${formatDuration(numberField(event.durationMs))}`);
     if (event.exhaustedBudget) this.line(`  the ${String(event.exhaustedBudget)} budget ran out`);
     const error = recordField(event.error);
