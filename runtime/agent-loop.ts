@@ -317,7 +317,7 @@ async function runStep(state: LoopState, signal: AbortSignal): Promise<StepResul
     const tooLong = ProviderError.isInstance(error) && error.kind === 'context_too_long';
     if (!tooLong || !(await compact(state, 'context-too-long', undefined, signal))) throw error;
     requestMessages = [...state.history, ...ephemeral];
-    reply = await requestReply(state, requestMessages, signal);
+    reply = await requestReply(state, requestMessages, signal, { compacted: true });
   }
   state.addUsage(reply, requestMessages);
   await state.settlePrices();
@@ -332,6 +332,7 @@ async function runStep(state: LoopState, signal: AbortSignal): Promise<StepResul
     finishReason: reply.finishReason,
     usage: reply.usage,
     model: reply.model,
+    ...(reply.profile ? { profile: reply.profile } : {}),
     attempts: reply.attempts,
     durationMs: round(reply.durationMs),
   });
@@ -377,11 +378,14 @@ async function runStep(state: LoopState, signal: AbortSignal): Promise<StepResul
   return checkRepetition(state, turnSignature(reply.content, calls.map((call) => ({ name: call.name, arguments: call.input ?? call.argumentsText }))));
 }
 
-async function requestReply(state: LoopState, requestMessages: ChatMessage[], signal: AbortSignal): Promise<ModelReply> {
+async function requestReply(state: LoopState, requestMessages: ChatMessage[], signal: AbortSignal, retry: { compacted?: boolean } = {}): Promise<ModelReply> {
   const { settings } = state;
   settings.trace.emit('model-request', { step: state.step, messages: requestMessages.length, tools: state.toolSpecifications.length });
   return settings.model.complete({
     messages: requestMessages,
+    // History is append-only, so its messages open the next request too: the prefix a provider caches.
+    stableMessages: state.history.length,
+    ...retry,
     tools: settings.agent.toolChoice === 'none' ? undefined : state.toolSpecifications,
     toolChoice: settings.agent.toolChoice,
     parallelToolCalls: settings.agent.parallelToolCalls,

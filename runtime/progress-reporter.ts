@@ -72,6 +72,9 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
       case 'model-retry':
         line(paint('33', `  retrying the model request in ${(Number(data.delayMs) / 1000).toFixed(1)} s (${oneLine(String(data.reason), 120)})`));
         break;
+      case 'profile-switch':
+        line(paint('33', `  the model profile ${String(data.from)} gave way to ${String(data.to)} (${oneLine(String(data.reason), 120)})`));
+        break;
       case 'model-rate-wait':
         line(paint('33', `  the model request waited ${(Number(data.waitMs) / 1000).toFixed(1)} s for the profile's rate limit (${String(data.limit)})`));
         break;

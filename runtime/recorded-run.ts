@@ -186,6 +186,8 @@ export interface RecordedReply {
   reasoning?: string;
   finishReason: string | null;
   usage?: TokenUsage;
+  /** The fallback profile that gave it, when not the run's own. */
+  profile?: string;
 }
 
 /** The model's replies in the order the run received them. */
@@ -200,6 +202,7 @@ export function recordedReplies(run: RecordedRun): RecordedReply[] {
       reasoning: event.reasoning,
       finishReason: event.finishReason ?? null,
       usage: event.usage,
+      ...(typeof event.profile === 'string' ? { profile: event.profile } : {}),
     }));
 }
 

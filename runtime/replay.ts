@@ -93,6 +93,7 @@ export class RecordedModel implements ChatModel {
       finishReason: reply.finishReason,
       usage: reply.usage,
       model: 'recorded',
+      ...(reply.profile ? { profile: reply.profile } : {}),
       attempts: 1,
       durationMs: 0,
     };

@@ -70,6 +70,9 @@ export function readModelProfile(name: string, raw: ProfileYaml = {}): ModelProf
       outputPerMillion: raw.price.output_per_million,
       ...(raw.price.cached_input_per_million !== undefined ? { cachedInputPerMillion: raw.price.cached_input_per_million } : {}),
     },
+    fallback: raw.fallback ?? [],
+    fallbackCooldownSeconds: raw.fallback_cooldown_seconds ?? profileDefaults.fallback_cooldown_seconds,
+    cache: raw.cache ?? profileDefaults.cache,
     retry: readRetrySettings(raw.retry),
     rateLimit: raw.rate_limit && {
       requestsPerMinute: raw.rate_limit.requests_per_minute,

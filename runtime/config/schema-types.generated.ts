@@ -143,6 +143,18 @@ export interface ProfileYaml {
     [k: string]: string;
   };
   /**
+   * Profiles to move to, in order, when this one's provider fails after its retries with an exhausted quota, rate limits, server errors, timeouts or an unreachable endpoint, or when a conversation still too long after compaction fits a fallback's larger context_window. Never on a request's own fault or a rejected key.
+   */
+  fallback?: string[];
+  /**
+   * How long a run stays on a fallback before it tries this profile again.
+   */
+  fallback_cooldown_seconds?: number;
+  /**
+   * automatic: the provider caches prompt prefixes itself (OpenAI, DeepSeek, most others). explicit: the endpoint needs cache markers (Anthropic through OpenAI-compatible gateways); they are put on the system prompt and the last stored message.
+   */
+  cache?: 'automatic' | 'explicit';
+  /**
    * Token prices in US dollars per million tokens. Overrides the built-in price table, which knows the models of most hosted providers; a model it does not know needs this for a cost budget.
    */
   price?: {

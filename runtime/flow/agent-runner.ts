@@ -7,12 +7,10 @@
 import { runAgentLoop, type LoopOutcome, type LoopSettings, type ResumeState, type SharedBudget } from '../agent-loop.js';
 import type { RunBudgets, RunPlan } from '../config/resolve-recipe.js';
 import { FinalAnswerSchema } from '../final-answer.js';
-import { ModelClient } from '../model/model-client.js';
-import { resolveModelConnection } from '../model/model-connection.js';
+import { connectProfileModel } from '../model/profile-model.js';
 import type { ChatModel, TokenUsage } from '../model/model-types.js';
 import { profilePriceBook } from '../model/pricing.js';
 import { addUsage, zeroUsage } from '../model/token-usage.js';
-import { redactingModel } from '../model/redacting-model.js';
 import { TokenCounter } from '../model/token-counter.js';
 import { UsageLedger } from '../model/usage-ledger.js';
 import type { RunOptions } from '../run.js';
@@ -192,14 +190,8 @@ export class AgentRunner {
     const key = `${agent.profile.name}\u0000${agent.modelOverride ?? ''}`;
     let connected = this.models.get(key);
     if (!connected) {
-      connected = resolveModelConnection(agent.profile, options.environment, { modelOverride: agent.modelOverride }).then((connection) => {
-        const client = new ModelClient(connection, {
-          onRetry: (notice) => run.trace.emit('model-retry', { ...notice }),
-          onRateWait: (notice) => run.trace.emit('model-rate-wait', { ...notice }),
-        });
-        client.prepare();
-        return redactingModel(client, run.redactor);
-      });
+      connected = connectProfileModel(agent.profile, { environment: options.environment, modelOverride: agent.modelOverride, trace: run.trace, redactor: run.redactor })
+        .then(({ model: profileModel }) => profileModel);
       this.models.set(key, connected);
     }
     return connected;

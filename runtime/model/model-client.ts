@@ -14,6 +14,7 @@ import { classifyProviderFailure, retryDelay, type FailureClassification } from 
 import { StreamWatchdog } from './stream-watchdog.js';
 import { TokenCounter } from './token-counter.js';
 import { abortableSleep } from './abortable-sleep.js';
+import { withCacheMarkers } from './cache-markers.js';
 import { lazyPrices, singlePriceBook, type PriceBook } from './pricing.js';
 import { usageFromProvider } from './token-usage.js';
 
@@ -121,7 +122,8 @@ export class ModelClient implements ChatModel {
   private requestBody(request: ModelRequest): ChatCompletionCreateParams {
     const { connection } = this;
     const { profile } = connection;
-    const body: Record<string, unknown> = { model: connection.model, messages: request.messages };
+    const messages = profile.cache === 'explicit' ? withCacheMarkers(request.messages, request.stableMessages ?? request.messages.length) : request.messages;
+    const body: Record<string, unknown> = { model: connection.model, messages };
     if (request.tools && request.tools.length > 0) {
       body.tools = request.tools;
       body.tool_choice = request.toolChoice ?? 'auto';

@@ -14,6 +14,10 @@ export interface ModelRequest {
   tools?: ToolSpecification[];
   toolChoice?: 'auto' | 'required' | 'none';
   parallelToolCalls?: boolean;
+  /** How many leading messages are the stored conversation, the same in the next request; the rest are this step's. */
+  stableMessages?: number;
+  /** Sent again after the conversation was compacted because it was too long. */
+  compacted?: boolean;
   /** Ask for a JSON reply matching this schema (used by tools that extract structured data). */
   responseSchema?: JsonSchema;
   signal?: AbortSignal;

@@ -47,7 +47,29 @@ export function singlePriceBook(prices: () => Promise<TokenPrices | undefined>):
   return { pricesFor: () => prices() };
 }
 
-/** The prices of a profile whose endpoint is not connected (a replay): its own, or the table's for its model. */
-export function profilePriceBook(profile: { price?: TokenPrices; model?: string; baseUrl?: string }): PriceBook {
-  return singlePriceBook(lazyPrices(profile.price, { model: profile.model ?? '', baseUrl: profile.baseUrl }));
+interface PricedProfile {
+  name: string;
+  price?: TokenPrices;
+  model?: string;
+  baseUrl?: string;
+  fallbackProfiles?: PricedProfile[];
+}
+
+/**
+ * The prices of a profile whose endpoint is not connected (a replay, which keeps the profile each
+ * reply came from): its own or its fallbacks', each from `price:` or the table's for its model.
+ */
+export function profilePriceBook(profile: PricedProfile): PriceBook {
+  const books = new Map<string, () => Promise<TokenPrices | undefined>>();
+  const pricesOf = (each: PricedProfile) => {
+    let prices = books.get(each.name);
+    if (!prices) books.set(each.name, (prices = lazyPrices(each.price, { model: each.model ?? '', baseUrl: each.baseUrl })));
+    return prices();
+  };
+  return {
+    pricesFor: async (name) => {
+      const each = name === undefined ? profile : profile.fallbackProfiles?.find((fallback) => fallback.name === name);
+      return each ? pricesOf(each) : undefined;
+    },
+  };
 }

@@ -80,6 +80,8 @@ class Transcript {
         return this.toolResult(event);
       case 'model-retry':
         return this.line(`  (the model request failed: ${textField(event.reason) ?? 'unknown reason'}; retried after ${formatDuration(numberField(event.delayMs))})`);
+      case 'profile-switch':
+        return this.line(`  (the model profile ${textField(event.from) ?? '?'} gave way to ${textField(event.to) ?? '?'}: ${textField(event.reason) ?? 'no reason given'})`);
       case 'model-rate-wait':
         return this.line(`  (the model request waited ${formatDuration(numberField(event.waitMs))} for the rate limit: ${textField(event.limit) ?? 'unknown'})`);
       case 'stuck-nudge':

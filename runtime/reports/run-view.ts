@@ -236,6 +236,8 @@ export class RunViewBuilder {
         return this.stepEnd(event, path);
       case 'model-retry':
         return this.stepNote(event, path, `The model request failed (${textField(event.reason) ?? 'unknown reason'}) and was retried.`);
+      case 'profile-switch':
+        return this.stepNote(event, path, `The model profile ${textField(event.from) ?? '?'} gave way to ${textField(event.to) ?? '?'}: ${textField(event.reason) ?? 'no reason given'}.`);
       case 'model-rate-wait':
         return this.stepNote(event, path, `The model request waited ${Math.round(numberField(event.waitMs) ?? 0)} ms for the rate limit.`);
       case 'stuck-nudge':
