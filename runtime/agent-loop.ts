@@ -22,6 +22,7 @@ import type { RunFaultGuard } from './tool-fault-guard.js';
 import type { ImageRecorder } from './run-images.js';
 import type { AnyToolDefinition, ChatContentPart, ChatMessage, ToolContext, ToolImage, TraceWriter } from './tool.js';
 import { prepareCall, runToolCalls, type CallOutcome } from './tool-runner.js';
+import { ToolGuides } from './tool-guides.js';
 import { toolboxRevision } from './toolbox.js';
 
 export type BudgetName = 'steps' | 'tokens' | 'time' | 'cost';
@@ -163,6 +164,7 @@ class LoopState {
   readonly files = new Set<string>();
   readonly recentTools: string[][] = [];
   readonly promptBudget: PromptBudget;
+  readonly guides: ToolGuides;
   usage: TokenUsage = zeroUsage();
   /** Dollars spent on usage already priced. */
   cost = 0;
@@ -194,6 +196,8 @@ class LoopState {
     const offeredTools = settings.agent.toolChoice === 'none' ? [] : settings.tools.values();
     this.finishHint = finishHint(offeredTools, finishesOnText(settings));
     this.promptBudget = new PromptBudget(settings.budgets);
+    this.guides = new ToolGuides(settings.tools);
+    this.guides.recall(this.history);
     this.stuck = new StuckDetector(settings.agent.stuckAfter);
     this.errors = new ErrorStreak(settings.agent.errorStreak);
   }
@@ -366,7 +370,7 @@ async function runStep(state: LoopState, signal: AbortSignal): Promise<StepResul
     faults: settings.faults,
   });
   for (const outcome of outcomes) {
-    state.append({ role: 'tool', tool_call_id: outcome.call.id, content: outcome.result.content });
+    state.append({ role: 'tool', tool_call_id: outcome.call.id, content: state.guides.withGuide(outcome.call.name, outcome.result.content) });
     for (const file of outcome.result.files ?? []) state.files.add(file);
   }
   state.pendingImages = outcomes.flatMap((outcome) => outcome.result.images ?? []);
@@ -411,6 +415,7 @@ async function compact(state: LoopState, reason: string, tokensBefore: number | 
   if (!result) return false;
   if (result.usage) state.addTokens(result.usage);
   state.history = result.history;
+  state.guides.recall(state.history);
   settings.trace.emit('history-compacted', {
     step: state.step,
     reason,
@@ -430,6 +435,7 @@ function dropOldest(state: LoopState, reason: string, tokensBefore: number | und
   const dropped = dropOldestTurns(state.history, settings.agent.compaction.keepRecentMessages, fits);
   if (!dropped) return false;
   state.history = dropped.history;
+  state.guides.recall(state.history);
   settings.trace.emit('history-trimmed', {
     step: state.step,
     reason,
