@@ -20,17 +20,18 @@ const resultLimit = 800;
 const checkDetailLimit = 1200;
 
 export function formatRunTable(summaries: readonly RunSummary[]): string {
-  const header = ['ID', 'RECIPE', 'STATUS', 'STEPS', 'TOKENS', 'STARTED', 'DURATION'];
+  const header = ['ID', 'RECIPE', 'STATUS', 'STEPS', 'TOKENS', 'COST', 'STARTED', 'DURATION'];
   const rows = summaries.map((summary) => [
     summary.id,
     summary.recipe || '-',
     summary.status,
     String(summary.steps),
     formatCount(summary.totalTokens),
+    summary.cost === undefined ? '-' : `$${summary.cost.toFixed(4)}`,
     formatLocalTime(summary.started),
     formatDuration(summary.durationMs),
   ]);
-  return formatTable(header, rows, new Set([3, 4]));
+  return formatTable(header, rows, new Set([3, 4, 5]));
 }
 
 export function formatTranscript(run: RunRecord, options: TranscriptOptions = {}): string {
