@@ -274,7 +274,18 @@ class LoopState {
   }
 
   addUsage(reply: ModelReply, requestMessages: ChatMessage[]): void {
-    this.addTokens(reply.usage ?? this.estimateUsage(reply, requestMessages), reply.profile);
+    const usage = reply.usage ?? this.estimateUsage(reply, requestMessages);
+    if (reply.cost === undefined) return this.addTokens(usage, reply.profile);
+    this.usage = addUsage(this.usage, usage);
+    this.cost += reply.cost;
+    this.settings.sharedBudget?.spend({ usage, cost: reply.cost });
+  }
+
+  /** What one reply cost, for its event; undefined when its model's price is unknown. */
+  async costOfReply(reply: ModelReply): Promise<number | undefined> {
+    if (reply.cost !== undefined || !reply.usage || !this.settings.prices) return reply.cost;
+    const prices = reply.profile === undefined ? await this.loadDefaultPrices() : await this.settings.prices.pricesFor(reply.profile);
+    return prices ? costOf(reply.usage, prices) : undefined;
   }
 
   /** Counts tokens at once; their cost is added when they are priced, at the next `settlePrices`. */
@@ -325,6 +336,7 @@ async function runStep(state: LoopState, signal: AbortSignal): Promise<StepResul
   }
   state.addUsage(reply, requestMessages);
   await state.settlePrices();
+  const replyCost = await state.costOfReply(reply);
   if (state.promptBudget.limited) state.promptBudget.calibrate(count(), reply.usage?.promptTokens);
   // Arguments and answers are checked with ajv, which loads only now, while nothing else waits.
   await prepareJsonSchemas();
@@ -337,6 +349,7 @@ async function runStep(state: LoopState, signal: AbortSignal): Promise<StepResul
     usage: reply.usage,
     model: reply.model,
     ...(reply.profile ? { profile: reply.profile } : {}),
+    ...(replyCost !== undefined ? { cost: replyCost } : {}),
     attempts: reply.attempts,
     durationMs: round(reply.durationMs),
   });

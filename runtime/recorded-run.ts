@@ -188,6 +188,8 @@ export interface RecordedReply {
   usage?: TokenUsage;
   /** The fallback profile that gave it, when not the run's own. */
   profile?: string;
+  /** What it cost, as the run priced it. */
+  cost?: number;
 }
 
 /** The model's replies in the order the run received them. */
@@ -203,6 +205,7 @@ export function recordedReplies(run: RecordedRun): RecordedReply[] {
       finishReason: event.finishReason ?? null,
       usage: event.usage,
       ...(typeof event.profile === 'string' ? { profile: event.profile } : {}),
+      ...(typeof event.cost === 'number' ? { cost: event.cost } : {}),
     }));
 }
 

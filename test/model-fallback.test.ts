@@ -117,6 +117,19 @@ describe('a fallback chain in a run', () => {
     expect(result.json.cost).toBeCloseTo(1 + 10, 8);
   });
 
+  it('keeps each reply\'s profile in a replay, so the replay costs what the run did', async () => {
+    const usage = { prompt_tokens: 1_000_000, completion_tokens: 0 };
+    const { result, fixture } = await runWithFallback(
+      [{ ...echo('first'), usage }, { fault: { kind: 'status', status: 503 } }, { fault: { kind: 'status', status: 503 } }],
+      [{ ...terminate(), usage }],
+      { prices: true },
+    );
+    expect(result.exitCode, result.stderr).toBe(0);
+    const replay = await runCli(['replay', result.json.runId, '--json', '--trust', 'env'], { cwd: fixture, env: { OPENAI_API_KEY: 'test-key' } });
+    expect(replay.exitCode, replay.stderr).toBe(0);
+    expect(replay.json.cost).toBeCloseTo(result.json.cost, 8);
+  });
+
   it('needs the user\'s grant before a fallback from a shipped agents.yaml receives their key', async () => {
     const { result, backup } = await runWithFallback([{ fault: { kind: 'status', status: 503 } }], [terminate()], { trust: false });
     expect(result.exitCode).toBe(5);

@@ -41,6 +41,8 @@ export interface ModelReply {
   model: string;
   /** The fallback profile that answered, when it was not the run's own. */
   profile?: string;
+  /** What the reply cost, when that is known already (a recorded reply); otherwise the loop prices it. */
+  cost?: number;
   attempts: number;
   durationMs: number;
 }
