@@ -3,6 +3,7 @@
  * run. Plain lines when stderr is not a terminal (CI logs), dim colours when it is. Secrets are
  * hidden, in streamed text too, where one may arrive split across two pieces.
  */
+import { describeCacheHits, type TokenUsage } from './model/token-usage.js';
 import type { RunEventListener } from './run-trace.js';
 import type { SecretRedactor } from './secret-redaction.js';
 
@@ -71,6 +72,9 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
       case 'model-retry':
         line(paint('33', `  retrying the model request in ${(Number(data.delayMs) / 1000).toFixed(1)} s (${oneLine(String(data.reason), 120)})`));
         break;
+      case 'profile-switch':
+        line(paint('33', `  the model profile ${String(data.from)} gave way to ${String(data.to)} (${oneLine(String(data.reason), 120)})`));
+        break;
       case 'model-rate-wait':
         line(paint('33', `  the model request waited ${(Number(data.waitMs) / 1000).toFixed(1)} s for the profile's rate limit (${String(data.limit)})`));
         break;
@@ -90,9 +94,11 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
         line(paint('33', `warning: ${String(data.tool)} threw after its call ended: ${oneLine(String(data.message), 120)}`));
         break;
       case 'run-end': {
-        const usage = data.usage as { totalTokens: number };
+        const usage = data.usage as TokenUsage;
         const seconds = (Number(data.durationMs) / 1000).toFixed(1);
-        line(dim(`${String(data.status)} after ${String(data.steps)} step(s), ${usage.totalTokens} tokens, ${seconds} s`));
+        const cacheHits = describeCacheHits(usage);
+        const cost = typeof data.cost === 'number' ? `$${data.cost.toFixed(4)}` : 'cost unknown';
+        line(dim(`${String(data.status)} after ${String(data.steps)} step(s), ${usage.totalTokens} tokens${cacheHits ? ` (${cacheHits})` : ''}, ${cost}, ${seconds} s`));
         break;
       }
     }

@@ -143,6 +143,12 @@ export interface ToolDefinition<Input = Record<string, unknown>> {
    */
   sequential?: boolean | string;
   /**
+   * How to use the tool, at length (a family's actions, with examples): given to the model once, with
+   * the tool's first result, instead of with every request as the description is. It is given again
+   * after compaction has summarised away the result that carried it.
+   */
+  guide?: string;
+  /**
    * A successful call ends the run (`terminate`, a structured answer). Calls the model listed
    * after such a call in the same turn are skipped, not run.
    */

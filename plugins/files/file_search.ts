@@ -34,16 +34,11 @@ const maximumShownLineLength = 240;
 const parameters = {
   type: 'object',
   properties: {
-    pattern: { type: 'string', minLength: 1, description: 'Regular expression to look for in each line.' },
-    path: { type: 'string', description: 'Folder or file to search, relative to the workspace. Default: the workspace.' },
-    glob: { type: 'string', description: 'Only search files whose path matches this glob.' },
-    case_sensitive: { type: 'boolean', description: 'Match letter case exactly. Default: false.' },
-    max_results: {
-      type: 'integer',
-      minimum: 1,
-      maximum: 1000,
-      description: `Most matching lines to return. Default: ${defaultMaximumResults}.`,
-    },
+    pattern: { type: 'string', minLength: 1, description: 'JavaScript regular expression.' },
+    path: { type: 'string', description: 'Folder or file; default the workspace.' },
+    glob: { type: 'string', description: 'e.g. "src/**/*.py".' },
+    case_sensitive: { type: 'boolean', default: false },
+    max_results: { type: 'integer', minimum: 1, maximum: 1000, default: defaultMaximumResults },
   },
   required: ['pattern'],
 } as const;
@@ -52,11 +47,7 @@ type SearchInput = SchemaInput<typeof parameters>;
 
 export default defineTool({
   name: 'file_search',
-  description:
-    'Search file contents in the workspace with a regular expression (JavaScript syntax). Returns matching ' +
-    'lines as `path:line: text`. Skips .git, node_modules, binary files and symbolic links. Case-insensitive ' +
-    'unless case_sensitive is true. Narrow with path (a folder or file) and glob (for example "*.ts" or ' +
-    '"src/**/*.py", matched against the path below the searched folder).',
+  description: 'Search workspace file contents for a pattern; returns `path:line: text`.',
   parameters,
   async execute(input, context) {
     const expression = compilePattern(input.pattern, input.case_sensitive === true);

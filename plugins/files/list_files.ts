@@ -22,19 +22,12 @@ const unexpandedFolders = new Set(['.git', 'node_modules']);
 
 export default defineTool({
   name: 'list_files',
-  description:
-    'List files and folders in the workspace as a tree with sizes. Folders end with "/". Hidden files are ' +
-    'included; .git and node_modules are shown but not opened; symbolic links are shown, not followed.',
+  description: 'List workspace files and folders as a tree with sizes.',
   parameters: {
     type: 'object',
     properties: {
-      path: { type: 'string', description: 'Folder to list, relative to the workspace. Default: the workspace.' },
-      depth: {
-        type: 'integer',
-        minimum: 1,
-        maximum: 10,
-        description: `How many levels of folders to open. Default: ${defaultDepth}.`,
-      },
+      path: { type: 'string', description: 'Default the workspace.' },
+      depth: { type: 'integer', minimum: 1, maximum: 10, default: defaultDepth },
     },
   },
   async execute(input, context) {

@@ -8,6 +8,7 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { SecretRedactor } from '../secret-redaction.js';
+import { describeCacheHits } from '../model/token-usage.js';
 import { formatCount, formatDuration, formatLocalTime } from './display-format.js';
 import { htmlPage } from './html-page.js';
 import { escapeHtml } from './html-text.js';
@@ -97,8 +98,9 @@ export function headerHtml(run: RunView): string {
   facts.push(['Started', escapeHtml(formatLocalTime(run.startedAt))]);
   facts.push(['Duration', escapeHtml(formatDuration(run.durationMs))]);
   facts.push(['Steps', `<span id="run-steps">${run.steps.length}</span>${run.budgets.steps ? ` <span class="muted">of ${run.budgets.steps}</span>` : ''}`]);
-  facts.push(['Tokens', `${escapeHtml(formatCount(run.usage.totalTokens))} <span class="muted">(${escapeHtml(formatCount(run.usage.promptTokens))} prompt, ${escapeHtml(formatCount(run.usage.completionTokens))} completion)${run.budgets.tokens ? `, budget ${escapeHtml(formatCount(run.budgets.tokens))}` : ''}</span>`]);
-  if (run.cost !== undefined || run.budgets.cost !== undefined) facts.push(['Cost', `${run.cost === undefined ? '-' : `$${run.cost.toFixed(4)}`}${run.budgets.cost !== undefined ? ` <span class="muted">budget $${run.budgets.cost}</span>` : ''}`]);
+  const cacheHits = describeCacheHits(run.usage);
+  facts.push(['Tokens', `${escapeHtml(formatCount(run.usage.totalTokens))} <span class="muted">(${escapeHtml(formatCount(run.usage.promptTokens))} prompt, ${escapeHtml(formatCount(run.usage.completionTokens))} completion${cacheHits ? `; ${escapeHtml(cacheHits)}` : ''})${run.budgets.tokens ? `, budget ${escapeHtml(formatCount(run.budgets.tokens))}` : ''}</span>`]);
+  facts.push(['Cost', `${run.cost === undefined ? 'unknown <span class="muted">(no price for the model: add price: to its profile)</span>' : `$${run.cost.toFixed(4)}`}${run.budgets.cost !== undefined ? ` <span class="muted">budget $${run.budgets.cost}</span>` : ''}`]);
   if (run.attempts !== undefined && run.attempts > 1) facts.push(['Attempts', String(run.attempts)]);
   const parts = [
     `<h1>${escapeHtml(run.recipe.name || run.runId)} <span class="status status-${escapeHtml(statusClass(run.status))}">${escapeHtml(run.status)}</span></h1>`,
