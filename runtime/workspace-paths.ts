@@ -1,20 +1,22 @@
 /**
- * Workspace confinement for file tools. Every path a model supplies goes through
- * `resolveInWorkspace`, which resolves symbolic links before deciding, so a link cannot carry a
- * read or a write outside the workspace, and refuses writes to files that would let a run change
- * its own configuration, a repository's internals or a shell's start-up behaviour.
+ * Workspace confinement rules. `resolveInWorkspace` names a place by a checked path string, for
+ * uses where the path is handed on rather than opened by the runtime (the folder a sandboxed
+ * command starts in). Files the runtime itself reads or writes go through WorkspaceFiles
+ * (workspace-files.ts), which never opens a checked string again. The rules on which files would
+ * let a run change its own configuration, a repository's internals or a shell's start-up
+ * behaviour are shared by both.
  */
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ManusError, ToolError } from './errors.js';
 import type { ProtectedPaths } from './protected-paths.js';
-import type { ToolContext } from './tool.js';
 
 export type WorkspaceAccess = 'read' | 'write';
 
 export type WorkspacePathErrorCode =
   | 'path_invalid'
+  | 'path_hard_linked'
   | 'path_outside_workspace'
   | 'path_protected'
   | 'path_unresolvable';
@@ -106,7 +108,7 @@ export function resolveInWorkspace(
 
   if (options.access === 'write') {
     for (const candidate of [lexicalPath, realPath]) {
-      const reason = protectionReason(relative(workspaceReal, candidate));
+      const reason = workspaceProtectionReason(relative(workspaceReal, candidate));
       if (reason) {
         throw new WorkspacePathError(
           'path_protected',
@@ -133,18 +135,6 @@ export function resolveInWorkspace(
     }
   }
   return realPath;
-}
-
-/**
- * What file tools call for every path the model gives: confinement to the run's workspace and,
- * for writes, the run's protected paths wherever they lie.
- */
-export function resolveToolPath(
-  context: Pick<ToolContext, 'workspace' | 'protectedPaths'>,
-  requestedPath: string,
-  access: WorkspaceAccess,
-): string {
-  return resolveInWorkspace(context.workspace, requestedPath, { access, protectedPaths: context.protectedPaths });
 }
 
 /**
@@ -232,7 +222,7 @@ function readLinkIfAny(path: string): string | undefined {
 }
 
 /** Why a workspace-relative path may not be written, or undefined when it may. */
-function protectionReason(relativePath: string): string | undefined {
+export function workspaceProtectionReason(relativePath: string): string | undefined {
   if (relativePath === '') return undefined;
   // Compared in lower case because case-insensitive file systems treat ".GIT" as ".git".
   const segments = relativePath.split(sep).map((segment) => segment.toLowerCase());
