@@ -46,7 +46,15 @@ export class OpenFolder {
   /** Opens the sub-folder `name`; a link in its place fails with ELOOP, a file with ENOTDIR. */
   async openFolder(name: string): Promise<OpenFolder> {
     await this.refuseLinkWithoutDescriptors(name);
-    return new OpenFolder(await open(this.entry(name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW), join(this.path, name));
+    try {
+      return new OpenFolder(await open(this.entry(name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW), join(this.path, name));
+    } catch (error) {
+      // Linux reports a link refused with both flags as "not a directory"; callers need to tell a link.
+      if ((error as NodeJS.ErrnoException).code === 'ENOTDIR' && (await this.entryStatus(name).catch(() => undefined))?.isSymbolicLink()) {
+        throw Object.assign(new Error(`${name} is a symbolic link`), { code: 'ELOOP' });
+      }
+      throw error;
+    }
   }
 
   /** Opens the entry `name` with `flags` (O_NOFOLLOW is always added). */
