@@ -7,9 +7,9 @@
  * behaviour are shared by both.
  */
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ManusError, ToolError } from './errors.js';
+import { OpenFolder } from './open-folder.js';
 import type { ProtectedPaths } from './protected-paths.js';
 
 export type WorkspaceAccess = 'read' | 'write';
@@ -139,24 +139,33 @@ export function resolveInWorkspace(
 
 /**
  * Lists the workspace's regular files as relative paths with "/" separators, sorted. Skips `.git`
- * folders and the runtime's `.manus` folder at the root, and does not follow symbolic links.
+ * folders and the runtime's `.manus` folder at the root, and does not follow symbolic links: each
+ * folder is opened through the one above it, so one swapped for a link meanwhile is not entered.
  */
 export async function listWorkspaceFiles(workspace: string): Promise<string[]> {
-  const root = realpathSync(workspace);
   const files: string[] = [];
-  const pending: string[] = [''];
-  while (pending.length > 0) {
-    const folder = pending.pop() as string;
-    const entries = await readdir(join(root, folder), { withFileTypes: true });
-    for (const entry of entries) {
-      const relativePath = folder === '' ? entry.name : `${folder}/${entry.name}`;
+  const visit = async (folder: OpenFolder, path: string): Promise<void> => {
+    for (const entry of await folder.entries()) {
+      const relativePath = path === '' ? entry.name : `${path}/${entry.name}`;
       if (entry.isDirectory()) {
         if (entry.name === '.git' || relativePath === '.manus') continue;
-        pending.push(relativePath);
+        const subfolder = await folder.openFolder(entry.name).catch(() => undefined);
+        if (!subfolder) continue;
+        try {
+          await visit(subfolder, relativePath);
+        } finally {
+          await subfolder.close();
+        }
       } else if (entry.isFile()) {
         files.push(relativePath);
       }
     }
+  };
+  const root = await OpenFolder.open(realpathSync(workspace));
+  try {
+    await visit(root, '');
+  } finally {
+    await root.close();
   }
   return files.sort();
 }

@@ -1,7 +1,9 @@
 /**
  * The file editor models know from OpenManus: view, create, str_replace, insert and undo_edit.
- * Every path is confined to the workspace, and writes to the run's protected paths (plugin folders,
- * agents.yaml, the recipe, `.git/hooks`, hard links to any of them) are refused. Each file keeps its own undo history for the run, and
+ * Every file is opened through `context.files`, so no path leaves the workspace, even while the
+ * agent's processes swap folders for links, and writes to the run's protected paths (plugin
+ * folders, agents.yaml, the recipe, `.git/hooks`) and to files with other hard links are refused.
+ * Each file keeps its own undo history for the run, and
  * commands on one file run one after another even when a turn asks for several at once.
  */
 import { ToolError, defineTool, truncateMiddle } from 'manus-runtime';
