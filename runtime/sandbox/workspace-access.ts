@@ -82,9 +82,9 @@ export async function returnWorkspaceAccess(
     const target = kept ?? owner;
     await entry.changeOwner(target.uid, target.gid).catch(ignoreUnchangeable);
     if (information.isSymbolicLink()) return;
+    // A chown only clears bits, and only bits `lockedMode` clears too: no need to look again.
     const wanted = lockedMode(kept?.mode ?? information.mode, information.isDirectory());
-    const now = await entry.status().catch(() => undefined);
-    if (now && (now.mode & 0o7777) !== wanted) await entry.changeMode(wanted).catch(ignoreUnchangeable);
+    if ((information.mode & 0o7777) !== wanted) await entry.changeMode(wanted).catch(ignoreUnchangeable);
   });
   options.originalOwners?.clear();
 }
@@ -109,7 +109,6 @@ interface WorkspaceEntry {
   /** Absolute path it was reached by, for `skip` and the original owners. */
   path: string;
   information: Stats;
-  status(): Promise<Stats>;
   changeOwner(uid: number, gid: number): Promise<void>;
   changeMode(mode: number): Promise<void>;
 }
@@ -129,7 +128,6 @@ async function visitWorkspace(
     await visit({
       path,
       information: await folder.status(),
-      status: () => folder.status(),
       changeOwner: (uid, gid) => folder.changeOwner(uid, gid),
       changeMode: (mode) => folder.changeMode(mode),
     });
@@ -148,7 +146,6 @@ async function visitWorkspace(
       await visit({
         path: entryPath,
         information,
-        status: () => folder.entryStatus(name),
         changeOwner: (uid, gid) => lchown(folder.entry(name), uid, gid),
         changeMode: (mode) => changeFileMode(folder, name, mode),
       });
@@ -156,17 +153,30 @@ async function visitWorkspace(
     for (let start = 0; start < names.length; start += folderBatchSize) {
       await Promise.all(names.slice(start, start + folderBatchSize).map(visitEntry));
     }
-    for (const name of subfolders) {
+    const visitSubfolder = async (name: string): Promise<void> => {
       // A folder swapped for a link since it was looked at is not opened, so not followed.
       const subfolder = await folder.openFolder(name).catch(() => undefined);
-      if (!subfolder) continue;
+      if (!subfolder) return;
       try {
         await visitFolder(subfolder, join(path, name));
       } finally {
         await subfolder.close();
       }
+    };
+    // Sub-folders go in parallel while a slot is free and in turn otherwise, which bounds the
+    // folders held open without ever waiting for a slot (a parent holding one would deadlock).
+    const parallel: Array<Promise<void>> = [];
+    for (const name of subfolders) {
+      if (freeFolderSlots > 0) {
+        freeFolderSlots -= 1;
+        parallel.push(visitSubfolder(name).finally(() => (freeFolderSlots += 1)));
+      } else {
+        await visitSubfolder(name);
+      }
     }
+    await Promise.all(parallel);
   };
+  let freeFolderSlots = parallelFolders;
   const root = await OpenFolder.open(workspace);
   try {
     await visitFolder(root, workspace);
@@ -192,6 +202,8 @@ async function changeFileMode(folder: OpenFolder, name: string, mode: number): P
 
 /** Entries of one folder handled at once; bounds open files in a very wide folder. */
 const folderBatchSize = 64;
+/** Folders walked at once, each holding its descriptor open. */
+const parallelFolders = 32;
 
 /** True when `user` may pass through a folder with these owner and mode bits (groups are cleared). */
 export function userCanTraverse(user: SandboxUser, folder: { uid: number; gid: number; mode: number }): boolean {
