@@ -13,6 +13,7 @@ import { TokenCounter } from './model/token-counter.js';
 import type { RunOptions } from './run.js';
 import type { PreparedRun, RunModel, RunToolbox } from './run-preparation.js';
 import { sandboxForRun } from './sandbox/run-sandbox.js';
+import { WorkspaceFiles } from './workspace-files.js';
 import { imageRecorder } from './run-images.js';
 import { agentToolPrefix } from './flow/agent-tool-names.js';
 import type { ToolContext } from './tool.js';
@@ -143,6 +144,7 @@ function toolContexts(run: PreparedRun, plan: RunPlan, options: RunOptions, { mo
       sandboxSettings: run.sandboxSettings,
       sandbox: () => sandboxForRun(run),
       protectedPaths: run.protectedPaths,
+      files: new WorkspaceFiles(run.workspace, run.protectedPaths),
     };
   };
 }

@@ -7,6 +7,7 @@ import type { ProtectedPaths } from './protected-paths.js';
 import type { Sandbox } from './sandbox/sandbox-types.js';
 import type { SchemaInput } from './schema-input.js';
 import type { TrustGrant } from './config/trust-grants.js';
+import type { WorkspaceFiles } from './workspace-files.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -90,8 +91,13 @@ export interface HumanQuestionOptions {
 
 export interface ToolContext {
   runId: string;
-  /** Absolute, real path of the run's workspace; file tools confine themselves to it. */
+  /** Absolute, real path of the run's workspace, for showing paths; files are opened through `files`. */
   workspace: string;
+  /**
+   * The workspace's files, opened so that no path can be raced out of it: every read, write and
+   * listing of a workspace file goes through it, never through `node:fs` with a path string.
+   */
+  files: WorkspaceFiles;
   /** Absolute path of the run's folder (events, saved outputs, plans). */
   runDirectory: string;
   step: number;
@@ -118,7 +124,7 @@ export interface ToolContext {
   sandbox(): Promise<Sandbox>;
   /**
    * The paths the agent must not write (plugin folders, agents.yaml, the recipe, `.git/hooks`, ...).
-   * File tools get them applied through `resolveToolPath`; the run's sandbox mounts them read-only.
+   * `files` refuses to write them; the run's sandbox mounts them read-only.
    */
   protectedPaths?: ProtectedPaths;
 }

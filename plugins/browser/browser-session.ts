@@ -61,7 +61,7 @@ export class BrowserSession {
 
   private constructor(settings: BrowserSettings, files: WorkspaceFiles, browser: Browser, context: BrowserContext, ownsBrowser: boolean) {
     this.settings = settings;
-    this.workspace = files.workspace;
+    this.workspace = files.root;
     this.files = files;
     this.browser = browser;
     this.context = context;
@@ -74,7 +74,7 @@ export class BrowserSession {
 
   static async start(settings: BrowserSettings, files: WorkspaceFiles): Promise<BrowserSession> {
     const { browser, context, ownsBrowser } = await openBrowser(settings);
-    const session = new BrowserSession(settings, { workspace: files.workspace, protectedPaths: files.protectedPaths }, browser, context, ownsBrowser);
+    const session = new BrowserSession(settings, files, browser, context, ownsBrowser);
     try {
       context.setDefaultTimeout(settings.actionTimeoutMs);
       context.setDefaultNavigationTimeout(settings.navigationTimeoutMs);
@@ -349,7 +349,7 @@ export class BrowserSession {
 
   private ruleOptions(): RequestRuleOptions {
     return {
-      workspace: this.workspace,
+      files: this.files,
       domainRules: this.settings.domainRules,
       onRefused: (navigation) => this.notes.blocked.push(navigation),
     };

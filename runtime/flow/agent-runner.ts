@@ -18,6 +18,7 @@ import type { PreparedRun, RunModel } from '../run-preparation.js';
 import { RunResourceRegistry } from '../run-resources.js';
 import { imageRecorder } from '../run-images.js';
 import { sandboxForRun } from '../sandbox/run-sandbox.js';
+import { WorkspaceFiles } from '../workspace-files.js';
 import { defineTool, type AnyToolDefinition, type JsonSchema, type ToolContext, type TraceWriter } from '../tool.js';
 import type { Toolbox } from '../toolbox.js';
 import { agentToolName } from './agent-tool-names.js';
@@ -173,6 +174,7 @@ export class AgentRunner {
       sandboxSettings: run.sandboxSettings,
       sandbox: () => sandboxForRun(run),
       protectedPaths: run.protectedPaths,
+      files: new WorkspaceFiles(run.workspace, run.protectedPaths),
     };
   }
 

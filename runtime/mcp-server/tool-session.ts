@@ -20,6 +20,7 @@ import { RunResourceRegistry } from '../run-resources.js';
 import { RunTrace } from '../run-trace.js';
 import { newRunId, runsDirectoryFor } from '../run-preparation.js';
 import { sandboxForRun } from '../sandbox/run-sandbox.js';
+import { WorkspaceFiles } from '../workspace-files.js';
 import type { SecretRedactor } from '../secret-redaction.js';
 import type { AgentsConfig } from '../config/types.js';
 import type { SandboxSettings, ToolContext } from '../tool.js';
@@ -114,6 +115,7 @@ export class ToolSession {
       sandboxSettings: () => this.sandboxSettings(),
       sandbox: () => sandboxForRun({ resources: this.resources, sandboxSettings: () => this.sandboxSettings(), workspace: this.workspace, runDirectory: this.runDirectory, runId: this.runId, protectedPaths: this.protectedPaths }),
       protectedPaths: this.protectedPaths,
+      files: new WorkspaceFiles(this.workspace, this.protectedPaths),
     };
   }
 
