@@ -419,6 +419,17 @@ describe('manus mcp serve over stdio', () => {
     expect(existsSync(join(fixture, 'workspace'))).toBe(false);
   });
 
+  it('protects what a later run in a --workspace elsewhere would load', async () => {
+    const fixture = makeFixture({ 'agents.yaml': agentsYaml, 'project/notes.txt': 'first line\n' });
+    const { client } = await connectStdio(fixture, ['--workspace', 'project', '--sandbox', 'bwrap', '--tools', 'bash']);
+    const command = 'touch made.txt; echo x > agents.yaml; mkdir -p plugins && echo x > plugins/evil.ts; ls';
+    const result = (await client.callTool({ name: 'bash', arguments: { command } })) as CallToolResult;
+    expect(textOf(result)).toMatch(/protected/);
+    expect(existsSync(join(fixture, 'project', 'made.txt'))).toBe(true);
+    expect(existsSync(join(fixture, 'project', 'agents.yaml'))).toBe(false);
+    expect(existsSync(join(fixture, 'project', 'plugins', 'evil.ts'))).toBe(false);
+  });
+
   it('refuses a --workspace that is not a folder', async () => {
     const fixture = writeServeFixture();
     const result = await runCli(['mcp', 'serve', '--workspace', 'no-such-folder', '--tools', 'str_replace_editor'], { cwd: fixture });

@@ -2,7 +2,9 @@
  * The protected paths of a served connection: a run's, plus what the server itself loads. With
  * `--workspace .` the plugin folders and recipes being served lie inside the workspace, where a
  * served file tool or a command on the host could rewrite them, and the next start of the server
- * would load what the client wrote. So they are protected as a run protects its own recipe.
+ * would load what the client wrote. So they are protected as a run protects its own recipe. And a
+ * workspace elsewhere is a project where the user later runs manus: what a run there would load
+ * (its agents.yaml, plugins, packages) is protected as the current folder's is.
  */
 import { resolve } from 'node:path';
 import type { AgentsConfig, Recipe } from '../config/types.js';
@@ -18,6 +20,7 @@ export interface ServedSources {
 export function servedProtectedPaths(agentsConfig: AgentsConfig, served: ServedSources, places: ProtectedPathPlaces): ProtectedPath[] {
   const entries = [
     ...protectedPathsFor({ agentsConfig }, places),
+    ...(places.workspace === places.cwd ? [] : protectedPathsFor({ agentsConfig }, { ...places, cwd: places.workspace })),
     ...served.recipes.flatMap((recipe) => protectedPathsFor({ agentsConfig, recipe }, places)),
     ...served.pluginFolders.map((folder): ProtectedPath => ({
       path: canonicalPath(resolve(places.cwd, folder)),
