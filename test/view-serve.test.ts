@@ -152,10 +152,10 @@ describe('manus view --serve', () => {
     await page.evaluate(() => ((window as { __sameDocument?: boolean }).__sameDocument = true));
     appendFileSync(join(batch, 'items.jsonl'), itemLine(1));
     writeFileSync(join(batch, 'batch.json'), JSON.stringify({ version: 1, id: 'batch-live', recipe: { name: 'live-batch' }, status: 'success', totals: { items: 2, succeeded: 2, failed: 0 } }));
-    await page.locator('#batch-items tbody tr[data-index="1"]').waitFor({ timeout: 10_000 });
+    await page.locator('#batch-items tbody tr[data-item="2"]').waitFor({ timeout: 10_000 });
     expect(await page.locator('#batch-totals').textContent()).toBe('2 in all: 2 succeeded, 0 failed');
     expect(await page.evaluate(() => (window as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
-    await page.locator('tr[data-index="1"] a.item-report').click();
+    await page.locator('tr[data-item="2"] a.item-report').click();
     expect(await page.locator('h1').textContent()).toContain('item 2');
     expect(errors).toEqual([]);
   }, 30_000);
