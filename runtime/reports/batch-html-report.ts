@@ -58,7 +58,7 @@ export async function batchItemHtml(batch: BatchRecord, item: BatchItem, options
   const events = item.events?.stored === 'local' ? item.events.path : undefined;
   if (events && existsSync(events)) {
     const view = await loadRunView(events);
-    return runHtml(view, { runDirectory: dirname(events), redactor: options.redactor, outputDirectory: options.outputDirectory, backLink: options.backLink, live: options.live });
+    return runHtml(view, { runDirectory: dirname(events), redactor: options.redactor, workspace: itemWorkspace(batch, item), outputDirectory: options.outputDirectory, backLink: options.backLink, live: options.live });
   }
   const shown = options.redactor ? options.redactor.redactValue(item) : item;
   const where = shown.events?.stored === 'worker'
@@ -88,6 +88,14 @@ export async function batchItemHtml(batch: BatchRecord, item: BatchItem, options
   return htmlPage({ title: `${batch.recipe.name || batch.id} item ${itemNumber(shown.index)} - ${shown.status}`, body });
 }
 
+/**
+ * Where an item's run wrote its files: its recorded workspace, from the folder the batch ran in. A
+ * run on a worker recorded the worker's workspace, which names nothing here to link or read.
+ */
+function itemWorkspace(batch: BatchRecord, item: BatchItem): (recorded: string) => string | undefined {
+  return (recorded) => (item.worker === undefined && batch.cwd !== undefined ? resolve(batch.cwd, recorded) : undefined);
+}
+
 export async function batchHtml(record: BatchRecord, options: BatchHtmlOptions): Promise<string> {
   const batch = options.redactor ? options.redactor.redactValue(record) : record;
   const histogram = await durationHistogram(batch.items.map((item) => item.durationMs).filter((duration): duration is number => duration !== undefined));
@@ -101,8 +109,8 @@ export async function batchHtml(record: BatchRecord, options: BatchHtmlOptions):
     ['Created', escapeHtml(formatLocalTime(batch.createdAt))],
     ['Finished', escapeHtml(batch.finishedAt ? formatLocalTime(batch.finishedAt) : 'not yet')],
     ['Duration', escapeHtml(formatDuration(totals.durationMs))],
-    ['Concurrency', batch.concurrency === undefined ? '-' : String(batch.concurrency)],
-    ...(batch.queue ? [['Queue', escapeHtml(batch.queue)] as [string, string]] : []),
+    // On a queue, each worker runs as many items at once as it was started with.
+    ...(batch.queue ? [['Queue', escapeHtml(batch.queue)] as [string, string]] : [['Concurrency', batch.concurrency === undefined ? '-' : String(batch.concurrency)] as [string, string]]),
     ['Items', `<span id="batch-totals">${batchTotalsHtml(batch)}</span>`],
     ['Tokens', `${escapeHtml(formatCount(totals.totalTokens))} <span class="muted">(${escapeHtml(formatCount(totals.promptTokens))} prompt, ${escapeHtml(formatCount(totals.completionTokens))} completion)</span>`],
     ...(totals.cost === undefined ? [] : [['Cost', `$${totals.cost.toFixed(4)}`] as [string, string]]),
