@@ -96,7 +96,9 @@ export function headerHtml(run: RunView): string {
   facts.push(['Status', `<span class="status status-${escapeHtml(statusClass(run.status))}" id="run-status">${escapeHtml(run.status)}</span>${run.exhaustedBudget ? ` the ${escapeHtml(run.exhaustedBudget)} budget ran out` : ''}`]);
   if (run.exitCode !== undefined) facts.push(['Exit code', String(run.exitCode)]);
   facts.push(['Started', escapeHtml(formatLocalTime(run.startedAt))]);
-  facts.push(['Duration', escapeHtml(formatDuration(run.durationMs))]);
+  // A run still going lasts until now, not until its last event: a live page counts on from its start.
+  const going = !run.ended && run.startedAt !== undefined;
+  facts.push(['Duration', `<span id="run-duration"${going ? ` data-started-at="${escapeHtml(run.startedAt!)}"` : ''}>${escapeHtml(formatDuration(run.durationMs))}</span>`]);
   facts.push(['Steps', `<span id="run-steps">${run.steps.length}</span>${run.budgets.steps ? ` <span class="muted">of ${run.budgets.steps}</span>` : ''}`]);
   facts.push(['Tokens', `${escapeHtml(formatCount(run.usage.totalTokens))} <span class="muted">(${escapeHtml(formatCount(run.usage.promptTokens))} prompt, ${escapeHtml(formatCount(run.usage.completionTokens))} completion)${run.budgets.tokens ? `, budget ${escapeHtml(formatCount(run.budgets.tokens))}` : ''}</span>`]);
   if (run.cost !== undefined || run.budgets.cost !== undefined) facts.push(['Cost', `${run.cost === undefined ? '-' : `$${run.cost.toFixed(4)}`}${run.budgets.cost !== undefined ? ` <span class="muted">budget $${run.budgets.cost}</span>` : ''}`]);
