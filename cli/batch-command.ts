@@ -249,7 +249,7 @@ async function runSession(session: BatchSession, options: BatchOutputOptions): P
   }
   const report = batchReport(outcome.record, outcome.items);
   if (options.json) process.stdout.write(`${JSON.stringify(report)}\n`);
-  else printBatchTable(report, (text) => process.stdout.write(text));
+  else printBatchTable(report, (text) => process.stdout.write(text), session.inputs.items);
   if (outcome.record.status === 'interrupted') process.stderr.write(`batch ${record.id} was interrupted; continue it with: manus batch resume ${record.id}\n`);
   if (options.report) {
     const directory = resolve(options.report);

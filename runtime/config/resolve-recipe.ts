@@ -548,12 +548,16 @@ function mcpServerNotDeclared(agent: AgentConfig, tool: string, servers: readonl
   };
 }
 
+/** The code of a tool an agent lists that no plugin defines: an error in a run, a warning for an agents file alone. */
+export const unknownToolCode = 'unknown_tool';
+
 /** The error for a tool an agent lists but no plugin of the run defines. */
 export function toolNotAvailable(agent: AgentConfig, tool: string, available: Iterable<string>): Diagnostic {
   return {
     severity: 'error',
     message: `agent '${agent.name}' lists the tool '${tool}', which no plugin defines${didYouMean(tool, available)}`,
     location: agent.toolLocations[tool] ?? agent.location,
+    code: unknownToolCode,
   };
 }
 

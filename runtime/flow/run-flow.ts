@@ -13,6 +13,7 @@ import type { PreparedRun, RunModel, RunToolbox } from '../run-preparation.js';
 import type { ChatMessage, TraceWriter } from '../tool.js';
 import { AgentRunner } from './agent-runner.js';
 import { addUsage, zeroUsage } from '../model/token-usage.js';
+import { branchNames } from './branch-names.js';
 import { FlowBudget, withinBudgets } from './flow-budget.js';
 import { flowDefaults, type FlowStepDefinition } from './flow-definition.js';
 import type { FlowAgent, FlowPlan } from './flow-plan.js';
@@ -200,7 +201,8 @@ class FlowRun {
       if (!Array.isArray(items)) {
         return { status: 'failure', answer: '', reason: `for_each of the parallel step '${step.name}' gave ${describeValue(items)}, not a list` };
       }
-      branches = items.map((item, index) => ({ step: step.step!, path: `${path}/${index + 1}`, item }));
+      const names = branchNames(items);
+      branches = items.map((item, index) => ({ step: step.step!, path: `${path}/${names[index]}`, item }));
     } else {
       branches = (step.steps ?? []).map((child) => ({ step: child, path: `${path}/${child.name}`, item: scope.item, name: child.name }));
     }
