@@ -13,6 +13,7 @@ import type { RunBudgets } from './config/resolve-recipe.js';
 import type { ChatModel, ModelReply, ToolSpecification, TokenUsage } from './model/model-types.js';
 import { costOf, type PriceBook, type TokenPrices } from './model/pricing.js';
 import { addUsage, zeroUsage } from './model/token-usage.js';
+import type { OutsideSpending } from './model/usage-ledger.js';
 import type { TokenCounter } from './model/token-counter.js';
 import { ErrorStreak } from './error-streak.js';
 import { finishHint } from './finish-hint.js';
@@ -77,8 +78,8 @@ export interface LoopSettings {
   onTextDelta?: (text: string) => void;
   /** Catches tools' stray asynchronous errors during the run. */
   faults?: RunFaultGuard;
-  /** Tokens spent for the run outside the loop's own requests (an MCP server's sampling), taken each step. */
-  outsideUsage?: { take(): TokenUsage | undefined };
+  /** What was spent for the loop outside its own requests (an MCP server's sampling, agents called as tools), taken each step. */
+  outsideUsage?: { take(): OutsideSpending | undefined };
   /** Limits shared with other loops (a flow's steps): told what this loop spends, checked each step. */
   sharedBudget?: SharedBudget;
   /** Keeps the images the model is shown, for the run's report. */
@@ -95,7 +96,7 @@ export interface ResumeState {
   history: ChatMessage[];
   step: number;
   usage: TokenUsage;
-  /** What the usage cost, as recorded; priced again at the run's own prices when not recorded. */
+  /** What the usage cost, as recorded; undefined when part of it had no known price. */
   cost?: number;
   files: string[];
 }
@@ -172,6 +173,8 @@ class LoopState {
   private readonly unpriced = new Map<string, TokenUsage>();
   /** Whether some usage came from a model whose price is unknown. */
   private unknownPrice = false;
+  /** The run's own profile's prices, once they have been looked up. */
+  defaultPrices: TokenPrices | undefined;
   step = 0;
   corrections = 0;
   /** Images from the last step's tools, shown to a vision model once and then dropped. */
@@ -184,8 +187,9 @@ class LoopState {
     if (settings.resume) {
       this.step = settings.resume.step;
       this.usage = { ...settings.resume.usage };
-      if (settings.resume.cost !== undefined) this.cost = settings.resume.cost;
-      else this.unpriced.set('', { ...settings.resume.usage });
+      // Spent before, and counted then in any budget shared with other loops: never priced or spent again.
+      this.cost = settings.resume.cost ?? 0;
+      this.unknownPrice = settings.resume.cost === undefined && settings.resume.usage.totalTokens > 0;
       for (const file of settings.resume.files) this.files.add(file);
     }
     // A run stopped before its first messages were written (killed while it started) begins its
@@ -216,8 +220,13 @@ class LoopState {
   }
 
   takeOutsideUsage(): void {
-    const usage = this.settings.outsideUsage?.take();
-    if (usage) this.addTokens(usage);
+    const spent = this.settings.outsideUsage?.take();
+    if (!spent) return;
+    this.usage = addUsage(this.usage, spent.usage);
+    if (spent.unpriced.totalTokens > 0) this.unpriced.set('', addUsage(this.unpriced.get('') ?? zeroUsage(), spent.unpriced));
+    this.cost += spent.cost;
+    if (spent.unknownCost) this.unknownPrice = true;
+    this.settings.sharedBudget?.spend({ usage: spent.usage, cost: spent.cost });
   }
 
   /** Adds a message to history and to the events file, from which a resumed run rebuilds it. */
@@ -230,9 +239,6 @@ class LoopState {
   get knownCost(): number | undefined {
     return this.unknownPrice || !this.settings.prices ? undefined : this.cost;
   }
-
-  /** The run's own profile's prices, once they have been looked up. */
-  defaultPrices: TokenPrices | undefined;
 
   async loadDefaultPrices(): Promise<TokenPrices | undefined> {
     this.defaultPrices ??= await this.settings.prices?.pricesFor();
@@ -273,9 +279,12 @@ class LoopState {
     return { status, answer, steps: this.step, usage: { ...this.usage }, cost: this.knownCost, files: [...this.files], history: this.history, ...extra };
   }
 
-  addUsage(reply: ModelReply, requestMessages: ChatMessage[]): void {
+  addReplyUsage(reply: ModelReply, requestMessages: ChatMessage[]): void {
     const usage = reply.usage ?? this.estimateUsage(reply, requestMessages);
-    if (reply.cost === undefined) return this.addTokens(usage, reply.profile);
+    if (reply.cost === undefined) {
+      this.addTokens(usage, reply.profile);
+      return;
+    }
     this.usage = addUsage(this.usage, usage);
     this.cost += reply.cost;
     this.settings.sharedBudget?.spend({ usage, cost: reply.cost });
@@ -330,11 +339,13 @@ async function runStep(state: LoopState, signal: AbortSignal): Promise<StepResul
   } catch (error) {
     // A provider that says the conversation is too long gets one compaction and one more try.
     const tooLong = ProviderError.isInstance(error) && error.kind === 'context_too_long';
-    if (!tooLong || !(await compact(state, 'context-too-long', undefined, signal))) throw error;
+    if (!tooLong) throw error;
+    // Compaction comes first; what it cannot cure goes once more to a chain that may have a larger window.
+    if (!(await compact(state, 'context-too-long', undefined, signal)) && !settings.model.hasFallbacks) throw error;
     requestMessages = [...state.history, ...ephemeral];
     reply = await requestReply(state, requestMessages, signal, { compacted: true });
   }
-  state.addUsage(reply, requestMessages);
+  state.addReplyUsage(reply, requestMessages);
   await state.settlePrices();
   const replyCost = await state.costOfReply(reply);
   if (state.promptBudget.limited) state.promptBudget.calibrate(count(), reply.usage?.promptTokens);

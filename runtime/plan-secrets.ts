@@ -8,6 +8,8 @@ import { SecretRedactor } from './secret-redaction.js';
 
 export function redactorForPlan(plan: RunPlan, environment: Record<string, string | undefined>): SecretRedactor {
   const agents = [...(plan.flow?.agents.values() ?? []), ...plan.callableAgents.values()];
-  const profiles = new Map([plan.profile, ...agents.map((agent) => agent.profile)].map((profile) => [profile.name, profile]));
+  const used = [plan.profile, ...agents.map((agent) => agent.profile)];
+  // A fallback's keys are as secret as its profile's, whether or not the run ever moves to it.
+  const profiles = new Map(used.flatMap((profile) => [profile, ...(profile.fallbackProfiles ?? [])]).map((profile) => [profile.name, profile]));
   return SecretRedactor.forProfiles(profiles.values(), environment, mcpSecretVariables(plan));
 }

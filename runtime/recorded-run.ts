@@ -95,6 +95,8 @@ export function resumeStateOf(run: RecordedRun, answers: readonly string[] = [])
   let usage: TokenUsage = zeroUsage();
   let cost: number | undefined;
   let pendingUsage: TokenUsage | undefined;
+  // What replies after the last step-end cost, as recorded with each; undefined once one had no known price.
+  let pendingCost: number | undefined = 0;
   const files = new Set<string>();
   const finished = new Map<string, string>();
   const questions = new Map<string, string>();
@@ -112,11 +114,13 @@ export function resumeStateOf(run: RecordedRun, answers: readonly string[] = [])
       case 'model-response':
         step = Math.max(step, event.step as number);
         if (event.usage) pendingUsage = addUsage(pendingUsage ?? zeroUsage(), event.usage as TokenUsage);
+        pendingCost = pendingCost !== undefined && typeof event.cost === 'number' ? pendingCost + event.cost : undefined;
         break;
       case 'step-end':
         usage = { ...(event.usage as TokenUsage) };
         cost = typeof event.cost === 'number' ? event.cost : undefined;
         pendingUsage = undefined;
+        pendingCost = 0;
         break;
       case 'tool-call-end':
         finished.set(event.callId as string, String(event.content ?? ''));
@@ -135,10 +139,10 @@ export function resumeStateOf(run: RecordedRun, answers: readonly string[] = [])
       }
     }
   }
-  // Usage no step-end priced is priced again, with the rest, at the run's prices.
+  // Replies after the last step-end count with the cost each recorded; one without a known price makes it unknown.
   if (pendingUsage) {
     usage = addUsage(usage, pendingUsage);
-    cost = undefined;
+    cost = cost !== undefined && pendingCost !== undefined ? cost + pendingCost : undefined;
   }
   const remainingAnswers = [...answers];
   const interruptedCalls: Array<{ id: string; name: string }> = [];

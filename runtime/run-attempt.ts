@@ -8,7 +8,6 @@ import { attemptWithChecks, type AttemptsResult } from './checks/check-attempts.
 import type { RunPlan } from './config/resolve-recipe.js';
 import { requireCostBudgetPrices } from './model/cost-budget-prices.js';
 import { profilePriceBook } from './model/pricing.js';
-import { addUsage } from './model/token-usage.js';
 import { TokenCounter } from './model/token-counter.js';
 import type { RunOptions } from './run.js';
 import type { PreparedRun, RunModel, RunToolbox } from './run-preparation.js';
@@ -55,7 +54,7 @@ export async function attemptTask(run: PreparedRun, plan: RunPlan, options: RunO
 async function agentCalls(run: PreparedRun, plan: RunPlan, options: RunOptions, model: RunModel, toolbox: RunToolbox): Promise<Partial<LoopSettings>> {
   const called = plan.agent.tools.filter((name) => name.startsWith(agentToolPrefix)).map((name) => name.slice(agentToolPrefix.length));
   if (called.length === 0) return {};
-  const [{ AgentRunner, SpendingMeter }, { AgentToolbox }, { UsageLedger }] = await Promise.all([
+  const [{ AgentRunner, SpendingMeter }, { AgentToolbox }, { combineSpending, UsageLedger }] = await Promise.all([
     import('./flow/agent-runner.js'),
     import('./flow/agent-toolbox.js'),
     import('./model/usage-ledger.js'),
@@ -67,14 +66,7 @@ async function agentCalls(run: PreparedRun, plan: RunPlan, options: RunOptions, 
   return {
     tools: new AgentToolbox(toolbox.tools, 'all', new Map(tools.map((tool) => [tool.name, tool]))),
     sharedBudget: meter,
-    outsideUsage: {
-      take: () => {
-        const runUsage = run.outsideUsage.take();
-        const calls = calledUsage.take();
-        if (!calls) return runUsage;
-        return runUsage ? addUsage(runUsage, calls) : calls;
-      },
-    },
+    outsideUsage: { take: () => combineSpending(run.outsideUsage.take(), calledUsage.take()) },
   };
 }
 

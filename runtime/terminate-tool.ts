@@ -3,7 +3,7 @@ import { defineTool } from './tool.js';
 /** The `terminate` tool: the kernel's own, so every agent can end its run the same way. */
 export default defineTool({
   name: 'terminate',
-  description: 'Finish the task, with the final answer for the user in "message".',
+  description: 'Finish once the task is done or cannot be done, with the final answer for the user in "message".',
   parameters: {
     type: 'object',
     properties: {

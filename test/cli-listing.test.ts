@@ -65,7 +65,7 @@ describe('manus tools', () => {
     }
     expect(tools.find((tool) => tool.name === 'terminate')).toEqual({
       name: 'terminate',
-      description: expect.stringContaining('Finish the task'),
+      description: expect.stringContaining('Finish once the task is done'),
       parameters: {
         type: 'object',
         properties: {
@@ -99,7 +99,7 @@ describe('manus tools', () => {
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain('echo_text(text, times?)\n  Repeats a text.\n    text (string, required)\n    times (integer)\n  extra/echo.ts\n');
     expect(result.stdout).toContain(
-      'terminate(status, message?)\n  Finish the task, with the final answer for the user in "message".',
+      'terminate(status, message?)\n  Finish once the task is done or cannot be done, with the final answer for the user in "message".',
     );
     expect(result.stdout).toContain(
       '    status ("success" | "failure", required)\n' +

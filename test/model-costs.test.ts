@@ -19,19 +19,27 @@ describe('usage as providers report it', () => {
     // A details object with a null count, as some gateways send, and a count above the prompt.
     expect(usageFromProvider({ prompt_tokens: 10, completion_tokens: 1, prompt_tokens_details: { cached_tokens: null } })).toEqual({ promptTokens: 10, completionTokens: 1, totalTokens: 11 });
     expect(usageFromProvider({ prompt_tokens: 10, completion_tokens: 1, cache_read_input_tokens: 50 })?.cachedPromptTokens).toBe(10);
+    // A gateway sending two names, one of them 0, and cache writes beside reads.
+    expect(usageFromProvider({ prompt_tokens: 1000, completion_tokens: 0, prompt_tokens_details: { cached_tokens: 0 }, cache_read_input_tokens: 700, cache_creation_input_tokens: 200 }))
+      .toMatchObject({ cachedPromptTokens: 700, cacheWritePromptTokens: 200 });
   });
 
   it('charges cached prompt tokens at the cached price, and at the input price when none is given', () => {
     const usage = { promptTokens: 1_000_000, completionTokens: 1_000_000, totalTokens: 2_000_000, cachedPromptTokens: 500_000 };
     expect(costOf(usage, { inputPerMillion: 2, outputPerMillion: 8, cachedInputPerMillion: 0.5 })).toBeCloseTo(1 + 0.25 + 8, 10);
     expect(costOf(usage, { inputPerMillion: 2, outputPerMillion: 8 })).toBeCloseTo(2 + 8, 10);
+    const written = { promptTokens: 1_000_000, completionTokens: 0, totalTokens: 1_000_000, cacheWritePromptTokens: 1_000_000 };
+    expect(costOf(written, { inputPerMillion: 3, outputPerMillion: 15, cacheWriteInputPerMillion: 3.75 })).toBeCloseTo(3.75, 10);
   });
 });
 
 describe('the price table', () => {
   it('prices a model it knows, with its cached input price, by endpoint or by model id alone', async () => {
     const openai = await tablePrices({ model: 'gpt-4o-mini', baseUrl: 'https://api.openai.com/v1' });
-    expect(openai).toEqual({ inputPerMillion: expect.closeTo(0.15, 6), outputPerMillion: expect.closeTo(0.6, 6), cachedInputPerMillion: expect.closeTo(0.075, 6) });
+    expect(openai).toMatchObject({ inputPerMillion: expect.closeTo(0.15, 6), outputPerMillion: expect.closeTo(0.6, 6), cachedInputPerMillion: expect.closeTo(0.075, 6) });
+    // Anthropic charges cache writes above input.
+    const anthropic = await tablePrices({ model: 'claude-3-5-sonnet-latest', baseUrl: 'https://api.anthropic.com/v1' });
+    expect(anthropic).toMatchObject({ inputPerMillion: expect.closeTo(3, 6), cachedInputPerMillion: expect.closeTo(0.3, 6), cacheWriteInputPerMillion: expect.closeTo(3.75, 6) });
     // A gateway on the user's machine serving a known model id.
     expect(await tablePrices({ model: 'gpt-4o-mini', baseUrl: 'http://127.0.0.1:4000/v1' })).toEqual(openai);
     const deepseek = await tablePrices({ model: 'deepseek-chat', baseUrl: 'https://api.deepseek.com/v1' });

@@ -78,6 +78,14 @@ describe('a fallback chain in a run', () => {
     expect(switches(refused.result)[0].reason).toContain('unreachable');
   });
 
+  it('moves on after a rate limit its retries could not wait out', async () => {
+    const limited: ScriptedTurn = { fault: { kind: 'status', status: 429, retryAfter: '3600', message: 'Rate limit reached' } };
+    const { result, backup } = await runWithFallback([limited], [terminate('done on backup')]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(chats(backup)).toHaveLength(1);
+    expect(switches(result)[0].reason).toContain('rate_limited');
+  });
+
   it('never moves on a request\'s own fault or a rejected key', async () => {
     const badRequest = await runWithFallback([{ fault: { kind: 'status', status: 400, message: 'bad tool schema' } }], [terminate()]);
     expect(badRequest.result.exitCode).toBe(4);

@@ -46,7 +46,7 @@ type SearchInput = SchemaInput<typeof parameters>;
 
 export default defineTool({
   name: 'file_search',
-  description: 'Search workspace file contents for a pattern; returns `path:line: text`.',
+  description: 'Search workspace file contents for a pattern; returns `path:line: text`. Skips .git, node_modules and binary files.',
   parameters,
   async execute(input, context) {
     const expression = compilePattern(input.pattern, input.case_sensitive === true);

@@ -235,7 +235,7 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
   const mcpToolNames = [...new Set(allSetups.flatMap((setup) => setup.mcpToolNames))];
   const environment = options.environment ?? process.env;
   // A run asks only when a key would really be sent; validate names every key the profile reads.
-  for (const each of reachableProfiles(setups.values())) {
+  for (const each of reachableProfiles(allSetups)) {
     const keysSent = [defaultApiKeyEnv(each), ...Object.values(each.headersEnv ?? {})]
       .filter((variable) => options.reportTrust || Boolean(environment[variable]));
     const endpoint = profileEndpointRequest(each, keysSent);
@@ -254,17 +254,18 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
   }
   if ((overrides.maxCost ?? recipe.budgets.cost) !== undefined) {
     const checked = new Set<string>();
-    const priced = [...setups.values()].flatMap(({ profile, modelOverride }) => [
-      { profile, modelOverride },
-      ...(profile.fallbackProfiles ?? []).map((fallback) => ({ profile: fallback, modelOverride: undefined })),
+    const priced = allSetups.flatMap(({ profile, modelOverride }) => [
+      { profile, modelOverride, fallback: false },
+      ...(profile.fallbackProfiles ?? []).map((fallback) => ({ profile: fallback, modelOverride: undefined, fallback: true })),
     ]);
-    for (const { profile, modelOverride } of priced) {
+    for (const { profile, modelOverride, fallback } of priced) {
       const model = knownModelOf(profile, modelOverride, environment);
       const key = `${profile.name}\u0000${model?.model ?? ''}`;
       if (checked.has(key)) continue;
       checked.add(key);
-      // A model known only once the run connects (Ollama's first model) is checked then, before its first request.
-      if (!model && !profile.price) continue;
+      // A model known only once the run connects (Ollama's first model) is checked then, before its first
+      // request; a fallback connects only when it is needed, too late for that, so its model must be known now.
+      if (!model && !profile.price && !fallback) continue;
       const problem = await unpricedModelProblem(profile, model);
       if (problem) diagnostics.push({ severity: 'error', message: problem, location: profile.location ?? { file: recipe.file } });
     }

@@ -12,7 +12,7 @@ import type { ChatModel, TokenUsage } from '../model/model-types.js';
 import { profilePriceBook } from '../model/pricing.js';
 import { addUsage, zeroUsage } from '../model/token-usage.js';
 import { TokenCounter } from '../model/token-counter.js';
-import { UsageLedger } from '../model/usage-ledger.js';
+import { combineSpending, UsageLedger } from '../model/usage-ledger.js';
 import type { RunOptions } from '../run.js';
 import type { PreparedRun, RunModel } from '../run-preparation.js';
 import { RunResourceRegistry } from '../run-resources.js';
@@ -85,7 +85,7 @@ export class AgentRunner {
       signal: request.signal,
       onTextDelta: this.services.options.onTextDelta,
       faults: run.faults,
-      outsideUsage: { take: () => combined(calledUsage.take(), run.outsideUsage.take()) },
+      outsideUsage: { take: () => combineSpending(calledUsage.take(), run.outsideUsage.take()) },
       sharedBudget: meter,
       recordImages: imageRecorder(run.runDirectory, trace),
       toolContext: (call) => this.toolContext(agent, trace, resources, call),
@@ -136,7 +136,7 @@ export class AgentRunner {
             // The caller's shared budgets stop the called agent too; its spending reaches them through the caller.
             sharedBudget: { spend: () => undefined, exhausted: () => meter.exhausted() },
           });
-          calledUsage.add(outcome.usage);
+          calledUsage.add(outcome.usage, outcome.cost ?? null);
           if (outcome.status === 'success') return { content: outcome.answer, files: outcome.files };
           return { content: `The agent '${name}' did not finish its task (${outcome.status}): ${outcome.answer}`, isError: true, files: outcome.files };
         },
@@ -217,8 +217,3 @@ export class SpendingMeter implements SharedBudget {
   }
 }
 
-function combined(first: TokenUsage | undefined, second: TokenUsage | undefined): TokenUsage | undefined {
-  if (!first) return second;
-  if (!second) return first;
-  return addUsage(first, second);
-}

@@ -37,7 +37,8 @@ function isKernelTool(name: string): boolean {
 function servedPluginTool(tool: AnyToolDefinition): ServedTool {
   return {
     name: tool.name,
-    description: tool.description,
+    // An MCP client lists a tool once and has no first result to carry the guide: it goes with the description.
+    description: tool.guide ? `${tool.description}\n\n${tool.guide}` : tool.description,
     inputSchema: tool.parameters,
     call: (input, call) => callPluginTool(tool, input, call),
   };

@@ -42,23 +42,37 @@ export class FallbackModel implements ChatModel {
     this.prices = {
       pricesFor: async (profile?: string): Promise<TokenPrices | undefined> => {
         const index = profile === undefined ? 0 : this.chain.findIndex((each) => each.name === profile);
-        const model = await this.modelAt(Math.max(0, index));
+        if (index === -1) return undefined;
+        const model = await this.modelAt(index);
         return model.prices?.pricesFor();
       },
     };
   }
 
+  readonly hasFallbacks = true;
+
   async complete(request: ModelRequest): Promise<ModelReply> {
     this.returnAfterCooldown();
+    // The failure that started the moves: a fallback that cannot even connect does not replace it.
+    let cause: ProviderError | undefined;
     for (;;) {
       const index = this.current;
+      let model: ChatModel;
       try {
-        const reply = await (await this.modelAt(index)).complete(request);
+        model = await this.modelAt(index);
+      } catch (error) {
+        if (!cause || !ProviderError.isInstance(error) || index + 1 >= this.chain.length) throw cause ?? error;
+        this.switchTo(index + 1, `${this.chain[index].name} could not be connected: ${error.message}`);
+        continue;
+      }
+      try {
+        const reply = await model.complete(request);
         return index === 0 ? reply : { ...reply, profile: this.chain[index].name };
       } catch (error) {
         if (request.signal?.aborted || !ProviderError.isInstance(error)) throw error;
         const next = this.nextFor(error, request, index);
         if (next === undefined) throw error;
+        cause = error;
         this.switchTo(next, `${error.kind}: ${error.message}`);
       }
     }

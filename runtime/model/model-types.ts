@@ -52,6 +52,8 @@ export interface ChatModel {
   complete(request: ModelRequest): Promise<ModelReply>;
   /** The prices of the models that answer, when this model knows its endpoints. */
   readonly prices?: PriceBook;
+  /** Whether a failure may be answered by another profile (a fallback chain), so it is worth sending again. */
+  readonly hasFallbacks?: boolean;
 }
 
 export interface RetryNotice {

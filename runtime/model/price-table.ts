@@ -32,5 +32,11 @@ export async function tablePrices({ model, baseUrl }: PricedModel): Promise<Toke
   const output = perMillion({ output_tokens: sampleTokens }, 'output_price');
   if (input === undefined || output === undefined) return undefined;
   const cached = perMillion({ input_tokens: sampleTokens, cache_read_tokens: sampleTokens }, 'input_price');
-  return { inputPerMillion: input, outputPerMillion: output, ...(cached !== undefined ? { cachedInputPerMillion: cached } : {}) };
+  const written = perMillion({ input_tokens: sampleTokens, cache_write_tokens: sampleTokens }, 'input_price');
+  return {
+    inputPerMillion: input,
+    outputPerMillion: output,
+    ...(cached !== undefined ? { cachedInputPerMillion: cached } : {}),
+    ...(written !== undefined ? { cacheWriteInputPerMillion: written } : {}),
+  };
 }

@@ -10,12 +10,20 @@ export interface TokenPrices {
   outputPerMillion: number;
   /** Prompt tokens served from the provider's cache; charged as other input when not given. */
   cachedInputPerMillion?: number;
+  /** Prompt tokens written to the cache; charged as other input when not given. */
+  cacheWriteInputPerMillion?: number;
 }
 
 export function costOf(usage: TokenUsage, prices: TokenPrices): number {
   const cached = usage.cachedPromptTokens ?? 0;
-  const cachedPrice = prices.cachedInputPerMillion ?? prices.inputPerMillion;
-  return ((usage.promptTokens - cached) * prices.inputPerMillion + cached * cachedPrice + usage.completionTokens * prices.outputPerMillion) / 1_000_000;
+  const written = usage.cacheWritePromptTokens ?? 0;
+  const plain = usage.promptTokens - cached - written;
+  return (
+    plain * prices.inputPerMillion +
+    cached * (prices.cachedInputPerMillion ?? prices.inputPerMillion) +
+    written * (prices.cacheWriteInputPerMillion ?? prices.inputPerMillion) +
+    usage.completionTokens * prices.outputPerMillion
+  ) / 1_000_000;
 }
 
 /** What a price is asked for: the model id the endpoint was sent, and the endpoint. */

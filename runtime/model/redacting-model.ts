@@ -19,6 +19,7 @@ export function redactingModel(model: ChatModel, redactor: SecretRedactor): Chat
   return {
     complete: (request) => model.complete({ ...request, messages: request.messages.map(redactOnce) }),
     prices: model.prices,
+    hasFallbacks: model.hasFallbacks,
   };
 }
 

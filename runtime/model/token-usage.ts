@@ -8,6 +8,8 @@ export interface TokenUsage {
   totalTokens: number;
   /** How many of `promptTokens` were read from the provider's prompt cache. */
   cachedPromptTokens?: number;
+  /** How many of `promptTokens` were written to the cache (charged above input by providers with explicit caching). */
+  cacheWritePromptTokens?: number;
 }
 
 export function zeroUsage(): TokenUsage {
@@ -16,11 +18,13 @@ export function zeroUsage(): TokenUsage {
 
 export function addUsage(left: TokenUsage, right: TokenUsage): TokenUsage {
   const cached = (left.cachedPromptTokens ?? 0) + (right.cachedPromptTokens ?? 0);
+  const written = (left.cacheWritePromptTokens ?? 0) + (right.cacheWritePromptTokens ?? 0);
   return {
     promptTokens: left.promptTokens + right.promptTokens,
     completionTokens: left.completionTokens + right.completionTokens,
     totalTokens: left.totalTokens + right.totalTokens,
     ...(cached > 0 ? { cachedPromptTokens: cached } : {}),
+    ...(written > 0 ? { cacheWritePromptTokens: written } : {}),
   };
 }
 
@@ -38,25 +42,29 @@ interface RawUsage {
   prompt_tokens_details?: { cached_tokens?: number | null } | null;
   /** DeepSeek. */
   prompt_cache_hit_tokens?: number;
-  /** Anthropic's field, passed through by Anthropic-compatible gateways. */
+  /** Anthropic's fields, passed through by Anthropic-compatible gateways. */
   cache_read_input_tokens?: number;
+  cache_creation_input_tokens?: number;
 }
 
 /**
- * Reads a provider's usage object. Each provider names its cached prompt tokens differently; all
- * of them count those tokens inside `prompt_tokens`, so the cached count is capped at it.
+ * Reads a provider's usage object. Each provider names its cached prompt tokens differently, and a
+ * gateway may send more than one name (one of them 0), so the largest count is taken. All of them
+ * count those tokens inside `prompt_tokens`, so the counts are capped at it.
  */
 export function usageFromProvider(raw: RawUsage | null | undefined): TokenUsage | undefined {
   if (!raw) return undefined;
   const promptTokens = raw.prompt_tokens ?? 0;
   const completionTokens = raw.completion_tokens ?? 0;
-  const cached = raw.prompt_tokens_details?.cached_tokens ?? raw.prompt_cache_hit_tokens ?? raw.cache_read_input_tokens ?? 0;
-  const cachedPromptTokens = Math.min(Math.max(0, cached), promptTokens);
+  const cached = Math.max(0, raw.prompt_tokens_details?.cached_tokens ?? 0, raw.prompt_cache_hit_tokens ?? 0, raw.cache_read_input_tokens ?? 0);
+  const cachedPromptTokens = Math.min(cached, promptTokens);
+  const cacheWritePromptTokens = Math.min(Math.max(0, raw.cache_creation_input_tokens ?? 0), promptTokens - cachedPromptTokens);
   return {
     promptTokens,
     completionTokens,
     totalTokens: raw.total_tokens ?? promptTokens + completionTokens,
     ...(cachedPromptTokens > 0 ? { cachedPromptTokens } : {}),
+    ...(cacheWritePromptTokens > 0 ? { cacheWritePromptTokens } : {}),
   };
 }
 
