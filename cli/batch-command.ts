@@ -26,6 +26,7 @@ import { parseTrustGrants } from '../runtime/config/trust-grants.js';
 import { UsageError } from '../runtime/errors.js';
 import { preloadModelSdk } from '../runtime/model/model-client.js';
 import { newRunId } from '../runtime/run-preparation.js';
+import { knownModelOf, unpricedModelProblem } from '../runtime/model/cost-budget-prices.js';
 import { redactorForPlan } from '../runtime/plan-secrets.js';
 import { batchReport, writeBatchJsonReport, writeBatchJunitReport } from '../runtime/reports/batch-report.js';
 import type { SandboxSettings } from '../runtime/tool.js';
@@ -107,8 +108,9 @@ export async function batchCommand(recipeFile: string, options: BatchCommandOpti
   };
   const recipePath = locateRecipe(recipeFile, cwd).file;
   const plan = await checkedPlan(recipePath, inputs, overrides, options);
-  if (options.maxCost !== undefined && plan.profile.price === undefined) {
-    throw new UsageError(`--max-cost needs prices: add price: { input_per_million, output_per_million } to the model profile '${plan.profile.name}'`);
+  if (options.maxCost !== undefined) {
+    const problem = await unpricedModelProblem(plan.profile, knownModelOf(plan.profile, plan.modelOverride, process.env));
+    if (problem) throw new UsageError(`--max-cost: ${problem}`);
   }
   const definition = collectRunDefinition(plan, cwd, definitionOptions(options.queue));
   const id = newRunId();

@@ -225,6 +225,8 @@ export function repairItemsFile(directory: string): void {
 export function batchTotals(count: number, items: Iterable<BatchItemRecord>, durationMs: number): BatchTotals {
   const totals: BatchTotals = { items: count, succeeded: 0, failed: 0, running: 0, pending: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, durationMs: Math.round(durationMs) };
   let cost: number | undefined;
+  // One finished item whose model had no known price makes the total unknown, never a sum too low.
+  let unknownCost = false;
   for (const item of items) {
     if (item.status === 'success') totals.succeeded += 1;
     else if (item.status === 'running') totals.running += 1;
@@ -233,8 +235,9 @@ export function batchTotals(count: number, items: Iterable<BatchItemRecord>, dur
     totals.completionTokens += item.usage.completionTokens;
     totals.totalTokens += item.usage.totalTokens;
     if (item.cost !== undefined) cost = (cost ?? 0) + item.cost;
+    else if (item.usage.totalTokens > 0) unknownCost = true;
   }
   totals.pending = count - totals.succeeded - totals.failed - totals.running;
-  if (cost !== undefined) totals.cost = cost;
+  if (cost !== undefined && !unknownCost) totals.cost = cost;
   return totals;
 }

@@ -9,6 +9,7 @@ import type { RunBudgets, RunPlan } from '../config/resolve-recipe.js';
 import { FinalAnswerSchema } from '../final-answer.js';
 import { connectProfileModel } from '../model/profile-model.js';
 import type { ChatModel, TokenUsage } from '../model/model-types.js';
+import { requireCostBudgetPrices } from '../model/cost-budget-prices.js';
 import { profilePriceBook } from '../model/pricing.js';
 import { addUsage, zeroUsage } from '../model/token-usage.js';
 import { TokenCounter } from '../model/token-counter.js';
@@ -99,6 +100,10 @@ export class AgentRunner {
         settings: agent.toolSettings[provider] ?? {},
       }),
     };
+    // A flow's agent may use a profile of its own, with a model named only once it connected.
+    if (settings.prices && (request.budgets.cost !== undefined || this.services.plan.budgets.cost !== undefined)) {
+      await requireCostBudgetPrices(agent.profile, agent.modelOverride ?? agent.profile.model ?? 'recorded', settings.prices);
+    }
     try {
       return await runAgentLoop(settings);
     } finally {
