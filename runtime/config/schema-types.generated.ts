@@ -283,7 +283,7 @@ export interface McpServerYaml {
     deny?: string[];
   };
   /**
-   * The run fails (exit code 6) when the server cannot start or is lost; otherwise it goes on without it.
+   * The run fails (exit code 6) when the server cannot start or is lost; otherwise it goes on without it. A server whose tools the agent names one by one (not mcp_<server>_*) is required whatever this says.
    */
   required?: boolean;
   /**
