@@ -358,7 +358,7 @@ describe('MCP tools in a run', () => {
     });
   });
 
-  it("runs a recipe's stdio server in a Docker container of its own that sees the recipe's folder read-only", async (context) => {
+  for (const [where, folderMode] of [['', undefined], [', also a folder only its owner may open (0700)', 0o700]] as const) it(`runs a recipe's stdio server in a Docker container of its own that sees the recipe's folder read-only${where}`, async (context) => {
     const docker = await probeDocker(dockerImage);
     if (!docker.available) {
       console.log(`skipped: no Docker daemon or image (${docker.reason})`);
@@ -368,7 +368,7 @@ describe('MCP tools in a run', () => {
     const { result, model, events } = await run([
       callReply('mcp_shell_where', {}),
       terminateReply(),
-    ], { tools: ['mcp_shell_where', 'terminate'], recipe, files: { 'server.sh': shellServer } });
+    ], { tools: ['mcp_shell_where', 'terminate'], recipe, files: { 'server.sh': shellServer }, folderMode });
     expect(result.status, result.answer).toBe('success');
     expect(events.find((event) => event.type === 'mcp-server-ready')).toMatchObject({ place: 'docker' });
     // Inside a container (its own host name), as the sandbox's user, unable to write the recipe's folder.
