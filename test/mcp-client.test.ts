@@ -293,7 +293,7 @@ describe('MCP tools in a run', () => {
           environment: { TEST_HEADER: 'header-value' },
         });
         expect(result.status, result.answer).toBe('success');
-      expect(events.find((event) => event.type === 'mcp-server-ready')).toMatchObject({ place });
+        expect(events.find((event) => event.type === 'mcp-server-ready')).toMatchObject({ place });
         expect(toolText(model.requests[1])[0]).toContain('over http');
       } finally {
         server.child.kill();
@@ -358,7 +358,8 @@ describe('MCP tools in a run', () => {
     });
   });
 
-  for (const [where, folderMode] of [['', undefined], [', also a folder only its owner may open (0700)', 0o700]] as const) it(`runs a recipe's stdio server in a Docker container of its own that sees the recipe's folder read-only${where}`, async (context) => {
+  const dockerPlaces = [['', undefined], [', also one only its owner may open (0700)', 0o700]] as const;
+  for (const [where, folderMode] of dockerPlaces) it(`runs a recipe's stdio server in a Docker container of its own that sees the recipe's folder read-only${where}`, async (context) => {
     const docker = await probeDocker(dockerImage);
     if (!docker.available) {
       console.log(`skipped: no Docker daemon or image (${docker.reason})`);
