@@ -36,6 +36,13 @@ function pngSize(bytes: Buffer): { width: number; height: number } {
   return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
 }
 
+/** The text of every axis label in a Vega SVG, axis by axis, in drawing order. */
+function axisLabels(svg: string): string[] {
+  const groups = svg.match(/role-axis-label"[^>]*>(.*?)<\/g>/g) ?? [];
+  expect(groups.length).toBeGreaterThan(0);
+  return groups.flatMap((group) => [...group.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((match) => match[1]!));
+}
+
 describe('chart_visualization', () => {
   it('draws a bar chart from inline rows as SVG, PNG of the requested size and an offline HTML page', async () => {
     const { context } = newContext();
@@ -78,6 +85,27 @@ describe('chart_visualization', () => {
     // Revenue is parsed as a number: the axis runs in thousands up to the largest value.
     expect(svg).toContain('5,000');
     expect(pngSize(readFileSync(join(context.workspace, 'revenue.png')))).toEqual({ width: 500, height: 300 });
+  });
+
+  it('draws dates read from a CSV file with the same axis labels as the same rows given inline', async () => {
+    const { context } = newContext();
+    const months = [
+      { month: '2026-01', revenue: 4200 },
+      { month: '2026-02', revenue: 3100 },
+      { month: '2026-03', revenue: 5775 },
+    ];
+    writeFileSync(join(context.workspace, 'monthly.csv'), `month,revenue\n${months.map((row) => `${row.month},${row.revenue}`).join('\n')}\n`);
+
+    for (const type of ['ordinal', 'nominal', 'temporal']) {
+      const specification = { mark: 'line', encoding: { x: { field: 'month', type }, y: { field: 'revenue', type: 'quantitative' } } };
+      await draw(context, { specification, data: months, output: `inline-${type}`, formats: ['svg'] });
+      await draw(context, { specification, data_file: 'monthly.csv', output: `file-${type}`, formats: ['svg'] });
+
+      const inlineLabels = axisLabels(readFileSync(join(context.workspace, `inline-${type}.svg`), 'utf8'));
+      const fileLabels = axisLabels(readFileSync(join(context.workspace, `file-${type}.svg`), 'utf8'));
+      expect(fileLabels, type).toEqual(inlineLabels);
+      if (type !== 'temporal') expect(fileLabels.slice(0, 3), type).toEqual(['2026-01', '2026-02', '2026-03']);
+    }
   });
 
   it('reads the rows from a JSON file in the workspace', async () => {

@@ -3,7 +3,11 @@
  * fix it, the model endpoint probed without showing the key, checks a plugin contributes, and the
  * exit codes.
  */
+import { spawnSync } from 'node:child_process';
+import { chmodSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { probeBwrap } from '../runtime/sandbox/create-sandbox.js';
 import { findDataPython } from './support/data-python.js';
 import { makeFixture, runCli } from './support/run-cli.js';
 import { startScriptedModelServer } from './support/scripted-model-server.js';
@@ -19,6 +23,8 @@ interface Finding {
 const findingOf = (json: { findings: Finding[] }, check: string) => json.findings.find((finding) => finding.check === check);
 const secretKey = 'sk-doctor-test-0123456789';
 const dataPython = findDataPython();
+const debianDataPython = spawnSync('/usr/bin/python3', ['-c', 'import pandas, numpy, matplotlib, openpyxl']).status === 0;
+if (!debianDataPython) console.warn('the doctor\'s sandboxed Python test is skipped: /usr/bin/python3 does not import the data libraries');
 
 /** A plugin whose tool reports one thing missing, to show that tools contribute their own checks. */
 const pluginWithCheck = `import { defineTool } from 'manus-runtime';
@@ -100,6 +106,23 @@ describe('manus doctor', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it.skipIf(!debianDataPython)('checks the Python the run would use, in the sandbox it would use, not the first one on the host\'s PATH', async (context) => {
+    if (!(await probeBwrap()).usable) {
+      console.log('skipped: bubblewrap is not usable here');
+      context.skip();
+    }
+    // Like a pyenv shim first on PATH: a python3 without the data libraries, in a folder the sandbox does not show (its /tmp is its own).
+    const folder = makeFixture({ 'shims/python3': '#!/bin/sh\nexec /usr/bin/python3 -I -S "$@"\n' });
+    chmodSync(join(folder, 'shims', 'python3'), 0o755);
+    const run = await runCli(['doctor', '--agent', 'data_analysis', '--json'], {
+      cwd: folder,
+      env: { PATH: `${join(folder, 'shims')}:${process.env.PATH}`, OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', MANUS_MODEL: 'some-model' },
+      timeoutMs: 60_000,
+    });
+    expect(findingOf(run.json, 'python')).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^python3 \(the first python3 on PATH\): Python 3\.\S+ at \/usr\/bin\/python3\S*, in bubblewrap$/) });
+    expect(findingOf(run.json, 'python libraries')).toMatchObject({ status: 'ok' });
   });
 
   it('runs the checks that plugins contribute, with the environment', async () => {

@@ -57,6 +57,25 @@ describe('manus run --mcp', () => {
       expect(result.stderr + result.stdout).toContain("the MCP server 'gone' could not be started");
     });
   });
+
+  it('exits with code 6 when a server cannot start whose tools the agent names one by one, required or not', async () => {
+    const folder = fixture('mcp_servers:\n  gone:\n    command: ./missing-server', '[mcp_gone_read_file, terminate]');
+    await withModel([finish], async (environment) => {
+      const result = await runCli(['run', 'recipe.yaml', '--json', '--trust', 'mcp'], { cwd: folder, env: environment });
+      expect(result.exitCode, result.stderr).toBe(6);
+      expect(result.json.error.code).toBe('tool_source_unavailable');
+      expect(result.stderr + result.stdout).toContain("the MCP server 'gone' could not be started");
+    });
+  });
+
+  it('goes on without a server that cannot start when the agent takes whatever tools it has', async () => {
+    const folder = fixture('mcp_servers:\n  gone:\n    command: ./missing-server', '[mcp_gone_*, terminate]');
+    await withModel([finish], async (environment) => {
+      const result = await runCli(['run', 'recipe.yaml', '--json', '--trust', 'mcp'], { cwd: folder, env: environment });
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect(result.stderr).toContain("the MCP server 'gone' could not be started, so the run goes on without its tools");
+    });
+  });
 });
 
 describe('manus replay of a run with MCP tools', () => {

@@ -3,12 +3,13 @@
  * test/support (written with the SDK) and the published filesystem server, each a real process.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { sandboxDefaults } from '../runtime/config/defaults.js';
+import type { RecipeOverrides } from '../runtime/config/resolve-recipe.js';
 import { probeBwrap } from '../runtime/sandbox/create-sandbox.js';
 import { probeDocker } from '../runtime/sandbox/docker-connection.js';
 import { processesWithArgument } from './support/processes.js';
@@ -269,6 +270,8 @@ describe('MCP tools in a run', () => {
           'server/README': 'the server starts here\n',
           'node_modules/.bin/workspace-reader': `#!/bin/sh\nexec node ${JSON.stringify(filesystemServer)}\n`,
         },
+        // Inside the checkout, whose node_modules (where the real server is installed) lies above the run's folder.
+        parent: repositoryScratch(),
         overrides,
       });
       expect(result.status, result.answer).toBe('success');
@@ -298,29 +301,65 @@ describe('MCP tools in a run', () => {
     });
   }
 
-  it('runs a recipe\'s stdio server inside the bubblewrap sandbox without --trust mcp', async (context) => {
-    const bwrap = await probeBwrap();
-    if (!bwrap.usable) {
-      console.log(`skipped: bubblewrap is not usable here (${bwrap.reason})`);
-      context.skip();
-    }
-    // The server is a script beside the recipe, started by a relative path from the recipe's folder.
-    const recipe = `mcp_servers:\n  test:\n    command: ./start-server.sh\nsandbox: { kind: bwrap }`;
-    const { result, model, events } = await run([
-      callReply('mcp_test_echo', { text: 'from the sandbox' }),
-      terminateReply(),
-    ], {
-      tools: ['mcp_test_echo', 'terminate'],
-      recipe,
-      files: { 'start-server.sh': `#!/bin/sh\nexec node ${JSON.stringify(testServer)}\n` },
+  describe('a recipe\'s stdio server in the bubblewrap sandbox, without --trust mcp', () => {
+    const asRoot = process.getuid?.() === 0;
+    const places: Array<[string, () => { parent?: string; folderMode?: number; overrides?: RecipeOverrides }]> = [
+      ['a folder under /tmp, which the sandbox covers with its own', () => ({})],
+      ['a folder only its owner may open (0700, as mktemp -d makes)', () => ({ folderMode: 0o700 })],
+      // The workspace lies elsewhere, so nothing of the run's own opens the way to the launch folder.
+      ['a folder inside one only its owner may pass through (as a root runtime\'s home)', () => ({
+        parent: privateFolder(),
+        overrides: { workspace: join(repositoryScratch(), 'workspace') },
+      })],
+    ];
+    for (const [place, where] of places) it(`sees its launch folder read-only, and no more, in ${place}`, async (context) => {
+      const bwrap = await probeBwrap();
+      if (!bwrap.usable) {
+        console.log(`skipped: bubblewrap is not usable here (${bwrap.reason})`);
+        context.skip();
+      }
+      const placement = where();
+      if (placement.parent) writeFileSync(join(placement.parent, 'beside.txt'), 'beside\n', { mode: 0o644 });
+      // The server is a script beside the recipe, started by a relative path from the recipe's folder.
+      const { result, model, events } = await run([callReply('mcp_shell_look', {}), terminateReply()], {
+        tools: ['mcp_shell_look', 'terminate'],
+        recipe: 'mcp_servers:\n  shell:\n    command: ./server.sh\nsandbox: { kind: bwrap }',
+        files: { 'server.sh': lookingServer, 'notes.txt': 'launch-notes\n', 'private/secret.txt': 'secret\n' },
+        modes: { private: 0o700 },
+        ...placement,
+      });
+      expect(result.status, result.answer).toBe('success');
+      expect(events.filter((event) => event.type === 'run-warning')).toEqual([]);
+      expect(events.find((event) => event.type === 'mcp-server-ready')).toMatchObject({ place: 'bwrap' });
+      const [notes, write, uid, secret, beside] = toolText(model.requests[1])[0].split(' ');
+      expect(notes).toBe('launch-notes');
+      expect(write).toBe('read-only');
+      if (!asRoot) return;
+      // A root runtime's sandbox drops to nobody, which sees only what the folder shows others.
+      expect(uid).toBe('65534');
+      expect(secret).toBe('unreadable');
+      expect(beside).toBe('unreadable');
     });
-    expect(result.status, result.answer).toBe('success');
-    expect(events.filter((event) => event.type === 'run-warning')).toEqual([]);
-    expect(events.find((event) => event.type === 'mcp-server-ready')).toMatchObject({ place: 'bwrap' });
-    expect(toolText(model.requests[1])[0]).toBe('echo: from the sandbox');
+
+    it('opens no folder outside the declaring file\'s own: a cwd that links to a private folder stays closed', async (context) => {
+      const bwrap = await probeBwrap();
+      if (!bwrap.usable || !asRoot) {
+        console.log(`skipped: ${bwrap.usable ? 'only a root runtime drops to another user' : `bubblewrap is not usable here (${bwrap.reason})`}`);
+        context.skip();
+      }
+      const elsewhere = privateFolder();
+      writeFileSync(join(elsewhere, 'server.sh'), lookingServer, { mode: 0o755 });
+      const { events } = await run([callReply('mcp_shell_look', {}), terminateReply()], {
+        tools: ['mcp_shell_*', 'terminate'],
+        recipe: `mcp_servers:\n  shell:\n    command: ./server.sh\n    cwd: elsewhere\nsandbox: { kind: bwrap }`,
+        links: { elsewhere },
+      });
+      expect(events.find((event) => event.type === 'mcp-server-failed')?.reason).toMatch(/can't cd to \S*\/elsewhere/);
+    });
   });
 
-  it("runs a recipe's stdio server in a Docker container of its own that sees the recipe's folder read-only", async (context) => {
+  const dockerPlaces = [['', undefined], [', also one only its owner may open (0700)', 0o700]] as const;
+  for (const [where, folderMode] of dockerPlaces) it(`runs a recipe's stdio server in a Docker container of its own that sees the recipe's folder read-only${where}`, async (context) => {
     const docker = await probeDocker(dockerImage);
     if (!docker.available) {
       console.log(`skipped: no Docker daemon or image (${docker.reason})`);
@@ -330,7 +369,7 @@ describe('MCP tools in a run', () => {
     const { result, model, events } = await run([
       callReply('mcp_shell_where', {}),
       terminateReply(),
-    ], { tools: ['mcp_shell_where', 'terminate'], recipe, files: { 'server.sh': shellServer } });
+    ], { tools: ['mcp_shell_where', 'terminate'], recipe, files: { 'server.sh': shellServer }, folderMode });
     expect(result.status, result.answer).toBe('success');
     expect(events.find((event) => event.type === 'mcp-server-ready')).toMatchObject({ place: 'docker' });
     // Inside a container (its own host name), as the sandbox's user, unable to write the recipe's folder.
@@ -360,6 +399,42 @@ const shellServer = [
   'done',
   '',
 ].join('\n');
+
+/**
+ * An MCP server in plain sh whose one tool tells what it sees from its launch folder: a file there,
+ * whether it can write there, its user, a file in a private folder there and one beside the folder.
+ */
+const lookingServer = shellServer
+  .replace('"name":"where","description":"Where it runs."', '"name":"look","description":"What it sees."')
+  .replace(
+    /      printf .*\n/,
+    [
+      '      read_or() { cat "$1" 2>/dev/null || echo unreadable; }',
+      '      printf \'{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"%s %s %s %s %s"}]}}\\n\' "$id" "$(read_or notes.txt)" "$write" "$(id -u)" "$(read_or private/secret.txt)" "$(read_or ../beside.txt)" ;;',
+      '',
+    ].join('\n'),
+  );
+
+const scratchFolders: string[] = [];
+afterAll(() => {
+  for (const folder of scratchFolders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
+
+/** A folder inside the checkout, removed after the test file: wherever the checkout lies, so is it. */
+function repositoryScratch(): string {
+  const folder = join(repositoryRoot, 'test', 'artifacts', 'mcp-client');
+  mkdirSync(folder, { recursive: true });
+  const scratch = mkdtempSync(join(folder, 'run-'));
+  scratchFolders.push(scratch);
+  return scratch;
+}
+
+/** A folder only its owner may pass through, outside /tmp (mkdtemp makes it 0700). */
+function privateFolder(): string {
+  const folder = repositoryScratch();
+  chmodSync(folder, 0o700);
+  return folder;
+}
 
 /** The run's containers still present, by the label every sandbox container carries. */
 async function listContainers(runId: string): Promise<string[]> {

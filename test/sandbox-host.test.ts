@@ -330,12 +330,14 @@ describe.skipIf(!containment.cgroupParent || !hasPython)('host commands of a roo
 });
 
 const unprivileged = { uid: 65534, gid: 65534 };
-const unprivilegedNamespaces =
-  process.getuid?.() === 0 &&
-  spawnSync('setpriv', [`--reuid=${unprivileged.uid}`, `--regid=${unprivileged.gid}`, '--clear-groups', 'unshare', '--user', '--map-current-user', '--pid', '--fork', 'true']).status === 0;
+const asUnprivileged = (...argv: string[]) => spawnSync('setpriv', [`--reuid=${unprivileged.uid}`, `--regid=${unprivileged.gid}`, '--clear-groups', ...argv]).status === 0;
+const unprivilegedNamespaces = process.getuid?.() === 0 && asUnprivileged('unshare', '--user', '--map-current-user', '--pid', '--fork', 'true');
 if (!unprivilegedNamespaces) console.warn('the unprivileged host runtime test is skipped: it needs a root test run and user namespaces for other users');
+// The runtime it starts is this checkout's: in a folder only root may pass (root's home), that user cannot load it.
+const checkoutReadable = unprivilegedNamespaces && asUnprivileged('test', '-r', sandboxModule);
+if (unprivilegedNamespaces && !checkoutReadable) console.warn(`the unprivileged host runtime test is skipped: user ${unprivileged.uid} cannot read this checkout (${repositoryRoot})`);
 
-describe.skipIf(!unprivilegedNamespaces)('an unprivileged host runtime', () => {
+describe.skipIf(!checkoutReadable)('an unprivileged host runtime', () => {
   it('contains its commands in a user and PID namespace, as itself', async () => {
     const marker = uniqueSleepArgument();
     const folder = mkdtempSync(join(tmpdir(), 'manus-unprivileged-'));

@@ -1,6 +1,6 @@
 /**
  * The rows a chart draws: given inline, or read from a CSV or JSON file in the workspace. Files
- * are parsed with Vega's own reader, so the values are typed the way Vega itself would type them.
+ * are parsed with Vega's own reader, so numbers and booleans are typed the way Vega itself types them.
  */
 import { extname } from 'node:path';
 import { ToolError, type ToolContext } from 'manus-runtime';
@@ -32,8 +32,20 @@ export async function readDataFile(context: ToolContext, requestedPath: string):
     throw new ToolError(`The data file ${requestedPath} cannot be read: ${(error as Error).message}`, 'file_not_found');
   }
   if (format === 'json') return jsonRows(text, requestedPath);
-  const { read } = await import('vega');
-  return read(text, { type: format, parse: 'auto' }) as DataRow[];
+  return typedRows(text, format);
+}
+
+/**
+ * Numbers and booleans are typed as Vega would type them, but a date stays the text it was: Vega
+ * reads a date as epoch milliseconds, which an ordinal or nominal axis would print as such, while
+ * the same rows given inline keep their text and Vega-Lite parses it where a field is temporal.
+ */
+async function typedRows(text: string, format: 'csv' | 'tsv'): Promise<DataRow[]> {
+  const { read, inferTypes } = await import('vega');
+  const rows = read(text, { type: format }) as DataRow[];
+  const fields = rows.length > 0 ? Object.keys(rows[0]!) : [];
+  const parse = Object.fromEntries(Object.entries(inferTypes(rows, fields)).filter(([, type]) => type !== 'date' && type !== 'string'));
+  return read(text, { type: format, parse }) as DataRow[];
 }
 
 function dataFormatOf(path: string): 'csv' | 'tsv' | 'json' {

@@ -1,10 +1,11 @@
 /**
  * python_execute's part of `manus doctor`: whether the interpreter it would run exists, and
- * whether it imports the libraries the shipped data agents use. Run on this machine: bubblewrap
- * and the host run the same interpreter; the docker image brings its own (its tag names its packages).
+ * whether it imports the libraries the shipped data agents use. Checked in the sandbox the runs
+ * would use, as python_execute would start it there: the first python3 on PATH inside bubblewrap is
+ * not always the host's (a pyenv shim in a folder the sandbox user cannot enter), and the docker
+ * image brings its own.
  */
-import { execFile } from 'node:child_process';
-import type { DoctorContext, DoctorFinding } from 'manus-runtime';
+import type { DoctorContext, DoctorFinding, Sandbox } from 'manus-runtime';
 import { pythonInterpreter, pythonVariable } from './python-interpreter.js';
 
 /** What the data_analysis agent's code imports, with the Debian package that provides each. */
@@ -33,24 +34,30 @@ interface ProbeReport {
   modules: Record<string, { version?: string; error?: string }>;
 }
 
+const placeNames: Record<Sandbox['kind'], string> = { bwrap: 'in bubblewrap', docker: 'in the Docker sandbox', host: 'on the host' };
+
 export async function checkPython(setting: unknown, context: DoctorContext): Promise<DoctorFinding[]> {
-  const python = pythonInterpreter(setting, context.environment);
+  const sandbox = await context.sandbox();
+  const place = placeNames[sandbox.kind];
+  const python = pythonInterpreter(setting, context.environment, sandbox.kind);
   if (typeof python !== 'string' || python.trim() === '') {
     return [{ check: 'python', status: 'missing', detail: 'tool_settings.python_execute.python is not a program name', fix: 'set it to a Python 3 interpreter, such as /usr/bin/python3' }];
   }
-  const source = setting !== undefined ? 'tool_settings.python_execute.python' : context.environment[pythonVariable] ? pythonVariable : 'the first python3 on PATH';
+  const source = setting !== undefined
+    ? 'tool_settings.python_execute.python'
+    : python !== pythonInterpreter(undefined, {}, sandbox.kind) ? pythonVariable : 'the first python3 on PATH';
   let report: ProbeReport;
   try {
-    report = await probe(python, context);
+    report = await probe(python, sandbox, context.signal);
   } catch (error) {
     return [{
       check: 'python',
       status: 'missing',
-      detail: `${python} (${source}) does not run: ${(error as Error).message.split('\n')[0]}`,
+      detail: `${python} (${source}) does not run ${place}: ${(error as Error).message.split('\n')[0]}`,
       fix: `install Python 3 (apt-get install python3), or point ${pythonVariable} or tool_settings.python_execute.python at an interpreter`,
     }];
   }
-  const findings: DoctorFinding[] = [{ check: 'python', status: 'ok', detail: `${python} (${source}): Python ${report.python} at ${report.executable}` }];
+  const findings: DoctorFinding[] = [{ check: 'python', status: 'ok', detail: `${python} (${source}): Python ${report.python} at ${report.executable}, ${place}` }];
   const missing = dataLibraries.filter((library) => report.modules[library.module]?.version === undefined);
   if (missing.length === 0) {
     const versions = dataLibraries.map((library) => `${library.module} ${report.modules[library.module].version}`);
@@ -60,7 +67,7 @@ export async function checkPython(setting: unknown, context: DoctorContext): Pro
     findings.push({
       check: 'python libraries',
       status: 'missing',
-      detail: `${python} cannot import ${names.join(', ')}`,
+      detail: `${python} cannot import ${names.join(', ')} ${place}`,
       fix:
         `apt-get install ${missing.map((library) => library.debian).join(' ')} and set ${pythonVariable}=/usr/bin/python3 ` +
         `(Debian's Python sees them; another python3 first on PATH may not), or install them for this interpreter (${report.executable} -m pip install ${names.join(' ')})`,
@@ -69,22 +76,27 @@ export async function checkPython(setting: unknown, context: DoctorContext): Pro
   return findings;
 }
 
-function probe(python: string, context: DoctorContext): Promise<ProbeReport> {
+/** Runs the probe as python_execute runs code: in the sandbox, with its environment (no keys of the runtime's). */
+async function probe(python: string, sandbox: Sandbox, signal: AbortSignal): Promise<ProbeReport> {
   const modules = dataLibraries.map((library) => library.module);
-  return new Promise((resolve, reject) => {
-    // Only what the sandbox passes too: the runtime's own variables hold keys a program has no business reading.
-    const { PATH, HOME, LANG } = context.environment;
-    const environment = { PATH, HOME, LANG, PYTHONDONTWRITEBYTECODE: '1', MPLBACKEND: 'Agg' };
-    execFile(python, ['-c', probeSource, ...modules], { signal: context.signal, timeout: 20_000, env: environment }, (error, stdout, stderr) => {
-      if (error) {
-        reject(new Error((error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found' : (stderr.trim() || error.message)));
-        return;
-      }
-      try {
-        resolve(JSON.parse(stdout) as ProbeReport);
-      } catch {
-        reject(new Error(`unexpected output: ${stdout.slice(0, 200)}`));
-      }
-    });
+  const result = await sandbox.run([python, '-c', probeSource, ...modules], {
+    timeoutMs: 20_000,
+    signal,
+    env: { PYTHONDONTWRITEBYTECODE: '1', MPLBACKEND: 'Agg' },
   });
+  const stdout = result.stdout.toString('utf8');
+  if (result.exitCode !== 0) {
+    const stderr = result.stderr.toString('utf8').trim();
+    throw new Error(notFound(stderr) ? 'not found' : stderr || `it ended with status ${result.exitCode ?? result.signal}`);
+  }
+  try {
+    return JSON.parse(stdout) as ProbeReport;
+  } catch {
+    throw new Error(`unexpected output: ${stdout.slice(0, 200)}`);
+  }
+}
+
+/** What the sandboxes' launchers (prlimit, env, docker exec) say of a program that is not there. */
+function notFound(stderr: string): boolean {
+  return /No such file or directory|not found/i.test(stderr.split('\n')[0] ?? '');
 }

@@ -299,7 +299,7 @@ export interface McpServerYaml {
     deny?: string[];
   };
   /**
-   * The run fails (exit code 6) when the server cannot start or is lost; otherwise it goes on without it. Only servers whose tools the agent lists are started, so this matters only for a server an agent lists tools of (mcp_<server>_<tool> or mcp_<server>_*).
+   * The run fails (exit code 6) when the server cannot start or is lost; otherwise it goes on without it. A server whose tools the agent names one by one (not mcp_<server>_*) is required whatever this says.
    */
   required?: boolean;
   /**

@@ -2,6 +2,7 @@
  * What `manus doctor` reports: one finding per thing the runtime or a tool needs on this machine.
  * Tools contribute their own findings through `ToolDefinition.doctor`, so the command names no tool.
  */
+import type { Sandbox } from '../sandbox/sandbox-types.js';
 
 /** `missing`: something needed is absent or broken. `warning`: it works, but not fully or not as set. */
 export type DoctorStatus = 'ok' | 'missing' | 'warning';
@@ -22,4 +23,11 @@ export interface DoctorContext {
   environment: Readonly<Record<string, string | undefined>>;
   /** Ends the check when the command's deadline passes. */
   signal: AbortSignal;
+  /**
+   * The sandbox the agent's runs would use (`auto` resolved as a run resolves it, the host when no
+   * sandbox works), with an empty workspace of its own: a program is checked where it would run,
+   * which may see other programs than this machine's PATH does. Made on first use, shared by the
+   * checks and disposed after them.
+   */
+  sandbox(): Promise<Sandbox>;
 }

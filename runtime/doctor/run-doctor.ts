@@ -13,7 +13,8 @@ import { ConfigError, UsageError, type Diagnostic } from '../errors.js';
 import { loadPluginFolders } from '../plugin-loading/load-plugins.js';
 import { readSandboxOptions } from '../sandbox/sandbox-options.js';
 import type { AnyToolDefinition } from '../tool.js';
-import type { DoctorFinding } from './doctor-finding.js';
+import type { DoctorContext, DoctorFinding } from './doctor-finding.js';
+import { doctorSandbox } from './doctor-sandbox.js';
 import { modelFindings } from './model-findings.js';
 import { sandboxFindings } from './sandbox-findings.js';
 
@@ -64,13 +65,21 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     .sort((left, right) => left.name.localeCompare(right.name));
 
   const deadline = AbortSignal.timeout(options.timeoutMs ?? defaultTimeoutMs);
-  const groups = await Promise.all([
-    within(deadline, 'model endpoint', 'runtime', () => modelFindings(profileName, profile, options.environment, sendKeys)),
-    within(deadline, 'sandbox', 'runtime', () => sandboxFindings(agent?.sandbox?.kind ?? sandboxDefaults.kind, image, options.environment)),
-    ...tools.map((tool) =>
-      within(deadline, tool.name, tool.name, () => toolFindings(tool, trustedSettings(agent, config)[tool.name] ?? {}, options.environment, deadline)),
-    ),
-  ]);
+  const sandboxKind = agent?.sandbox?.kind ?? sandboxDefaults.kind;
+  const sandbox = doctorSandbox({ kind: sandboxKind, network: false, options: agent?.sandbox?.options ?? {} }, options.environment);
+  let groups: DoctorEntry[][];
+  try {
+    groups = await Promise.all([
+      within(deadline, 'model endpoint', 'runtime', () => modelFindings(profileName, profile, options.environment, sendKeys)),
+      within(deadline, 'sandbox', 'runtime', () => sandboxFindings(sandboxKind, image, options.environment)),
+      ...tools.map((tool) =>
+        within(deadline, tool.name, tool.name, () =>
+          toolFindings(tool, trustedSettings(agent, config)[tool.name] ?? {}, { environment: options.environment, signal: deadline, sandbox: sandbox.get })),
+      ),
+    ]);
+  } finally {
+    await sandbox.dispose();
+  }
   const findings = uniqueFindings(groups.flat());
   return {
     ...(agent ? { agent: agent.name } : {}),
@@ -91,8 +100,8 @@ function trustedSettings(agent: AgentConfig | undefined, config: AgentsConfig): 
   return config.trustedAgents.get(agent.name)?.toolSettings ?? {};
 }
 
-async function toolFindings(tool: AnyToolDefinition, settings: Record<string, unknown>, environment: NodeJS.ProcessEnv, signal: AbortSignal): Promise<DoctorFinding[]> {
-  return await tool.doctor!(settings, { environment, signal });
+async function toolFindings(tool: AnyToolDefinition, settings: Record<string, unknown>, context: DoctorContext): Promise<DoctorFinding[]> {
+  return await tool.doctor!(settings, context);
 }
 
 /** A check's findings tagged with their source; a check that throws or runs past the deadline becomes a warning. */

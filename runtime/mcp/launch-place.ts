@@ -5,7 +5,7 @@
  * way the process is started by a sandbox, so it is contained, recorded in the run folder and
  * killed with the run (or at the next start, after the runtime was killed).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { PermissionDeniedError } from '../errors.js';
 import { isInside } from '../workspace-paths.js';
@@ -59,7 +59,21 @@ export async function launchStdioServer(server: McpServerConfig, services: Launc
   }
   // The installed packages a server is found in are shown with its folder, read-only.
   const readOnlyFolders = [cwd, ...packageFolders.filter((folder) => !isInside(cwd, folder))];
-  return { session: await sandbox.spawnSession(argv, { env, readOnlyFolders }), place: sandbox.kind, workspacePath: sandbox.workspacePath };
+  const openedFolders = startsInItsOwnFolder(server, cwd) ? readOnlyFolders : [];
+  return { session: await sandbox.spawnSession(argv, { env, readOnlyFolders, openedFolders }), place: sandbox.kind, workspacePath: sandbox.workspacePath };
+}
+
+/**
+ * A server that starts in the folder of the file declaring it, or below, starts where the user
+ * chose to run from: the sandbox opens that folder to it wherever it lies. A recipe's `cwd:`
+ * pointing elsewhere (`/root`, or a link to it) gets no more than the sandbox's user could see.
+ */
+function startsInItsOwnFolder(server: McpServerConfig, cwd: string): boolean {
+  try {
+    return isInside(realpathSync(dirname(server.declaredIn)), realpathSync(cwd));
+  } catch {
+    return false;
+  }
 }
 
 /** Every `node_modules` folder at or above `folder`, nearest first, as Node resolves packages. */

@@ -2,8 +2,10 @@
  * The MCP servers of one run: those the agent's tools refer to (and those the user added with
  * `--mcp`) start together before the first model request, as per-run resources the run disposes
  * however it ends. Their tools join the run's toolbox and follow the servers' changes. A server
- * that cannot start, or is lost, stops the run when it is `required` (exit code 6); otherwise the
- * run goes on without it, with a warning.
+ * that cannot start, or is lost, stops the run when it is `required` (exit code 6), or when the
+ * agent names any of its tools one by one: an agent that names a tool cannot do without it.
+ * Otherwise (the agent takes `mcp_<server>_*`, whatever there is) the run goes on without it, with
+ * a warning.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
@@ -65,12 +67,18 @@ export async function startRunServers(servers: readonly McpServerConfig[], agent
       return;
     }
     const reason = outcome.reason instanceof Error ? outcome.reason.message : String(outcome.reason);
-    services.trace.emit('mcp-server-failed', { server: server.name, required: server.required, reason });
-    if (server.required) failures.push(`the MCP server '${server.name}' could not be started: ${reason}`);
+    const required = isRequired(server, needed.get(server)!);
+    services.trace.emit('mcp-server-failed', { server: server.name, required, reason });
+    if (required) failures.push(`the MCP server '${server.name}' could not be started: ${reason}`);
     else services.trace.emit('run-warning', { message: `the MCP server '${server.name}' could not be started, so the run goes on without its tools: ${reason}` });
   });
   if (failures.length > 0) throw new McpServerUnavailableError(failures.join('\n'));
   if (unknownTools.length > 0) throw new ConfigError(unknownTools);
+}
+
+/** Required by its declaration, or by an agent that names any of its tools one by one. */
+function isRequired(server: McpServerConfig, agentNames: readonly string[]): boolean {
+  return server.required || agentNames.some((name) => !isWildcard(name));
 }
 
 /** Variables a server takes from the user's environment that are not set: all of them, before anything starts. */
@@ -107,9 +115,10 @@ async function startServer(server: McpServerConfig, agentNames: string[], servic
         },
         onRestart: (reason) => services.trace.emit('mcp-server-restart', { server: server.name, reason }),
         onLost: (reason) => {
-          services.trace.emit('mcp-server-lost', { server: server.name, required: server.required, reason });
+          const required = isRequired(server, agentNames);
+          services.trace.emit('mcp-server-lost', { server: server.name, required, reason });
           const message = `the MCP server '${server.name}' was lost: ${reason}`;
-          if (server.required) services.failRun(new McpServerUnavailableError(message));
+          if (required) services.failRun(new McpServerUnavailableError(message));
           else services.trace.emit('run-warning', { message: `${message}; the run goes on without it` });
         },
       });

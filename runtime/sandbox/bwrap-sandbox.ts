@@ -16,8 +16,8 @@
  * mounted read-only over the writable workspace; see protected-mounts.ts.
  */
 import { realpathSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { join } from 'node:path';
+import { ancestorsOf, highestClosedFolder, isWithin, readOnlyFolderView, temporaryFolder, type ReadOnlyFolder, type ReadOnlyFolderView } from './bwrap-folders.js';
 import { resolveCommandFolder } from './command-folder.js';
 import { toArgv } from './command-line.js';
 import { ProcessGroups } from './process-groups.js';
@@ -37,7 +37,6 @@ import {
   grantWorkspaceAccess,
   returnWorkspaceAccess,
   runtimeIsRoot,
-  userCanTraverse,
   workspaceOwner,
   type OriginalOwner,
   type WorkspaceAccessOptions,
@@ -61,8 +60,6 @@ export interface BwrapLayout {
   /** Folders above the workspace covered by an empty tmpfs so the user can reach the workspace. */
   hiddenFolders: string[];
 }
-
-const temporaryFolder = '/tmp';
 
 export class BwrapSandbox implements Sandbox {
   readonly kind = 'bwrap';
@@ -125,10 +122,11 @@ export class BwrapSandbox implements Sandbox {
   async spawnSession(command: SandboxCommand, options: SandboxSessionOptions = {}): Promise<SandboxSession> {
     const argv = toArgv(command);
     const folder = await resolveCommandFolder(this.workspacePath, options.cwd);
+    const folders = await readOnlyFolderView(options.readOnlyFolders ?? [], options.openedFolders ?? [], this.layout.user);
     await this.refreshWorkspaceAccess();
     const mounts = await this.mounts.acquire();
     try {
-      const session = await this.groups.spawnSession(bwrapCommandLine(this.layout, folder.hostPath, argv, mounts.readOnly, options.readOnlyFolders), {
+      const session = await this.groups.spawnSession(bwrapCommandLine(this.layout, folder.hostPath, argv, mounts.readOnly, folders), {
         cwd: this.workspacePath,
         env: { ...this.environment, ...options.env },
         statusEncodesSignal: true,
@@ -164,10 +162,16 @@ export class BwrapSandbox implements Sandbox {
 
 /**
  * The full command line: bwrap <namespaces and mounts> -- [setpriv <user>] prlimit <limits> -- argv.
- * `readOnlyPaths` inside the workspace are mounted read-only over it. `readOnlyFolders` are host
- * folders shown read-only under the workspace's mount, which they may contain.
+ * `readOnlyPaths` inside the workspace are mounted read-only over it. `folders` are host folders
+ * shown read-only at their own paths, which may hold the workspace or lie in it.
  */
-export function bwrapCommandLine(layout: BwrapLayout, workingFolder: string, argv: string[], readOnlyPaths: readonly string[] = [], readOnlyFolders: readonly string[] = []): string[] {
+export function bwrapCommandLine(
+  layout: BwrapLayout,
+  workingFolder: string,
+  argv: string[],
+  readOnlyPaths: readonly string[] = [],
+  folders: ReadOnlyFolderView = { folders: [], covers: [] },
+): string[] {
   const { user, network } = layout;
   const namespaces = user
     ? ['--unshare-ipc', '--unshare-pid', '--unshare-uts', '--unshare-cgroup-try', ...(network ? [] : ['--unshare-net'])]
@@ -186,14 +190,8 @@ export function bwrapCommandLine(layout: BwrapLayout, workingFolder: string, arg
     '--dev', '/dev',
     '--proc', '/proc',
     '--perms', '1777', '--tmpfs', temporaryFolder,
-    ...layout.hiddenFolders.flatMap((folder) => ['--perms', '0755', '--tmpfs', folder]),
-    // Folders on the way to one under the sandbox's own /tmp are made passable, as for the workspace.
-    ...readOnlyFolders.flatMap((folder) => [
-      ...ancestorsOf(folder).filter((ancestor) => isWithin(temporaryFolder, ancestor)).flatMap((ancestor) => ['--perms', '0755', '--dir', ancestor]),
-      '--ro-bind', folder, folder,
-    ]),
-    ...foldersToCreate(layout).flatMap((folder) => ['--perms', '0755', '--dir', folder]),
-    '--bind', layout.workspace, layout.workspace,
+    ...coversOf([...layout.hiddenFolders, ...folders.covers]).flatMap((folder) => ['--perms', '0755', '--tmpfs', folder]),
+    ...placedFolders(layout, folders),
     ...readOnlyPaths.flatMap((path) => ['--ro-bind', path, path]),
     ...namespaces,
     '--die-with-parent',
@@ -207,35 +205,51 @@ export function bwrapCommandLine(layout: BwrapLayout, workingFolder: string, arg
   ];
 }
 
-/** Every folder above `path`, outermost first, without the root. */
-function ancestorsOf(path: string): string[] {
-  const ancestors: string[] = [];
-  for (let folder = dirname(path); folder !== dirname(folder); folder = dirname(folder)) ancestors.unshift(folder);
-  return ancestors;
-}
-
-function isWithin(folder: string, path: string): boolean {
-  return path.startsWith(`${folder}/`);
+/** Each folder to cover once, outermost first; one inside another cover or /tmp is covered already. */
+function coversOf(folders: string[]): string[] {
+  const unique = [...new Set(folders)];
+  return unique
+    .filter((folder) => ![temporaryFolder, ...unique].some((other) => isWithin(other, folder)))
+    .sort((first, second) => first.length - second.length);
 }
 
 /**
- * The folders between a tmpfs and the workspace mounted inside it. bwrap would create them
- * readable by root alone; created explicitly they are open for the sandbox user to pass.
+ * The workspace and the read-only folders, outer ones first, so that one inside another is
+ * mounted over it (a workspace in the launch folder stays writable). The folders on the way to
+ * each through fresh folders (/tmp, a cover, an opened folder) are made, open for the sandbox's
+ * user to pass: bwrap would make them readable by root alone.
  */
-function foldersToCreate(layout: BwrapLayout): string[] {
-  const base = [temporaryFolder, ...layout.hiddenFolders].find((folder) => isWithin(folder, layout.workspace));
-  if (!base) return [];
-  return ancestorsOf(layout.workspace).filter((folder) => isWithin(base, folder));
+function placedFolders(layout: BwrapLayout, view: ReadOnlyFolderView): string[] {
+  const placements: Array<{ path: string; mounts: string[] }> = [
+    ...view.folders.map((folder) => ({ path: folder.path, mounts: folderMounts(folder) })),
+    { path: layout.workspace, mounts: ['--bind', layout.workspace, layout.workspace] },
+  ];
+  placements.sort((first, second) => depthOf(first.path) - depthOf(second.path));
+  const fresh = [temporaryFolder, ...layout.hiddenFolders, ...view.covers, ...view.folders.filter((folder) => folder.entries).map((folder) => folder.path)];
+  return placements.flatMap(({ path, mounts }) => [
+    ...ancestorsOf(path).filter((ancestor) => fresh.some((folder) => isWithin(folder, ancestor))).flatMap((ancestor) => ['--perms', '0755', '--dir', ancestor]),
+    ...mounts,
+  ]);
 }
 
-/**
- * The highest folder above the workspace that `user` cannot pass through, if any. Folders under
- * /tmp need no cover: the sandbox's own tmpfs replaces them.
- */
+function folderMounts(folder: ReadOnlyFolder): string[] {
+  if (!folder.entries) return ['--ro-bind', folder.path, folder.path];
+  return [
+    '--perms', '0755', '--tmpfs', folder.path,
+    ...folder.entries.flatMap((entry) => {
+      const path = join(folder.path, entry.name);
+      return entry.linkTarget === undefined ? ['--ro-bind-try', path, path] : ['--symlink', entry.linkTarget, path];
+    }),
+    '--remount-ro', folder.path,
+  ];
+}
+
+function depthOf(path: string): number {
+  return path.split('/').length;
+}
+
+/** The highest folder above the workspace that `user` cannot pass through, if any. */
 async function foldersToHide(workspace: string, user: SandboxUser): Promise<string[]> {
-  for (const folder of ancestorsOf(workspace)) {
-    if (folder === temporaryFolder || isWithin(temporaryFolder, folder)) return [];
-    if (!userCanTraverse(user, await stat(folder))) return [folder];
-  }
-  return [];
+  const folder = await highestClosedFolder(workspace, user);
+  return folder ? [folder] : [];
 }

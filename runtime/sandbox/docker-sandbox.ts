@@ -34,6 +34,7 @@ import type {
 } from './sandbox-types.js';
 import type { ProtectedPaths } from '../protected-paths.js';
 import { ProtectedMounts } from './protected-mounts.js';
+import { readOnlyFolderView } from './bwrap-folders.js';
 import {
   grantWorkspaceAccess,
   returnWorkspaceAccess,
@@ -52,6 +53,8 @@ export interface DockerSandboxSettings {
   protectedPaths?: ProtectedPaths;
   /** Host folders mounted read-only at their own paths (a session's `readOnlyFolders`). */
   readOnlyFolders?: string[];
+  /** Of those, the ones opened to the container's user past their own permission bits (a session's `openedFolders`). */
+  openedFolders?: string[];
 }
 
 interface StartedExec {
@@ -116,7 +119,7 @@ export class DockerSandbox implements Sandbox {
           Binds: [
             `${workspace}:${containerWorkspace}:rw`,
             ...readOnly.map((path) => `${path}:${posix.join(containerWorkspace, ...relative(workspace, path).split(sep))}:ro`),
-            ...(settings.readOnlyFolders ?? []).map((folder) => `${realpathSync(folder)}:${realpathSync(folder)}:ro`),
+            ...(await readOnlyFolderBinds(settings.readOnlyFolders ?? [], settings.openedFolders ?? [], user)),
           ],
           NetworkMode: settings.network ? 'bridge' : 'none',
           Memory: options.memoryMb * bytesPerMegabyte,
@@ -234,7 +237,7 @@ export class DockerSandbox implements Sandbox {
    * folders read-only. It is removed when the session ends, or with this sandbox.
    */
   private async spawnInCompanion(command: SandboxCommand, options: SandboxSessionOptions): Promise<SandboxSession> {
-    const companion = await DockerSandbox.create({ ...this.settings, readOnlyFolders: options.readOnlyFolders });
+    const companion = await DockerSandbox.create({ ...this.settings, readOnlyFolders: options.readOnlyFolders, openedFolders: options.openedFolders });
     this.companions.add(companion);
     try {
       const session = await companion.spawnSession(command, { ...options, readOnlyFolders: undefined });
@@ -371,4 +374,18 @@ async function endWithin(stream: Duplex, deadlineMs: number): Promise<boolean> {
   clearTimeout(timer);
   if (!ended) stream.destroy();
   return ended;
+}
+
+/**
+ * A container's own folders are made by the daemon, open to pass, so only the folder's own bits
+ * can shut its user out: an opened folder it may not open is bound entry by entry into a folder
+ * the daemon makes, each entry keeping its bits. Symbolic links among them are left out, since the
+ * daemon, as root, would follow them to wherever they point.
+ */
+async function readOnlyFolderBinds(folders: readonly string[], opened: readonly string[], user: SandboxUser): Promise<string[]> {
+  const real = (folder: string) => realpathSync(folder);
+  const view = await readOnlyFolderView(folders.map(real), opened.map(real), user);
+  return view.folders
+    .flatMap((folder) => folder.entries?.filter((entry) => entry.linkTarget === undefined).map((entry) => posix.join(folder.path, entry.name)) ?? [folder.path])
+    .map((path) => `${path}:${path}:ro`);
 }

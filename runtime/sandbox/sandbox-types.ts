@@ -50,6 +50,12 @@ export interface SandboxSessionOptions {
    * already, or none of them, leave this alone.
    */
   readOnlyFolders?: string[];
+  /**
+   * Of `readOnlyFolders`, those the session's user must reach and open even where the host's
+   * permission bits would refuse it (a root runtime's sandbox user and a folder under root's home):
+   * the folders the user chose to run from. Their entries keep their own bits.
+   */
+  openedFolders?: string[];
 }
 
 export interface SessionExit {

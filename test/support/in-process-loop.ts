@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach } from 'vitest';
@@ -118,6 +118,14 @@ export interface InProcessRunOptions extends LoopRecipeOptions {
   environment?: Record<string, string>;
   /** More files beside the recipe, by relative path (executable when they start with #!). */
   files?: Record<string, string>;
+  /** The folder the run's folder is made in, instead of the test file's temporary folder. */
+  parent?: string;
+  /** Symbolic links made in the run's folder, by relative path, to these targets. */
+  links?: Record<string, string>;
+  /** Permission bits of entries of the run's folder, by relative path, set once its files are written. */
+  modes?: Record<string, number>;
+  /** The permission bits of the run's folder, set once its files are written. */
+  folderMode?: number;
 }
 
 export type RunEvent = Record<string, any>;
@@ -182,13 +190,16 @@ export function useInProcessRuns(): (script: ScriptedTurn[] | ScriptedChatModel,
       root = realpathSync(mkdtempSync(join(tmpdir(), 'manus-loop-')));
       writeTestPlugins(root);
     }
-    const folder = join(root, `run-${(runCount += 1)}`);
+    const folder = join(options.parent ?? root, `run-${(runCount += 1)}`);
     folders.push(folder);
-    writeLoopRecipe(folder, '../tools', options);
+    writeLoopRecipe(folder, options.parent ? join(root, 'tools') : '../tools', options);
     for (const [name, text] of Object.entries(options.files ?? {})) {
       mkdirSync(dirname(join(folder, name)), { recursive: true });
       writeFileSync(join(folder, name), text, { mode: text.startsWith('#!') ? 0o755 : 0o644 });
     }
+    for (const [name, target] of Object.entries(options.links ?? {})) symlinkSync(target, join(folder, name));
+    for (const [name, mode] of Object.entries(options.modes ?? {})) chmodSync(join(folder, name), mode);
+    if (options.folderMode !== undefined) chmodSync(folder, options.folderMode);
     const model = script instanceof ScriptedChatModel ? script : new ScriptedChatModel(script);
     // The user's own configuration (trust grants) stays out of the test.
     const environment = { ...options.environment, XDG_CONFIG_HOME: join(folder, 'no-user-config') };
