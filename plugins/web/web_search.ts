@@ -4,6 +4,7 @@
  * search. Optionally reads each result page.
  */
 import { defineTool, limitOutput } from 'manus-runtime';
+import { keyedEndpointGrants } from './engines/search-engines.js';
 import { formatSearchOutcome } from './search-report.js';
 import { maximumResults, searchWeb } from './search-web.js';
 import { readFetchSettings } from './web-settings.js';
@@ -11,6 +12,8 @@ import { readFetchSettings } from './web-settings.js';
 
 export default defineTool({
   name: 'web_search',
+  // An engine's endpoint receives the user's key for it: pointing it elsewhere is the user's choice.
+  settingGrants: keyedEndpointGrants(),
   description: [
     'Search the web and return the top results with title, URL and snippet. Engines are tried in order until',
     'one answers; the result names the engine used. Set fetch_content to also read the start of each result',

@@ -13,8 +13,7 @@ import type { AnyToolDefinition, SandboxSettings } from '../tool.js';
 import { didYouMean } from './did-you-mean.js';
 import { emptyAgentsConfig, loadAgentsFile, readModelProfile } from './load-agents.js';
 import { loadRecipeFile } from './load-recipe.js';
-import { mcpServerEnvironmentRequest, profileEndpointRequest, reviewRecipeTrust, trustRequestNote, type TrustRequest } from './recipe-requests.js';
-import { defaultApiKeyEnv } from '../model/model-connection.js';
+import { mcpServerEnvironmentRequest, profileEndpointRequest, profileKeys, reviewRecipeTrust, trustRequestNote, type TrustRequest } from './recipe-requests.js';
 import { renderTemplate } from './template.js';
 import type { TrustGrant } from './trust-grants.js';
 import { loadUserConfig } from './user-config.js';
@@ -234,8 +233,9 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
   const mcpToolNames = [...new Set(allSetups.flatMap((setup) => setup.mcpToolNames))];
   const environment = options.environment ?? process.env;
   // A run asks only when a key would really be sent; validate names every key the profile reads.
-  for (const each of uniqueProfiles([...setups.values()].map((setup) => setup.profile))) {
-    const keysSent = [defaultApiKeyEnv(each), ...Object.values(each.headersEnv ?? {})]
+  // Every agent's profile counts: the steps', the planners', and those of agents called as tools.
+  for (const each of uniqueProfiles(allSetups.map((setup) => setup.profile))) {
+    const keysSent = profileKeys(each)
       .filter((variable) => options.reportTrust || Boolean(environment[variable]));
     const endpoint = profileEndpointRequest(each, keysSent);
     if (endpoint) {

@@ -31,7 +31,7 @@ export type SandboxYaml =
       cpus?: number;
       pids?: number;
       /**
-       * The user commands run as in docker: uid or uid:gid; never root.
+       * The user sandboxed commands run as: uid or uid:gid, numeric; never root or a system group (gid 0 or below 1000, but 65534). From a recipe, a pack or an agents.yaml beside a recipe, it needs the user's --trust user.
        */
       user?: string;
       /**
@@ -372,7 +372,7 @@ export interface RecipeYaml {
         cpus?: number;
         pids?: number;
         /**
-         * The user commands run as in docker: uid or uid:gid; never root.
+         * The user sandboxed commands run as: uid or uid:gid, numeric; never root or a system group (gid 0 or below 1000, but 65534). From a recipe, a pack or an agents.yaml beside a recipe, it needs the user's --trust user.
          */
         user?: string;
         /**
@@ -557,7 +557,9 @@ export interface UserConfigYaml {
   /**
    * Grants given to every run, as with --trust: what a recipe may ask for beyond its agent's sandbox and settings.
    */
-  trust?: ('host' | 'network' | 'env' | 'image' | 'resources' | 'workspace' | 'browser' | 'mcp' | 'sampling' | 'all')[];
+  trust?: (
+    'host' | 'network' | 'env' | 'image' | 'resources' | 'workspace' | 'browser' | 'mcp' | 'sampling' | 'user' | 'all'
+  )[];
   mcp_servers?: McpServersYaml2;
 }
 /**
