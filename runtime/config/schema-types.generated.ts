@@ -383,7 +383,7 @@ export interface RecipeYaml {
   permissions?: PermissionsYaml1;
   mcp_servers?: McpServersYaml1;
   /**
-   * Settings handed to each tool by name, over the agent's. browser_use's executable_path, extra_args and cdp_url need the user's --trust browser.
+   * Settings handed to each tool by name, over the agent's. browser_use's executable_path, extra_args and cdp_url need the user's --trust browser; a keyed search engine's endpoint (web_search's endpoints.tavily and endpoints.brave, also under browser_use's web_search) needs --trust env.
    */
   tool_settings?: {
     [k: string]: {
