@@ -1,9 +1,11 @@
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { exitCodeForError } from '../cli/exit-codes.js';
+import { ConfinedFileError, readConfinedFile } from '../runtime/config/confined-file.js';
 import { sandboxDefaults } from '../runtime/config/defaults.js';
 import { loadRecipeFile } from '../runtime/config/load-recipe.js';
 import { reviewAgentsTrust, reviewRecipeTrust } from '../runtime/config/recipe-requests.js';
@@ -580,6 +582,35 @@ describe('prompt files', () => {
     expect(await configErrors({ 'recipe.yaml': 'version: 1\nname: p\nprompt: {file: prompts/secret.txt}\nagent: assistant\n' }, (fixture) => {
       symlinkSync(outside, join(fixture, 'prompts'));
     })).toEqual([expect.stringMatching(/^recipe\.yaml:3:16: prompt file 'prompts\/secret\.txt' cannot be read: .*\/prompts is a symbolic link/)]);
+  });
+
+  it('are read only when they are regular files: a FIFO inside the folder is refused without waiting on it', async () => {
+    expect(await configErrors({ 'recipe.yaml': 'version: 1\nname: p\nprompt: {file: task.md}\nagent: assistant\n' }, (fixture) => {
+      execFileSync('mkfifo', [join(fixture, 'task.md')]);
+    })).toEqual([expect.stringMatching(/^recipe\.yaml:3:16: prompt file 'task\.md' cannot be read: .*task\.md is not a regular file/)]);
+  });
+
+  it('are never read from outside while a folder on the way is swapped for a link, again and again', async () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'manus-swap-')));
+    mkdirSync(join(root, 'prompts'));
+    writeFileSync(join(root, 'prompts', 'secret.txt'), 'inside\n');
+    // Another process swaps prompts/ for a link to the user's folder and back as fast as it can.
+    const swapper = spawn('sh', ['-c', `cd ${root} && while true; do mv prompts real && ln -s ${outside} prompts && rm prompts && mv real prompts; done`], { stdio: 'ignore' });
+    try {
+      const seen = new Set<string>();
+      for (let attempt = 0; attempt < 2000; attempt++) {
+        try {
+          seen.add(readConfinedFile(root, 'prompts/secret.txt'));
+        } catch (error) {
+          if (!(error instanceof ConfinedFileError)) throw error;
+          seen.add(error.problem);
+        }
+      }
+      expect([...seen].filter((text) => text.includes('secret'))).toEqual([]);
+      expect(seen.has('inside\n')).toBe(true);
+    } finally {
+      swapper.kill('SIGKILL');
+    }
   });
 
   it('of an agents.yaml beside the recipe stay in its folder', async () => {
