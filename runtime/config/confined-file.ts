@@ -29,7 +29,12 @@ export function readConfinedFile(root: string, path: string): string {
 }
 
 function readThroughDescriptors(root: string, names: string[]): string {
-  let descriptor = openSync(root, constants.O_RDONLY | constants.O_DIRECTORY);
+  let descriptor: number;
+  try {
+    descriptor = openSync(root, constants.O_RDONLY | constants.O_DIRECTORY);
+  } catch (error) {
+    throw explained(error, root, []);
+  }
   try {
     for (const [index, name] of names.entries()) {
       const last = index === names.length - 1;
@@ -53,7 +58,7 @@ function readThroughDescriptors(root: string, names: string[]): string {
 /**
  * Without /proc (not Linux): each name is checked not to be a link, then the file is opened without
  * following one and must be the file checked. A folder swapped between the check and the open is
- * not caught here; configuration is read before any agent's command runs.
+ * not caught here, which is why this way is kept for systems without /proc.
  */
 function readAfterCheckingEachName(root: string, names: string[]): string {
   for (let count = 1; count <= names.length; count++) {
