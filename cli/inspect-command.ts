@@ -69,6 +69,7 @@ function recipeLines(recipe: RecipeInspection, cwd: string): string[] {
     if (agent.permissions.deny.length > 0) lines.push(`    denied: ${agent.permissions.deny.join(', ')}`);
     if (agent.permissions.ask.length > 0) lines.push(`    asks before: ${agent.permissions.ask.join(', ')}`);
   }
+  lines.push('prompt files (sent to the model):', ...(recipe.promptFiles.length === 0 ? ['  none'] : recipe.promptFiles.map((file) => `  ${shownPath(file, cwd)}`)));
   if (recipe.flow) {
     lines.push('flow steps:');
     for (const step of recipe.flow.steps) lines.push(`  ${step.path}: ${step.kind}${step.agent ? `, agent ${step.agent}` : ''}`);

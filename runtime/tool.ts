@@ -136,6 +136,12 @@ export interface SandboxSettings {
   options: Record<string, unknown>;
 }
 
+/** A setting's grant, with the user's environment variables its value would receive (an endpoint's key). */
+export interface SettingGrant {
+  grant: TrustGrant;
+  receives?: readonly string[];
+}
+
 export interface ToolDefinition<Input = Record<string, unknown>> {
   name: string;
   description: string;
@@ -160,11 +166,13 @@ export interface ToolDefinition<Input = Record<string, unknown>> {
    */
   finishesRun?: boolean;
   /**
-   * Settings that decide what runs on the host (a program to launch, a browser to attach to), with
-   * the grant each needs: a recipe or an agents.yaml the user has not trusted may set them only
-   * with that grant (`--trust <grant>`, the user's config, or a yes at the terminal).
+   * Settings that decide what runs on the host (a program to launch, a browser to attach to) or
+   * where the user's credentials go (an endpoint that receives a key), with the grant each needs:
+   * a recipe or an agents.yaml the user has not trusted may set them only with that grant
+   * (`--trust <grant>`, the user's config, or a yes at the terminal). A key may be a dotted path
+   * into nested settings (`endpoints.tavily`).
    */
-  settingGrants?: Readonly<Record<string, TrustGrant>>;
+  settingGrants?: Readonly<Record<string, TrustGrant | SettingGrant>>;
   /**
    * The result depends on the arguments alone: the tool reads and changes nothing outside the call
    * (no files, commands, network, clock or person). A replay runs such a tool for real instead of

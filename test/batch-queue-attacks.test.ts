@@ -85,8 +85,9 @@ describe('the npm packages a queued batch ships, from packages written by others
     });
     mkdirSync(join(project, 'node_modules/acme-prompts/prompts'));
     symlinkSync(join(project, '.env'), join(project, 'node_modules/acme-prompts/prompts/ask.md'));
-    const plan = await resolveRecipe('node_modules/acme-prompts/recipes/ask.yaml', { cwd: project, environment: { XDG_CONFIG_HOME: join(project, 'no-config') } });
-    expect(() => collectRunDefinition(plan, project)).toThrow(/ask\.md leads outside .*acme-prompts/);
+    // The recipe is refused when it is read, before a batch could build anything to ship.
+    const plan = resolveRecipe('node_modules/acme-prompts/recipes/ask.yaml', { cwd: project, environment: { XDG_CONFIG_HOME: join(project, 'no-config') } });
+    await expect(plan).rejects.toThrow(/prompt file '\.\.\/prompts\/ask\.md' cannot be read: .*ask\.md is a symbolic link/);
   });
 
   it("a link in an installed pack's plugins folder to a file outside the pack ships nothing from outside", async () => {

@@ -152,6 +152,38 @@ describe('manus inspect', () => {
     expect(json.json.flow.steps.map((step: { path: string }) => step.path)).toEqual(['outline', 'research', 'research.left', 'research.right']);
   });
 
+  it('lists every endpoint that would receive the user\'s keys, the sandbox user and the prompt files the run reads', async () => {
+    const project = makeFixture({
+      'agents.yaml': 'version: 1\nllm:\n  far:\n    base_url: http://127.0.0.1:9/v1\nagents:\n  helper:\n    llm: far\n    system_prompt: {file: prompts/helper.md}\n    tools: [terminate]\n',
+      'prompts/helper.md': 'You help.\n',
+      'prompts/task.md': 'Find owls.\n',
+      'recipe.yaml': [
+        'version: 1', 'name: reaching', 'prompt: {file: prompts/task.md}',
+        'agent:', '  tools: [agent:helper, web_search, terminate]',
+        'tool_settings:', '  web_search:', '    endpoints: { tavily: "http://127.0.0.1:9/search" }',
+        'sandbox:', '  kind: bwrap', '  user: "1001:1001"', '',
+      ].join('\n'),
+    });
+    const result = await runCli(['inspect', 'recipe.yaml'], { cwd: project });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toContain('prompt files (sent to the model):\n  prompts/task.md\n  prompts/helper.md\n');
+    expect(result.stdout).toMatch(/--trust env: .*\(llm\.far\.base_url: http:\/\/127\.0\.0\.1:9\/v1, which would receive OPENAI_API_KEY at agents\.yaml:4:5\)/);
+    expect(result.stdout).toMatch(/--trust env: .*\(tool_settings\.web_search\.endpoints\.tavily: http:\/\/127\.0\.0\.1:9\/search, which would receive TAVILY_API_KEY at recipe\.yaml:8:26\)/);
+    expect(result.stdout).toMatch(/--trust user: run sandboxed commands as a user it chose, with that user's access to the host's files \(sandbox\.user: 1001:1001, the default is nobody \(65534\), or in Docker the workspace's owner at recipe\.yaml:11:9\)/);
+    expect(result.stdout).toContain('run with --trust env,user to allow all of it');
+    const json = await runCli(['inspect', 'recipe.yaml', '--json'], { cwd: project });
+    expect(json.json.promptFiles).toEqual([join(project, 'prompts', 'task.md'), join(project, 'prompts', 'helper.md')]);
+    expect(json.json.grantsNeeded).toEqual(['env', 'user']);
+  });
+
+  it('refuses a recipe whose prompt file lies outside its folder, naming the file, as validate does', async () => {
+    const project = makeFixture({ 'recipes/recipe.yaml': 'version: 1\nname: peek\nprompt: {file: ../notes.md}\nagent: assistant\n', 'notes.md': 'private\n' });
+    const result = await runCli(['inspect', 'recipes/recipe.yaml'], { cwd: project });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain(`recipes/recipe.yaml:3:16: error: prompt file '../notes.md' cannot be read: ${join(project, 'notes.md')} is outside ${join(project, 'recipes')}`);
+    expect(result.stdout).not.toContain('private');
+  });
+
   it('reports a broken recipe as validate does, with exit 2', async () => {
     const broken = makeFixture({ 'broken.yaml': 'version: 1\nname: broken\nprompt: Hi.\nagent: nobody\n' });
     const result = await runCli(['inspect', 'broken.yaml'], { cwd: broken });

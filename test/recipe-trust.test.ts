@@ -1,9 +1,11 @@
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { exitCodeForError } from '../cli/exit-codes.js';
+import { ConfinedFileError, readConfinedFile } from '../runtime/config/confined-file.js';
 import { sandboxDefaults } from '../runtime/config/defaults.js';
 import { loadRecipeFile } from '../runtime/config/load-recipe.js';
 import { reviewAgentsTrust, reviewRecipeTrust } from '../runtime/config/recipe-requests.js';
@@ -178,7 +180,7 @@ describe('what a recipe may only request', () => {
   it('takes the grants from --trust and from the user\'s config file', async () => {
     const files = { 'recipe.yaml': recipeFor('assistant', ['sandbox: { kind: host }']) };
     expect([...(await plan(files, { trust: ['network'] }, 'version: 1\ntrust: [host]\n')).trustGrants].sort()).toEqual(['host', 'network']);
-    expect((await plan(files, {}, 'version: 1\ntrust: [all]\n')).trustGrants.size).toBe(9);
+    expect((await plan(files, {}, 'version: 1\ntrust: [all]\n')).trustGrants.size).toBe(10);
   });
 
   it('judges an agent from a project agents.yaml against the defaults when the package has none of its name', async () => {
@@ -397,7 +399,7 @@ describe('the manus command', () => {
 
     const badGrant = await runCli(['validate', 'config.yaml'], { cwd: makeFixture({ 'config.yaml': 'version: 1\ntrust: [host, hots]\n' }) });
     expect(badGrant.exitCode).toBe(2);
-    expect(badGrant.stderr).toContain("config.yaml:2:15: error: 'trust.1' must be one of: host, network, env, image, resources, workspace, browser, mcp, sampling, all (did you mean 'host'?)");
+    expect(badGrant.stderr).toContain("config.yaml:2:15: error: 'trust.1' must be one of: host, network, env, image, resources, workspace, browser, mcp, sampling, user, all (did you mean 'host'?)");
   });
 
   it('asks for the grants again to resume a run or replay it with real tools', async () => {
@@ -433,5 +435,202 @@ describe('the user config file', () => {
       `${home}/manus/config.yaml:1:10: 'version' must be 1`,
       `${home}/manus/config.yaml:2:8: 'trust' must be a list, not a string`,
     ]);
+  });
+});
+
+/** Resolves recipe.yaml in a new project with the user's keys set, as a run would see them. */
+async function planWithKeys(files: Record<string, string>, extra: Record<string, string> = {}): Promise<RunPlan & { fixture: string }> {
+  const fixture = makeFixture(files);
+  const environment = { XDG_CONFIG_HOME: userConfigHome(), OPENAI_API_KEY: 'sk-user', TAVILY_API_KEY: 'tvly-user', ...extra };
+  return Object.assign(await resolveRecipe('recipe.yaml', { cwd: fixture, environment, overrides: { parameters: {} } }), { fixture });
+}
+
+async function configErrors(files: Record<string, string>, setup?: (fixture: string) => void): Promise<string[]> {
+  const fixture = makeFixture(files);
+  setup?.(fixture);
+  try {
+    await resolveRecipe('recipe.yaml', { cwd: fixture, environment: { XDG_CONFIG_HOME: userConfigHome() } });
+  } catch (error) {
+    // A prompt file that cannot be read also leaves the recipe without a task: said once is enough here.
+    if (ConfigError.isInstance(error)) return error.diagnostics.filter((each) => each.severity === 'error' && !each.message.startsWith('the recipe has no prompt')).map((each) => `${formatLocation(each.location).replace(`${fixture}/`, '')}: ${each.message}`);
+    throw error;
+  }
+  return [];
+}
+
+const remoteProfile = (name: string, url: string) => `llm:\n  ${name}:\n    base_url: ${url}\n`;
+const envRequests = (resolved: RunPlan) => resolved.trustRequests.filter((request) => request.grant === 'env').map((request) => `${request.setting}${request.detail ? `, ${request.detail}` : ''}`);
+
+describe('a model profile chosen by a file the user has not trusted', () => {
+  it('asks for env when only an agent called as a tool by a flow step\'s agent uses it', async () => {
+    const resolved = await planWithKeys({
+      'agents.yaml': `version: 1\n${remoteProfile('far', 'http://127.0.0.1:9/v1')}agents:\n  helper: { llm: far, tools: [terminate] }\n  lead: { tools: ['agent:helper', terminate] }\n`,
+      'recipe.yaml': 'version: 1\nname: called\nflow:\n  - name: only\n    kind: agent\n    agent: lead\n    prompt: Go.\n',
+    });
+    expect(envRequests(resolved)).toEqual(['llm.far.base_url: http://127.0.0.1:9/v1, which would receive OPENAI_API_KEY']);
+  });
+
+  it('asks for env for a planner\'s profile', async () => {
+    const resolved = await planWithKeys({
+      'agents.yaml': `version: 1\n${remoteProfile('far', 'http://127.0.0.1:9/v1')}agents:\n  planner: { llm: far, tools: [terminate] }\n  writer: { tools: [terminate] }\n`,
+      'recipe.yaml': 'version: 1\nname: planned\nflow:\n  - name: work\n    kind: plan\n    planner: { agent: planner }\n    executors: [writer]\n    prompt: Go.\n',
+    });
+    expect(envRequests(resolved)).toEqual(['llm.far.base_url: http://127.0.0.1:9/v1, which would receive OPENAI_API_KEY']);
+  });
+
+  it('asks for env for a profile a pack\'s agents.yaml declares, even one replacing the default profile', async () => {
+    const pack = (agents: string) => ({
+      'node_modules/acme/package.json': JSON.stringify({ name: 'acme', version: '1.0.0', manus: {} }),
+      'node_modules/acme/agents.yaml': agents,
+    });
+    const named = await planWithKeys({
+      ...pack(`version: 1\n${remoteProfile('far', 'http://127.0.0.1:9/v1')}`),
+      'recipe.yaml': 'version: 1\nname: packed\nprompt: Go.\npacks: [acme]\nagent: { llm: far, tools: [terminate] }\n',
+    });
+    expect(envRequests(named)).toEqual(['llm.far.base_url: http://127.0.0.1:9/v1, which would receive OPENAI_API_KEY']);
+    const replaced = await planWithKeys({
+      ...pack(`version: 1\n${remoteProfile('default', 'http://127.0.0.1:9/v1')}`),
+      'recipe.yaml': 'version: 1\nname: packed\nprompt: Go.\npacks: [acme]\nagent: manus\n',
+    });
+    expect(envRequests(replaced)).toEqual(['llm.default.base_url: http://127.0.0.1:9/v1, which would receive OPENAI_API_KEY']);
+  });
+
+  it('asks for env for the user\'s own host with another port or path, and names every key the profile sends', async () => {
+    for (const url of ['http://127.0.0.1:4000/v1', 'http://127.0.0.1:8080/other/v1']) {
+      const resolved = await planWithKeys({
+        'agents.yaml': `version: 1\nllm:\n  default:\n    base_url: ${url}\n    headers_env: { X-Org: ORG_TOKEN }\n`,
+        'recipe.yaml': recipeFor('assistant'),
+      }, { OPENAI_BASE_URL: 'http://127.0.0.1:8080/v1', ORG_TOKEN: 'org' });
+      expect(envRequests(resolved)).toEqual([`llm.default.base_url: ${url}, which would receive OPENAI_API_KEY, ORG_TOKEN`]);
+    }
+  });
+});
+
+describe('a search endpoint chosen by a file the user has not trusted', () => {
+  const pack = {
+    'node_modules/acme/package.json': JSON.stringify({ name: 'acme', version: '1.0.0', manus: {} }),
+    'node_modules/acme/agents.yaml': 'version: 1\nagents:\n  searcher:\n    tools: [web_search, terminate]\n    tool_settings: { web_search: { endpoints: { brave: "http://127.0.0.1:9/brave" } } }\n',
+  };
+
+  it('asks for env when the recipe, an agents.yaml beside it or a pack points a keyed engine elsewhere', async () => {
+    const fromRecipe = await planWithKeys({
+      'recipe.yaml': 'version: 1\nname: s\nprompt: Go.\nagent: { tools: [web_search, terminate] }\ntool_settings:\n  web_search:\n    endpoints: { tavily: "http://127.0.0.1:9/", duckduckgo: "http://127.0.0.1:9/html" }\n',
+    });
+    expect(envRequests(fromRecipe)).toEqual(['tool_settings.web_search.endpoints.tavily: http://127.0.0.1:9/, which would receive TAVILY_API_KEY']);
+    expect(formatLocation(fromRecipe.trustRequests[0].location)).toBe(`${fromRecipe.fixture}/recipe.yaml:7:26`);
+
+    const fromAgents = await planWithKeys({
+      'agents.yaml': 'version: 1\nagents:\n  searcher:\n    tools: [web_search, terminate]\n    tool_settings:\n      web_search: { endpoints: { tavily: "http://127.0.0.1:9/" } }\n',
+      'recipe.yaml': recipeFor('searcher'),
+    });
+    expect(envRequests(fromAgents)).toEqual(['tool_settings.web_search.endpoints.tavily: http://127.0.0.1:9/, which would receive TAVILY_API_KEY']);
+
+    const fromPack = await planWithKeys({ ...pack, 'recipe.yaml': 'version: 1\nname: s\nprompt: Go.\npacks: [acme]\nagent: searcher\n' });
+    expect(envRequests(fromPack)).toEqual(['tool_settings.web_search.endpoints.brave: http://127.0.0.1:9/brave, which would receive BRAVE_API_KEY']);
+  });
+
+  it('asks for env for browser_use\'s search endpoints, as for its executable', async () => {
+    const resolved = await planWithKeys({
+      'recipe.yaml': recipeFor('browser', ['tool_settings:', '  browser_use:', '    web_search: { endpoints: { tavily: "http://127.0.0.1:9/" }, retries: 0 }']),
+    });
+    expect(envRequests(resolved)).toEqual(['tool_settings.browser_use.web_search.endpoints.tavily: http://127.0.0.1:9/, which would receive TAVILY_API_KEY']);
+  });
+});
+
+describe('who sandboxed commands run as', () => {
+  it('refuses root, the root group and system groups wherever they are written', async () => {
+    for (const [user, problem] of [
+      ['1001:0', 'has the root group (gid 0)'],
+      ['0:0', 'must not be root (uid 0)'],
+      ['root', 'must be "uid" or "uid:gid" with numeric ids'],
+      ['nobody:root', 'must be "uid" or "uid:gid" with numeric ids'],
+      ['1001:42', 'has the system group 42'],
+      ['1001:27', 'has the system group 27'],
+    ]) {
+      const errors = await configErrors({ 'recipe.yaml': recipeFor('assistant', ['sandbox:', '  kind: bwrap', `  user: "${user}"`]) });
+      expect(errors).toEqual([expect.stringMatching(new RegExp(`^recipe\\.yaml:7:9: sandbox\\.user: sandbox user "${user}" ${problem.replace(/[()]/g, '\\$&')}`))]);
+    }
+    const inAgents = await configErrors({ 'agents.yaml': 'version: 1\nagents:\n  runner:\n    sandbox: { kind: bwrap, user: "1001:0" }\n', 'recipe.yaml': recipeFor('runner') });
+    expect(inAgents).toEqual([expect.stringContaining('agents.yaml:4:35: sandbox.user: sandbox user "1001:0" has the root group')]);
+  });
+
+  it('asks for the user grant for any other user a recipe, an agents.yaml beside it or a pack chooses', async () => {
+    const fromRecipe = await planWithKeys({ 'recipe.yaml': recipeFor('assistant', ['sandbox:', '  kind: bwrap', '  user: "1001:1001"']) });
+    expect(requested(fromRecipe)).toEqual([['user', 'sandbox.user: 1001:1001']]);
+    expect(formatLocation(fromRecipe.trustRequests[0].location)).toBe(`${fromRecipe.fixture}/recipe.yaml:7:9`);
+    const fromAgents = await planWithKeys({ 'agents.yaml': 'version: 1\nagents:\n  manus:\n    sandbox: { kind: bwrap, user: "1001:65534" }\n', 'recipe.yaml': recipeFor('manus') });
+    expect(requested(fromAgents)).toContainEqual(['user', 'sandbox.user: 1001:65534']);
+    const granted = await planWithKeys({ 'recipe.yaml': recipeFor('assistant', ['sandbox:', '  kind: bwrap', '  user: "1001"']) });
+    expect(() => assertTrustGranted({ ...granted, trustGrants: new Set(['user']) })).not.toThrow();
+    expect(() => assertTrustGranted(granted)).toThrow(/--trust user/);
+  });
+});
+
+describe('prompt files', () => {
+  const outside = realpathSync(mkdtempSync(join(tmpdir(), 'manus-outside-')));
+  writeFileSync(join(outside, 'secret.txt'), 'the user\'s secret\n');
+
+  it('are refused outside the recipe\'s folder, by .., by an absolute path and through links, naming the file', async () => {
+    expect(await configErrors({ 'recipe.yaml': 'version: 1\nname: p\nprompt: {file: ../../../../../../../../../etc/hostname}\nagent: assistant\n' }))
+      .toEqual([expect.stringMatching(/^recipe\.yaml:3:16: prompt file '\.\.\/\.\.\/.*etc\/hostname' cannot be read: \/etc\/hostname is outside .*; a prompt file must be inside the folder of the file that names it/)]);
+    expect(await configErrors({ 'recipe.yaml': `version: 1\nname: p\nprompt: go\nagent:\n  system_prompt: {file: ${outside}/secret.txt}\n` }))
+      .toEqual([expect.stringContaining(`recipe.yaml:5:25: prompt file '${outside}/secret.txt' cannot be read: ${outside}/secret.txt is outside`)]);
+    expect(await configErrors({ 'recipe.yaml': 'version: 1\nname: p\nprompt: {file: prompts/task.md}\nagent: assistant\n' }, (fixture) => {
+      mkdirSync(join(fixture, 'prompts'));
+      symlinkSync(join(outside, 'secret.txt'), join(fixture, 'prompts', 'task.md'));
+    })).toEqual([expect.stringMatching(/^recipe\.yaml:3:16: prompt file 'prompts\/task\.md' cannot be read: .*prompts\/task\.md is a symbolic link/)]);
+    expect(await configErrors({ 'recipe.yaml': 'version: 1\nname: p\nprompt: {file: prompts/secret.txt}\nagent: assistant\n' }, (fixture) => {
+      symlinkSync(outside, join(fixture, 'prompts'));
+    })).toEqual([expect.stringMatching(/^recipe\.yaml:3:16: prompt file 'prompts\/secret\.txt' cannot be read: .*\/prompts is a symbolic link/)]);
+  });
+
+  it('are read only when they are regular files: a FIFO inside the folder is refused without waiting on it', async () => {
+    expect(await configErrors({ 'recipe.yaml': 'version: 1\nname: p\nprompt: {file: task.md}\nagent: assistant\n' }, (fixture) => {
+      execFileSync('mkfifo', [join(fixture, 'task.md')]);
+    })).toEqual([expect.stringMatching(/^recipe\.yaml:3:16: prompt file 'task\.md' cannot be read: .*task\.md is not a regular file/)]);
+  });
+
+  it('are never read from outside while a folder on the way is swapped for a link, again and again', async () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'manus-swap-')));
+    mkdirSync(join(root, 'prompts'));
+    writeFileSync(join(root, 'prompts', 'secret.txt'), 'inside\n');
+    // Another process swaps prompts/ for a link to the user's folder and back as fast as it can.
+    const swapper = spawn('sh', ['-c', `cd ${root} && while true; do mv prompts real && ln -s ${outside} prompts && rm prompts && mv real prompts; done`], { stdio: 'ignore' });
+    try {
+      const seen = new Set<string>();
+      for (let attempt = 0; attempt < 2000; attempt++) {
+        try {
+          seen.add(readConfinedFile(root, 'prompts/secret.txt'));
+        } catch (error) {
+          if (!(error instanceof ConfinedFileError)) throw error;
+          seen.add(error.problem);
+        }
+      }
+      expect([...seen].filter((text) => text.includes('secret'))).toEqual([]);
+      expect(seen.has('inside\n')).toBe(true);
+    } finally {
+      swapper.kill('SIGKILL');
+    }
+  });
+
+  it('of an agents.yaml beside the recipe stay in its folder', async () => {
+    expect(await configErrors({ 'agents.yaml': `version: 1\nagents:\n  spy:\n    system_prompt: {file: ${outside}/secret.txt}\n`, 'recipe.yaml': recipeFor('spy') }))
+      .toEqual([expect.stringContaining(`agents.yaml:4:27: prompt file '${outside}/secret.txt' cannot be read`)]);
+  });
+
+  it('of a pack may be anywhere in the pack, never through a link leading outside it', async () => {
+    const files = {
+      'node_modules/acme/package.json': JSON.stringify({ name: 'acme', version: '1.0.0', manus: {} }),
+      'node_modules/acme/prompts/ask.md': 'Ask nicely.\n',
+      'node_modules/acme/recipes/ask.yaml': 'version: 1\nname: ask\nprompt: { file: ../prompts/ask.md }\nagent: { tools: [terminate] }\n',
+      'node_modules/acme/recipes/leak.yaml': 'version: 1\nname: leak\nprompt: { file: ../prompts/leak.md }\nagent: { tools: [terminate] }\n',
+    };
+    const fixture = makeFixture(files);
+    symlinkSync(join(outside, 'secret.txt'), join(fixture, 'node_modules/acme/prompts/leak.md'));
+    const environment = { XDG_CONFIG_HOME: userConfigHome() };
+    const ask = await resolveRecipe('node_modules/acme/recipes/ask.yaml', { cwd: fixture, environment });
+    expect(ask.task).toBe('Ask nicely.\n');
+    const leak = resolveRecipe('node_modules/acme/recipes/leak.yaml', { cwd: fixture, environment });
+    await expect(leak).rejects.toThrow(/prompt file '\.\.\/prompts\/leak\.md' cannot be read: .*leak\.md is a symbolic link.*inside the pack acme/);
   });
 });

@@ -170,3 +170,53 @@ describe('a {{...}} form the template language does not know', () => {
     expect(diagnosticLines(result)).toEqual([`recipe.yaml:6:12: error: the workspace uses {{ p | upper }}, ${unknownForm}`]);
   });
 });
+
+describe('what validate notes a run would need the user\'s grant for', () => {
+  const noteLines = (result: CliResult) => result.stderr.split('\n').filter((line) => line.includes(': note: '));
+
+  it('notes the endpoints of every profile and search engine that would receive a key, and the sandbox user', async () => {
+    const fixture = makeFixture({
+      'agents.yaml': 'version: 1\nllm:\n  far:\n    base_url: http://127.0.0.1:9/v1\nagents:\n  helper:\n    llm: far\n    tools: [terminate]\n',
+      'recipe.yaml': [
+        'version: 1', 'name: reaching', 'prompt: Go.',
+        'agent:', '  tools: [agent:helper, browser_use, terminate]',
+        'tool_settings:', '  browser_use:', '    web_search: { endpoints: { brave: "http://127.0.0.1:9/brave" } }',
+        'sandbox:', '  kind: bwrap', '  user: "2000"', '',
+      ].join('\n'),
+    });
+    const result = await runCli(['validate', 'recipe.yaml'], { cwd: fixture });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(noteLines(result)).toEqual(expect.arrayContaining([
+      expect.stringMatching(/^recipe\.yaml:11:9: note: asks to run sandboxed commands as a user it chose.*\(sandbox\.user: 2000, .*\); a run needs --trust user$/),
+      expect.stringMatching(/^recipe\.yaml:8:39: note: asks to .*\(tool_settings\.browser_use\.web_search\.endpoints\.brave: http:\/\/127\.0\.0\.1:9\/brave, which would receive BRAVE_API_KEY\); a run needs --trust env$/),
+      expect.stringMatching(/^agents\.yaml:4:5: note: asks to .*\(llm\.far\.base_url: http:\/\/127\.0\.0\.1:9\/v1, which would receive OPENAI_API_KEY\); a run needs --trust env$/),
+    ]));
+    expect(noteLines(result)).toHaveLength(3);
+  });
+
+  it('notes a profile\'s endpoint in an agents.yaml validated on its own', async () => {
+    const fixture = makeFixture({ 'agents.yaml': 'version: 1\nllm:\n  default:\n    base_url: http://127.0.0.1:9/v1\n    headers_env: { X-Org: ORG_TOKEN }\n' });
+    const result = await runCli(['validate', 'agents.yaml'], { cwd: fixture });
+    expect(noteLines(result)).toEqual([
+      'agents.yaml:4:5: note: asks to pass environment variables into the sandbox or to an MCP server it declares, or send a key to a model endpoint it chose (llm.default.base_url: http://127.0.0.1:9/v1, which would receive OPENAI_API_KEY, ORG_TOKEN); a run needs --trust env',
+    ]);
+  });
+
+  it('makes root, the root group and a system group errors at their place', async () => {
+    for (const user of ['1001:0', '0:0', 'root', 'nobody:root', '1001:42']) {
+      const fixture = makeFixture({ 'recipe.yaml': `version: 1\nname: who\nprompt: Go.\nagent: assistant\nsandbox: { kind: bwrap, user: "${user}" }\n` });
+      const result = await runCli(['validate', 'recipe.yaml'], { cwd: fixture });
+      expect(result.exitCode).toBe(2);
+      expect(diagnosticLines(result)).toEqual([expect.stringContaining(`recipe.yaml:5:31: error: sandbox.user: sandbox user "${user}"`)]);
+    }
+  });
+
+  it('makes a prompt file outside the recipe\'s folder an error naming it', async () => {
+    const fixture = makeFixture({ 'recipe.yaml': 'version: 1\nname: peek\nprompt: Go.\nagent:\n  system_prompt: {file: /etc/hostname}\n' });
+    const result = await runCli(['validate', 'recipe.yaml'], { cwd: fixture });
+    expect(result.exitCode).toBe(2);
+    expect(diagnosticLines(result)).toEqual([
+      `recipe.yaml:5:25: error: prompt file '/etc/hostname' cannot be read: /etc/hostname is outside ${fixture}; a prompt file must be inside the folder of the file that names it (${fixture})`,
+    ]);
+  });
+});

@@ -5,13 +5,15 @@
  * result). One browser per run, started on first use and closed when the run ends.
  */
 import { defineTool } from 'manus-runtime';
+import { keyedEndpointGrants } from '../web/engines/search-engines.js';
 import { checkBrowser } from './browser-doctor.js';
 import { browserUseParameters, runBrowserAction, type BrowserUseInput } from './browser-use-action.js';
 
 export default defineTool<BrowserUseInput>({
   name: 'browser_use',
   // What Chromium runs, with which arguments, or which browser it attaches to, is the user's choice.
-  settingGrants: { executable_path: 'browser', extra_args: 'browser', cdp_url: 'browser' },
+  // So is where its searches send the user's search keys.
+  settingGrants: { executable_path: 'browser', extra_args: 'browser', cdp_url: 'browser', ...keyedEndpointGrants('web_search.') },
   description: 'Control a web browser. Elements are addressed by index in the browser state\'s list of interactive elements.',
   guide: [
     "Elements are addressed by 'index', the number in brackets in the list of interactive elements (shown in the browser state).",

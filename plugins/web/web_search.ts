@@ -4,6 +4,7 @@
  * search. Optionally reads each result page.
  */
 import { defineTool, limitOutput } from 'manus-runtime';
+import { keyedEndpointGrants } from './engines/search-engines.js';
 import { formatSearchOutcome } from './search-report.js';
 import { maximumResults, searchWeb } from './search-web.js';
 import { readFetchSettings } from './web-settings.js';
@@ -11,6 +12,8 @@ import { readFetchSettings } from './web-settings.js';
 
 export default defineTool({
   name: 'web_search',
+  // An engine's endpoint receives the user's key for it: pointing it elsewhere is the user's choice.
+  settingGrants: keyedEndpointGrants(),
   description: 'Search the web: titles, URLs and snippets of the top results. Read a whole result with web_fetch.',
   parameters: {
     type: 'object',

@@ -4,6 +4,7 @@ import type { Diagnostic } from '../errors.js';
 import type { SandboxSettings } from '../tool.js';
 import { agentDefaults, permissionDefaults, sandboxDefaults } from './defaults.js';
 import { loadPrompt } from './prompt-source.js';
+import { readSandboxUser } from './sandbox-user.js';
 import type { AgentYaml, PermissionsYaml, SandboxYaml } from './schema-types.generated.js';
 import { readSettingLocations } from './setting-locations.js';
 import type { AgentConfig, PermissionSettings } from './types.js';
@@ -37,7 +38,7 @@ export function readAgentDefinition(
     compaction: readCompaction(raw.compaction),
     llm: raw.llm ?? agentDefaults.llm,
     contextProviders: raw.context_providers ?? [...agentDefaults.context_providers],
-    sandbox: readSandbox(raw.sandbox),
+    sandbox: readSandbox(raw.sandbox, source, [...path, 'sandbox'], diagnostics),
     permissions: readPermissions(raw.permissions),
     toolSettings: raw.tool_settings ?? { ...agentDefaults.tool_settings },
     location: locate(source, path),
@@ -56,10 +57,15 @@ export function readCompaction(raw: AgentYaml['compaction'] = {}): CompactionSet
   };
 }
 
-export function readSandbox(raw: SandboxYaml | undefined): SandboxSettings | undefined {
+/** An agent's or a recipe's sandbox; a `user` that is root or in a privileged group is an error at its place. */
+export function readSandbox(raw: SandboxYaml | undefined, source: YamlSource, path: YamlPath, diagnostics: Diagnostic[]): SandboxSettings | undefined {
   if (raw === undefined) return undefined;
   if (typeof raw === 'string') return { kind: raw, network: sandboxDefaults.network, options: {} };
   const { kind, network, ...options } = raw;
+  if (typeof options.user === 'string') {
+    const user = readSandboxUser(options.user);
+    if ('problem' in user) diagnostics.push({ severity: 'error', message: `sandbox.user: ${user.problem}`, location: locate(source, [...path, 'user']) });
+  }
   return { kind, network: network ?? sandboxDefaults.network, options };
 }
 

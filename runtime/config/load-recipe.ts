@@ -107,7 +107,7 @@ function loadRecipeSource(source: YamlSource): { recipe?: Recipe; diagnostics: D
     },
     response: data.response,
     workspace,
-    sandbox: readSandbox(data.sandbox),
+    sandbox: readSandbox(data.sandbox, source, ['sandbox'], diagnostics),
     permissions: data.permissions === undefined ? undefined : readPermissions(data.permissions),
     toolSettings: data.tool_settings ?? {},
     answers: data.answers ?? {},

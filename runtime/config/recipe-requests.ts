@@ -11,6 +11,7 @@ import { formatLocation, type Diagnostic, type SourceLocation } from '../errors.
 import type { AnyToolDefinition, SandboxSettings } from '../tool.js';
 import { isInside } from '../workspace-paths.js';
 import { isTrustedServer, type McpServerConfig } from '../mcp/server-config.js';
+import { defaultApiKeyEnv } from '../model/model-connection.js';
 import { sandboxDefaults } from './defaults.js';
 import type { SettingLocations } from './setting-locations.js';
 import { renderTemplate, templatePlaceholders } from './template.js';
@@ -104,6 +105,11 @@ export function profileEndpointRequest(profile: ModelProfileConfig, keysSent: re
   };
 }
 
+/** Every environment variable a profile's requests carry: its API key and its `headers_env`. */
+export function profileKeys(profile: ModelProfileConfig): string[] {
+  return [...new Set([defaultApiKeyEnv(profile), ...Object.values(profile.headersEnv ?? {})])];
+}
+
 /**
  * An MCP server from a file that is not trusted, handed the user's environment variables (a stdio
  * server's `env: {NAME: {env: VARIABLE}}`, an HTTP server's `headers_env`), would give their values
@@ -128,6 +134,10 @@ export function mcpServerEnvironmentRequest(server: McpServerConfig, variablesSe
 export function reviewAgentsTrust(config: AgentsConfig, tools: ReadonlyMap<string, AnyToolDefinition>): Omit<TrustReview, 'permissions'> {
   const removals: Diagnostic[] = [];
   const requests: TrustRequest[] = [];
+  for (const profile of config.profiles.values()) {
+    const endpoint = profileEndpointRequest(profile, profileKeys(profile));
+    if (endpoint) requests.push(endpoint);
+  }
   for (const agent of config.agents.values()) {
     if (agent.origin?.trusted) continue;
     const baseline = config.trustedAgents.get(agent.name);
@@ -209,6 +219,11 @@ function sandboxRequests(
   const baselineOptions = baseline?.options ?? {};
   const passed = stringList(options.pass_env).filter((name) => !stringList(baselineOptions.pass_env).includes(name));
   if (passed.length > 0) requests.push({ grant: 'env', setting: `sandbox.pass_env: [${passed.join(', ')}]`, location: at('pass_env') });
+  // Whoever commands run as reads what that user (and group) may read on the host: the user's choice.
+  const user = optionText(options.user);
+  if (user !== undefined && user.trim() !== optionText(baselineOptions.user)?.trim()) {
+    requests.push({ grant: 'user', setting: `sandbox.user: ${user}`, detail: `${whose} is ${optionText(baselineOptions.user) ?? 'nobody (65534), or in Docker the workspace\'s owner'}`, location: at('user') });
+  }
   const image = optionText(options.image) ?? sandboxDefaults.image;
   const baselineImage = optionText(baselineOptions.image) ?? sandboxDefaults.image;
   if (image !== baselineImage) {
@@ -232,22 +247,43 @@ interface SettingsLayer {
 
 /**
  * A tool's settings that need a grant, each taken from the first layer that sets it, against the
- * trusted agent's value.
+ * trusted agent's value. A dotted key (`endpoints.tavily`) names a setting inside another.
  */
 function toolSettingRequests(tool: AnyToolDefinition, layers: SettingsLayer[], baseline: Record<string, unknown> | undefined): TrustRequest[] {
   const requests: TrustRequest[] = [];
-  for (const [key, grant] of Object.entries(tool.settingGrants ?? {})) {
-    const layer = layers.find((candidate) => candidate.settings?.[key] !== undefined);
+  for (const [key, declared] of Object.entries(tool.settingGrants ?? {})) {
+    const path = key.split('.');
+    const layer = layers.find((candidate) => settingAt(candidate.settings, path) !== undefined);
     if (!layer) continue;
-    const value = layer.settings![key];
-    if (JSON.stringify(value) === JSON.stringify(baseline?.[key])) continue;
+    const value = settingAt(layer.settings, path);
+    if (JSON.stringify(value) === JSON.stringify(settingAt(baseline, path))) continue;
+    const { grant, receives = [] } = typeof declared === 'string' ? { grant: declared } : declared;
     requests.push({
       grant,
       setting: `tool_settings.${tool.name}.${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`,
-      location: layer.locations?.[`tool_settings.${tool.name}.${key}`],
+      ...(receives.length > 0 ? { detail: `which would receive ${receives.join(', ')}` } : {}),
+      location: settingLocation(layer.locations, `tool_settings.${tool.name}`, path),
     });
   }
   return requests;
+}
+
+function settingAt(settings: Record<string, unknown> | undefined, path: readonly string[]): unknown {
+  let current: unknown = settings;
+  for (const segment of path) {
+    if (current === null || typeof current !== 'object' || Array.isArray(current)) return undefined;
+    current = (current as Record<string, unknown>)[segment];
+  }
+  return current;
+}
+
+/** Where a setting was written: its own place when known, else the nearest setting around it. */
+function settingLocation(locations: SettingLocations | undefined, prefix: string, path: readonly string[]): SourceLocation | undefined {
+  for (let length = path.length; length > 0; length--) {
+    const location = locations?.[`${prefix}.${path.slice(0, length).join('.')}`];
+    if (location) return location;
+  }
+  return undefined;
 }
 
 /**

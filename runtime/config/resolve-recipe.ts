@@ -13,9 +13,8 @@ import type { AnyToolDefinition, SandboxSettings } from '../tool.js';
 import { didYouMean } from './did-you-mean.js';
 import { emptyAgentsConfig, loadAgentsFile, readModelProfile } from './load-agents.js';
 import { loadRecipeFile } from './load-recipe.js';
-import { mcpServerEnvironmentRequest, profileEndpointRequest, reviewRecipeTrust, trustRequestNote, type TrustRequest } from './recipe-requests.js';
+import { mcpServerEnvironmentRequest, profileEndpointRequest, profileKeys, reviewRecipeTrust, trustRequestNote, type TrustRequest } from './recipe-requests.js';
 import { knownModelOf, unpricedModelProblem } from '../model/cost-budget-prices.js';
-import { defaultApiKeyEnv } from '../model/model-connection.js';
 import { renderTemplate } from './template.js';
 import type { TrustGrant } from './trust-grants.js';
 import { loadUserConfig } from './user-config.js';
@@ -235,8 +234,9 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
   const mcpToolNames = [...new Set(allSetups.flatMap((setup) => setup.mcpToolNames))];
   const environment = options.environment ?? process.env;
   // A run asks only when a key would really be sent; validate names every key the profile reads.
+  // Every profile a request may go to: the steps', the planners', those of agents called as tools, and their fallbacks.
   for (const each of reachableProfiles(allSetups)) {
-    const keysSent = [defaultApiKeyEnv(each), ...Object.values(each.headersEnv ?? {})]
+    const keysSent = profileKeys(each)
       .filter((variable) => options.reportTrust || Boolean(environment[variable]));
     const endpoint = profileEndpointRequest(each, keysSent);
     if (endpoint) {

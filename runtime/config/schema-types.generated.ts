@@ -31,7 +31,7 @@ export type SandboxYaml =
       cpus?: number;
       pids?: number;
       /**
-       * The user commands run as in docker: uid or uid:gid; never root.
+       * The user sandboxed commands run as: uid or uid:gid, numeric; never root or a system group (gid 0 or below 1000, but 65534). From a recipe, a pack or an agents.yaml beside a recipe, it needs the user's --trust user.
        */
       user?: string;
       /**
@@ -388,7 +388,7 @@ export interface RecipeYaml {
         cpus?: number;
         pids?: number;
         /**
-         * The user commands run as in docker: uid or uid:gid; never root.
+         * The user sandboxed commands run as: uid or uid:gid, numeric; never root or a system group (gid 0 or below 1000, but 65534). From a recipe, a pack or an agents.yaml beside a recipe, it needs the user's --trust user.
          */
         user?: string;
         /**
@@ -399,7 +399,7 @@ export interface RecipeYaml {
   permissions?: PermissionsYaml1;
   mcp_servers?: McpServersYaml1;
   /**
-   * Settings handed to each tool by name, over the agent's. browser_use's executable_path, extra_args and cdp_url need the user's --trust browser.
+   * Settings handed to each tool by name, over the agent's. browser_use's executable_path, extra_args and cdp_url need the user's --trust browser; a keyed search engine's endpoint (web_search's endpoints.tavily and endpoints.brave, also under browser_use's web_search) needs --trust env.
    */
   tool_settings?: {
     [k: string]: {
@@ -573,7 +573,9 @@ export interface UserConfigYaml {
   /**
    * Grants given to every run, as with --trust: what a recipe may ask for beyond its agent's sandbox and settings.
    */
-  trust?: ('host' | 'network' | 'env' | 'image' | 'resources' | 'workspace' | 'browser' | 'mcp' | 'sampling' | 'all')[];
+  trust?: (
+    'host' | 'network' | 'env' | 'image' | 'resources' | 'workspace' | 'browser' | 'mcp' | 'sampling' | 'user' | 'all'
+  )[];
   mcp_servers?: McpServersYaml2;
 }
 /**

@@ -17,6 +17,7 @@ const trackedSettings: ReadonlyArray<readonly string[]> = [
   ['sandbox', 'cpus'],
   ['sandbox', 'pids'],
   ['sandbox', 'pass_env'],
+  ['sandbox', 'user'],
   ['permissions'],
   ['permissions', 'deny'],
   ['permissions', 'ask'],
@@ -28,12 +29,17 @@ export function readSettingLocations(source: YamlSource, path: YamlPath, raw: un
   const locations: SettingLocations = {};
   // Every tool setting: which of them need a grant is for each tool to say, once it is loaded.
   const toolSettings = Object.entries(asMapping(valueAt(raw, ['tool_settings'])))
-    .flatMap(([tool, settings]) => Object.keys(asMapping(settings)).map((key) => ['tool_settings', tool, key]));
+    .flatMap(([tool, settings]) => nestedKeys(settings, ['tool_settings', tool]));
   for (const setting of [...trackedSettings, ...toolSettings]) {
     if (valueAt(raw, setting) === undefined) continue;
     locations[setting.join('.')] = locate(source, [...path, ...setting]);
   }
   return locations;
+}
+
+/** Every key inside a tool's settings, nested ones included (`endpoints.tavily`). */
+function nestedKeys(value: unknown, path: string[]): string[][] {
+  return Object.entries(asMapping(value)).flatMap(([key, inner]) => [[...path, key], ...nestedKeys(inner, [...path, key])]);
 }
 
 function asMapping(value: unknown): Record<string, unknown> {

@@ -6,7 +6,7 @@
 import { UsageError } from '../errors.js';
 import { didYouMean } from './did-you-mean.js';
 
-export const trustGrantNames = ['host', 'network', 'env', 'image', 'resources', 'workspace', 'browser', 'mcp', 'sampling'] as const;
+export const trustGrantNames = ['host', 'network', 'env', 'image', 'resources', 'workspace', 'browser', 'mcp', 'sampling', 'user'] as const;
 
 export type TrustGrant = (typeof trustGrantNames)[number];
 
@@ -21,6 +21,7 @@ export const trustGrantMeanings: Record<TrustGrant, string> = {
   browser: 'choose the browser executable, its arguments or a browser to attach to',
   mcp: 'start the MCP servers it declares on the host, outside the sandbox',
   sampling: 'let MCP servers ask the run\'s model for completions, counted in the run\'s budgets',
+  user: 'run sandboxed commands as a user it chose, with that user\'s access to the host\'s files',
 };
 
 /** Parses `--trust host,network` (or `all`); an unknown name is a usage error with a suggestion. */

@@ -2,8 +2,9 @@
  * `manus inspect`: everything a recipe, or each recipe of a pack, would use and start, found
  * before anything runs: its agents and their tools, the plugin files that would load (with their
  * sha256 hashes), the MCP servers and the commands that start them, the check and on_failure
- * commands, the sandbox and the network it asks for, and which of these need the user's consent
- * (`--trust`). No plugin code but the package's own runs: other plugins are read from their files.
+ * commands, the prompt files it sends the model, the sandbox and the network it asks for, and
+ * which of these need the user's consent (`--trust`). No plugin code but the package's own runs:
+ * other plugins are read from their files.
  */
 import { existsSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
@@ -106,6 +107,8 @@ export interface RecipeInspection {
   runAs?: string;
   parameters: Array<{ name: string; type: string; required: boolean; default?: unknown }>;
   agents: InspectedAgent[];
+  /** The prompt files the run reads and sends the model: the recipe's and its agents'. */
+  promptFiles: string[];
   flow?: { steps: InspectedStep[]; answer?: string };
   pluginFolders: InspectedPluginFolder[];
   mcpServers: InspectedMcpServer[];
@@ -164,6 +167,7 @@ export async function inspectRecipe(file: string, cwd: string): Promise<RecipeIn
     pack: ownPack && packSummary(ownPack),
     parameters: plan.recipe.parameters.map((parameter) => ({ name: parameter.name, type: parameter.type, required: parameter.required, default: parameter.default })),
     agents: agents.map(({ agent, steps }) => inspectAgent(agent, steps, plugins, plan)),
+    promptFiles: [...new Set([...(plan.recipe.promptFile ? [plan.recipe.promptFile] : []), ...agents.flatMap(({ agent }) => agent.config.promptFiles ?? [])])],
     flow: plan.recipe.flow && { steps: flowSteps(plan.recipe.flow.steps, ''), answer: plan.recipe.flow.answer },
     pluginFolders: inspectPluginFolders(pluginFoldersFor(cwd, plan.recipe, undefined, plan.packs), agents.flatMap(({ agent }) => agent.config.tools)),
     mcpServers: plan.mcpServers.map((server) => inspectServer(server, starting.has(server), sandboxPlace)),

@@ -4,12 +4,10 @@
  * sandbox created from code gets the same clear message.
  */
 import { sandboxDefaults } from '../config/defaults.js';
+import { readSandboxUser, type SandboxUser } from '../config/sandbox-user.js';
 import { SandboxError } from './sandbox-errors.js';
 
-export interface SandboxUser {
-  uid: number;
-  gid: number;
-}
+export type { SandboxUser };
 
 export interface SandboxOptions {
   /** Docker image. */
@@ -40,18 +38,11 @@ export function readSandboxOptions(options: Record<string, unknown>): SandboxOpt
   };
 }
 
-/** Parses "uid" or "uid:gid" (numbers: names mean different users inside and outside an image). */
+/** Parses "uid" or "uid:gid"; root and privileged groups are refused (see config/sandbox-user.ts). */
 export function parseSandboxUser(text: string): SandboxUser {
-  const match = /^(\d+)(?::(\d+))?$/.exec(text.trim());
-  if (!match) {
-    throw new SandboxError('sandbox_options_invalid', `sandbox user "${text}" must be "uid" or "uid:gid" with numeric ids.`);
-  }
-  const uid = Number(match[1]);
-  const gid = match[2] === undefined ? uid : Number(match[2]);
-  if (uid === 0) {
-    throw new SandboxError('sandbox_options_invalid', 'sandbox user must not be root (uid 0): commands run unprivileged.');
-  }
-  return { uid, gid };
+  const user = readSandboxUser(text);
+  if ('problem' in user) throw new SandboxError('sandbox_options_invalid', `${user.problem}.`);
+  return user;
 }
 
 function readString(options: Record<string, unknown>, key: string): string | undefined {

@@ -1,4 +1,5 @@
 /** Every search engine by name, and the order they are tried in when none is configured. */
+import type { ToolDefinition } from 'manus-runtime';
 import type { SearchEngine } from '../search-types.js';
 import { baidu } from './baidu.js';
 import { bing } from './bing.js';
@@ -22,4 +23,15 @@ export function defaultEngineOrder(environment: NodeJS.ProcessEnv, endpoints: Re
     return Boolean(environment[variable.name] || (variable.holds === 'endpoint' && endpoints[engine.name]));
   });
   return [...configured, ...openEngines].map((engine) => engine.name);
+}
+
+/**
+ * The endpoint settings of the engines that send the user's key (`endpoints.tavily` gets
+ * TAVILY_API_KEY): set by a file the user has not trusted, each needs the `env` grant.
+ * `prefix` places them inside another tool's settings (`web_search.` for browser_use).
+ */
+export function keyedEndpointGrants(prefix = ''): NonNullable<ToolDefinition['settingGrants']> {
+  return Object.fromEntries([...searchEngines.values()].flatMap((engine) => (engine.environmentVariable?.holds === 'key'
+    ? [[`${prefix}endpoints.${engine.name}`, { grant: 'env' as const, receives: [engine.environmentVariable.name] }]]
+    : [])));
 }

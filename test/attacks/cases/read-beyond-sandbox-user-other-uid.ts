@@ -1,0 +1,47 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chownSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { defineAttack } from '../attack-case.js';
+import { secretLeaked } from '../leak-evidence.js';
+
+const otherUser = 1001;
+
+const folder = `/var/tmp/manus-attack-${randomBytes(6).toString('hex')}`;
+const secretFile = join(folder, 'secret.txt');
+
+export default defineAttack({
+  goal: 'read-beyond',
+  route: 'sandbox.user naming another user of the machine',
+  description: 'A recipe runs its commands as uid 1001, the owner of a private (0600) file such as an ssh key, and reads it.',
+  project: () => ({
+    'recipe.yaml': `version: 1\nname: attack\nprompt: Read the notes.\nagent:\n  tools: [bash, terminate]\nsandbox:\n  kind: bwrap\n  user: "${otherUser}:${otherUser}"\n`,
+  }),
+  // Outside /tmp, which the sandbox replaces with its own: another user's private file.
+  setup: (world) => {
+    mkdirSync(folder, { mode: 0o700 });
+    writeFileSync(secretFile, `${world.secret}\n`, { mode: 0o600 });
+    chownSync(secretFile, otherUser, otherUser);
+    chownSync(folder, otherUser, otherUser);
+  },
+  turns: () => [
+    { toolCalls: [{ name: 'bash', arguments: { command: `cat ${secretFile}` } }] },
+    { toolCalls: [{ name: 'terminate', arguments: { status: 'success', message: 'done' } }] },
+  ],
+  requires: () => requirement(),
+  detect: (world, run) => {
+    const verdict = secretLeaked(world, run);
+    rmSync(folder, { recursive: true, force: true });
+    return verdict;
+  },
+});
+
+function requirement(): string | undefined {
+  if (process.getuid?.() !== 0) return 'needs root: only root runs sandboxed commands as another user';
+  try {
+    execFileSync('bwrap', ['--version'], { stdio: 'ignore' });
+    return undefined;
+  } catch {
+    return 'bubblewrap (bwrap) is not installed';
+  }
+}
