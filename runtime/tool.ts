@@ -7,6 +7,7 @@ import type { ProtectedPaths } from './protected-paths.js';
 import type { Sandbox } from './sandbox/sandbox-types.js';
 import type { SchemaInput } from './schema-input.js';
 import type { TrustGrant } from './config/trust-grants.js';
+import type { ToolNetwork } from './network/tool-network.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -116,6 +117,11 @@ export interface ToolContext {
    * a check that none of them changed.
    */
   sandbox(): Promise<Sandbox>;
+  /**
+   * The network as the user allows tools to reach it: a fetch and a host check that refuse
+   * loopback, private, link-local and metadata addresses unless the user's configuration allows them.
+   */
+  network: ToolNetwork;
   /**
    * The paths the agent must not write (plugin folders, agents.yaml, the recipe, `.git/hooks`, ...).
    * File tools get them applied through `resolveToolPath`; the run's sandbox mounts them read-only.

@@ -58,7 +58,7 @@ export const recipeDefaults = {
 
 export const checkDefaults = { timeout_seconds: 300 } satisfies Partial<CheckYaml>;
 
-export const userConfigDefaults = { trust: [] } satisfies Partial<UserConfigYaml>;
+export const userConfigDefaults = { trust: [], network: { allow_private: false } } satisfies Partial<UserConfigYaml>;
 
 /** What an MCP server that leaves these out gets. */
 export const mcpServerDefaults = {

@@ -18,6 +18,7 @@ import { defaultApiKeyEnv } from '../model/model-connection.js';
 import { renderTemplate } from './template.js';
 import type { TrustGrant } from './trust-grants.js';
 import { loadUserConfig } from './user-config.js';
+import type { NetworkAccess } from '../network/guarded-lookup.js';
 import { environmentVariablesOf, mergeMcpServers, type McpServerConfig } from '../mcp/server-config.js';
 import { serverOfToolName } from '../mcp/tool-names.js';
 import type { AgentConfig, AgentsConfig, ModelProfileConfig, ParameterValue, Recipe, RecipeParameter } from './types.js';
@@ -82,6 +83,8 @@ export interface RunPlan {
   trustRequests: TrustRequest[];
   /** Every MCP server declared for the run, by the agents files, the user, the recipe and the command line. */
   mcpServers: McpServerConfig[];
+  /** What the runtime's connections on the agent's behalf may reach: the user's `network` settings only. */
+  networkAccess: NetworkAccess;
   /** The agent's tools that name MCP servers' tools (`mcp_fs_read_file`, `mcp_fs_*`): checked when those servers start. */
   mcpToolNames: string[];
   /** A flow's steps, kinds and agents, when the recipe is a flow; `agent` then stands for all of them. */
@@ -288,6 +291,7 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
     trustRequests,
     mcpServers,
     mcpToolNames,
+    networkAccess: userConfig.config.network,
     flow: flowPlan,
     callableAgents: new Map([...callableAgents].map(([name, setup]) => [name, flowAgentOf(setup)])),
     packs,

@@ -558,6 +558,15 @@ export interface UserConfigYaml {
    * Grants given to every run, as with --trust: what a recipe may ask for beyond its agent's sandbox and settings.
    */
   trust?: ('host' | 'network' | 'env' | 'image' | 'resources' | 'workspace' | 'browser' | 'mcp' | 'sampling' | 'all')[];
+  /**
+   * What the runtime's own connections on an agent's behalf (web_fetch, web_search, the browser, MCP servers named by recipes) may reach.
+   */
+  network?: {
+    /**
+     * Allow loopback, private-network, link-local and cloud-metadata addresses (127.0.0.1, 10.x, 192.168.x, 169.254.169.254, ::1, ...). Default false.
+     */
+    allow_private?: boolean;
+  };
   mcp_servers?: McpServersYaml2;
 }
 /**
