@@ -20,6 +20,7 @@ import { locateRecipe } from '../runtime/packs/locate-recipe.js';
 import { exitCodeForRun, type ExitCodeValue } from './exit-codes.js';
 import { watchInterrupts } from './interrupts.js';
 import type { RunCommandOptions } from './program.js';
+import { terminalText } from '../runtime/terminal-text.js';
 
 export async function runCommand(recipeFile: string, options: RunCommandOptions): Promise<number> {
   const trust = [...parseTrustGrants(options.trust)];
@@ -49,7 +50,7 @@ export async function runCommand(recipeFile: string, options: RunCommandOptions)
 export function printPlanWarnings(plan: RunPlan, options: { ci?: boolean }): void {
   const refused = options.ci === true || isCi() ? literalSecretErrors(plan.warnings) : [];
   if (refused.length > 0) throw new ConfigError(refused);
-  for (const warning of plan.warnings) process.stderr.write(`${formatDiagnostic(warning)}\n`);
+  for (const warning of plan.warnings) process.stderr.write(terminalText(`${formatDiagnostic(warning)}\n`));
 }
 
 export interface ProgressRunOptions {
@@ -127,17 +128,17 @@ export function isCi(): boolean {
 
 function printResult(result: RunResult, json: boolean): void {
   for (const check of result.checks.filter((entry) => !entry.passed && !entry.skipped)) {
-    process.stderr.write(`check failed: ${check.name}: ${check.detail}\n`);
+    process.stderr.write(terminalText(`check failed: ${check.name}: ${check.detail}\n`));
   }
   if (json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;
   }
   if (result.status === 'success') {
-    process.stdout.write(`${result.answer}\n`);
+    process.stdout.write(`${terminalText(result.answer)}\n`);
   } else {
     const what = result.exhaustedBudget ? `the ${result.exhaustedBudget} budget ran out` : result.status;
-    process.stderr.write(`manus: run ${result.runId} ended: ${what}: ${result.answer}\n`);
+    process.stderr.write(terminalText(`manus: run ${result.runId} ended: ${what}: ${result.answer}\n`));
   }
-  if (result.files.length > 0) process.stderr.write(`files written in ${result.workspace}:\n${result.files.map((file) => `  ${file}`).join('\n')}\n`);
+  if (result.files.length > 0) process.stderr.write(terminalText(`files written in ${result.workspace}:\n${result.files.map((file) => `  ${file}`).join('\n')}\n`));
 }
