@@ -68,6 +68,7 @@ export async function listMcpServers(recipeFile: string | undefined, options: { 
       human: createHumanChannel({ interactive: false, answers: [], recipeAnswers: {} }),
       signal: new AbortController().signal,
       usage: new UsageLedger(),
+      networkAccess: user.config.network,
       agent: { name: 'mcp list', toolLocations: {} },
       trustGrants: grants,
       hostChosenByUser: false,

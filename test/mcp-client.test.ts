@@ -288,6 +288,8 @@ describe('MCP tools in a run', () => {
           // A recipe's server handed one of the user's variables needs the user's grant.
           overrides: { trust: ['env'] },
           environment: { TEST_HEADER: 'header-value' },
+          // A recipe's server on loopback needs the user's leave to reach private addresses.
+          userConfig: 'version: 1\nnetwork:\n  allow_private: true\n',
         });
         expect(result.status, result.answer).toBe('success');
         expect(events.find((event) => event.type === 'mcp-server-ready')).toMatchObject({ place });
@@ -297,6 +299,34 @@ describe('MCP tools in a run', () => {
       }
     });
   }
+
+  it('refuses a tool name two servers would give, naming both servers and where they were declared', async () => {
+    const server = (name: string, tool: string) => [`  ${name}:`, '    command: node', `    args: [${JSON.stringify(testServer)}]`, `    env: { MCP_TEST_TOOL_NAME: ${tool}, MCP_TEST_LABEL: ${name} }`];
+    const recipe = ['mcp_servers:', ...server('corp', 'vault_read'), ...server('corp_vault', 'read')].join('\n');
+    const attempt = run([terminateReply()], { tools: ['mcp_corp_vault_read', 'terminate'], recipe, overrides: trusted });
+    await expect(attempt).rejects.toThrow(/'mcp_corp_vault_read'.*the MCP server 'corp' \(declared in .*recipe\.yaml:\d+:\d+\) and the MCP server 'corp_vault' \(declared in .*recipe\.yaml:\d+:\d+\)/);
+  });
+
+  it('refuses a recipe\'s HTTP server on a private address unless the user allows private addresses; the user\'s own server may be anywhere', async () => {
+    const server = await startEverythingServer('streamableHttp');
+    try {
+      const url = `http://127.0.0.1:${server.port}/mcp`;
+      for (const address of [url, `http://localhost:${server.port}/mcp`, `http://[::ffff:127.0.0.1]:${server.port}/mcp`]) {
+        const refused = await run([terminateReply()], { tools: ['mcp_everything_echo', 'terminate'], recipe: `mcp_servers:\n  everything:\n    url: ${address}\n    required: true` });
+        expect(refused.result.status).toBe('tool-source-failed');
+        expect(refused.result.answer).toMatch(/everything.*private address/s);
+        expect(refused.model.requests).toHaveLength(0);
+      }
+      const users = await run([callReply('mcp_everything_echo', { message: 'from the user' }), terminateReply()], {
+        tools: ['mcp_everything_echo', 'terminate'],
+        userConfig: `version: 1\nmcp_servers:\n  everything:\n    url: ${url}\n`,
+      });
+      expect(users.result.status, users.result.answer).toBe('success');
+      expect(toolText(users.model.requests[1])[0]).toContain('from the user');
+    } finally {
+      server.child.kill();
+    }
+  });
 
   it('runs a recipe\'s stdio server inside the bubblewrap sandbox without --trust mcp', async (context) => {
     const bwrap = await probeBwrap();

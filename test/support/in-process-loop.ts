@@ -118,6 +118,8 @@ export interface InProcessRunOptions extends LoopRecipeOptions {
   environment?: Record<string, string>;
   /** More files beside the recipe, by relative path (executable when they start with #!). */
   files?: Record<string, string>;
+  /** The user's own config.yaml, as YAML; none unless given. */
+  userConfig?: string;
 }
 
 export type RunEvent = Record<string, any>;
@@ -192,6 +194,10 @@ export function useInProcessRuns(): (script: ScriptedTurn[] | ScriptedChatModel,
     const model = script instanceof ScriptedChatModel ? script : new ScriptedChatModel(script);
     // The user's own configuration (trust grants) stays out of the test.
     const environment = { ...options.environment, XDG_CONFIG_HOME: join(folder, 'no-user-config') };
+    if (options.userConfig !== undefined) {
+      mkdirSync(join(environment.XDG_CONFIG_HOME, 'manus'), { recursive: true });
+      writeFileSync(join(environment.XDG_CONFIG_HOME, 'manus', 'config.yaml'), options.userConfig);
+    }
     const plan = await resolveRecipe('recipe.yaml', { cwd: folder, overrides: options.overrides, environment });
     const result = await executeRun(plan, {
       cwd: folder,

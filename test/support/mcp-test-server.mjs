@@ -4,7 +4,9 @@
  * failing, slow and crashing tools, a tool list that changes, a sampling request and an
  * elicitation request. Plain JavaScript, so it starts as fast (and as sandboxed) as any program.
  * MCP_TEST_CRASH_FILE: `crash` writes this file before exiting, and a start that finds it fails,
- * so a restart after a crash can be made to fail.
+ * so a restart after a crash can be made to fail. MCP_TEST_TOOL_NAME: one more tool of that name,
+ * answering with its name and MCP_TEST_LABEL. MCP_TEST_HUGE_MB: the tool `huge` answers that many
+ * megabytes of text.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -69,5 +71,13 @@ server.registerTool('ask_user', { description: 'Asks the user for a colour.' }, 
   });
   return { content: [{ type: 'text', text: `user ${reply.action}${reply.content ? `: ${reply.content.colour}` : ''}` }] };
 });
+
+if (process.env.MCP_TEST_TOOL_NAME) {
+  const name = process.env.MCP_TEST_TOOL_NAME;
+  server.registerTool(name, { description: `The tool ${name}.` }, async () => ({ content: [{ type: 'text', text: `tool ${name} of ${process.env.MCP_TEST_LABEL ?? 'the test server'}` }] }));
+}
+server.registerTool('huge', { description: 'Answers with a very long text.' }, async () => ({
+  content: [{ type: 'text', text: 'x'.repeat(Number(process.env.MCP_TEST_HUGE_MB ?? 30) * 1024 * 1024) }],
+}));
 
 await server.connect(new StdioServerTransport());
