@@ -300,6 +300,22 @@ describe('MCP tools in a run', () => {
     });
   }
 
+  it('cuts a 30 MB result off while it is read, answers the call with an error saying so, and keeps the server usable', async () => {
+    const { result, model, events } = await run([
+      callReply('mcp_test_huge'),
+      callReply('mcp_test_echo', { text: 'still here' }),
+      terminateReply(),
+    ], { tools: ['mcp_test_huge', 'mcp_test_echo', 'terminate'], recipe: testServerRecipe('call_timeout_seconds: 100'), overrides: trusted });
+    expect(result.status, result.answer).toBe('success');
+    const [cut, echo] = toolText(model.requests[2]);
+    expect(cut).toMatch(/the MCP server 'test' answered with more than 10 MB \(max_result_mb\), so its reply was cut off while it was read/);
+    expect(echo).toBe('echo: still here');
+    expect(events.filter((event) => event.type === 'tool-call-end').map((event) => event.isError)).toEqual([true, false, false]);
+    expect(events.some((event) => event.type === 'mcp-server-restart')).toBe(false);
+    const small = await run([callReply('mcp_test_huge'), terminateReply()], { tools: ['mcp_test_huge', 'terminate'], recipe: testServerRecipe('max_result_mb: 0.5\nenv: { MCP_TEST_HUGE_MB: "1" }'), overrides: trusted });
+    expect(toolText(small.model.requests[1])[0]).toMatch(/more than 0\.5 MB/);
+  });
+
   it('refuses a tool name two servers would give, naming both servers and where they were declared', async () => {
     const server = (name: string, tool: string) => [`  ${name}:`, '    command: node', `    args: [${JSON.stringify(testServer)}]`, `    env: { MCP_TEST_TOOL_NAME: ${tool}, MCP_TEST_LABEL: ${name} }`];
     const recipe = ['mcp_servers:', ...server('corp', 'vault_read'), ...server('corp_vault', 'read')].join('\n');

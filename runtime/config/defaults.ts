@@ -65,4 +65,5 @@ export const mcpServerDefaults = {
   required: false,
   startup_timeout_seconds: 30,
   call_timeout_seconds: 120,
+  max_result_mb: 10,
 } satisfies McpServerYaml;

@@ -294,6 +294,10 @@ export interface McpServerYaml {
    * How long one tool call may take before it is cancelled.
    */
   call_timeout_seconds?: number;
+  /**
+   * The largest message (a tool's result) read from the server, in megabytes; a longer one is cut off while it is read and the call answers with an error saying so.
+   */
+  max_result_mb?: number;
 }
 export interface EnvironmentReferenceYaml {
   /**

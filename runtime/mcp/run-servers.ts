@@ -195,7 +195,7 @@ function unknownNames(server: McpServerConfig, tools: Tool[], agentNames: string
 async function connectServer(server: McpServerConfig, services: RunServerServices, makeClient: (workspacePath: string) => Client, timeoutMs: number): Promise<ConnectedClient> {
   if (server.transport.kind === 'stdio') {
     const launched = await launchStdioServer(server, services);
-    const transport = new SessionTransport(launched.session);
+    const transport = new SessionTransport(launched.session, { server: server.name, maxBytes: server.maxResultBytes });
     const client = makeClient(launched.workspacePath);
     try {
       await client.connect(transport, { timeout: timeoutMs });
