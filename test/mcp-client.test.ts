@@ -316,6 +316,24 @@ describe('MCP tools in a run', () => {
     expect(toolText(small.model.requests[1])[0]).toMatch(/more than 0\.5 MB/);
   });
 
+  for (const mode of ['json', 'sse'] as const) {
+    it(`cuts a 30 MB result of an HTTP server (${mode}) off while it is read, and keeps the server usable`, async () => {
+      const server = await startTestHttpServer(mode);
+      try {
+        const { result, model } = await run([callReply('mcp_web_huge'), callReply('mcp_web_echo', { text: 'still here' }), terminateReply()], {
+          tools: ['mcp_web_huge', 'mcp_web_echo', 'terminate'],
+          userConfig: `version: 1\nmcp_servers:\n  web:\n    url: http://127.0.0.1:${server.port}/mcp\n    call_timeout_seconds: 100\n`,
+        });
+        expect(result.status, result.answer).toBe('success');
+        const [cut, echo] = toolText(model.requests[2]);
+        expect(cut).toMatch(/the MCP server 'web' answered with more than 10 MB \(max_result_mb\)/);
+        expect(echo).toBe('echo: still here');
+      } finally {
+        server.child.kill();
+      }
+    });
+  }
+
   it('refuses a tool name two servers would give, naming both servers and where they were declared', async () => {
     const server = (name: string, tool: string) => [`  ${name}:`, '    command: node', `    args: [${JSON.stringify(testServer)}]`, `    env: { MCP_TEST_TOOL_NAME: ${tool}, MCP_TEST_LABEL: ${name} }`];
     const recipe = ['mcp_servers:', ...server('corp', 'vault_read'), ...server('corp_vault', 'read')].join('\n');
@@ -416,6 +434,20 @@ async function listContainers(runId: string): Promise<string[]> {
 
 
 /** The published reference server over HTTP, on a free port. */
+async function startTestHttpServer(mode: 'json' | 'sse'): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, [testServer], { env: { ...process.env, MCP_TEST_HTTP: mode }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    let output = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (\d+)/.exec(output);
+      if (match) resolve(Number(match[1]));
+    });
+    child.on('exit', () => reject(new Error(`the test server exited: ${output}`)));
+  });
+  return { child, port };
+}
+
 async function startEverythingServer(mode: 'streamableHttp' | 'sse'): Promise<{ child: ChildProcess; port: number }> {
   const port = await new Promise<number>((resolve) => {
     const probe = createServer().listen(0, '127.0.0.1', () => {

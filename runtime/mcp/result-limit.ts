@@ -47,3 +47,119 @@ export class PendingRequests extends Map<RequestId, string> {
     if (!('method' in message) && 'id' in message && message.id !== undefined) this.delete(message.id);
   }
 }
+
+type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
+/**
+ * The fetch of an HTTP MCP server with the same cap: a JSON reply is read up to the limit, an event
+ * stream is passed on event by event, each held until it is whole; a reply or event over the limit
+ * is dropped as it arrives and replaced by the error reply for the request it answers.
+ */
+export function limitedFetch(base: FetchLike, limit: { server: string; maxBytes: number }): FetchLike {
+  const pending = new PendingRequests();
+  return async (url, init) => {
+    const sent = requestOf(init?.body);
+    if (sent) pending.sent(sent);
+    const response = await base(url, init);
+    if (!response.body) return response;
+    const type = response.headers.get('content-type')?.split(';')[0].trim().toLowerCase() ?? '';
+    const replyFor = (head: string, tail: string) => {
+      const id = idOfCutMessage(head, tail, sent && 'id' in sent ? new Map([[sent.id, sent.method]]) : pending);
+      return id === undefined ? undefined : oversizedReply(id, pending.get(id) ?? (sent as { method?: string } | undefined)?.method, limit.server, limit.maxBytes);
+    };
+    if (type === 'application/json') return cappedJson(response, limit.maxBytes, replyFor);
+    if (type === 'text/event-stream') return new Response(cappedEvents(response.body, limit.maxBytes, replyFor), response);
+    return response;
+  };
+}
+
+function requestOf(body: unknown): (JSONRPCMessage & { method: string; id: RequestId }) | undefined {
+  if (typeof body !== 'string') return undefined;
+  try {
+    const message = JSON.parse(body) as Record<string, unknown>;
+    return typeof message.method === 'string' && (typeof message.id === 'string' || typeof message.id === 'number') ? (message as never) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+type ReplyFor = (head: string, tail: string) => JSONRPCMessage | undefined;
+
+async function cappedJson(response: Response, maxBytes: number, replyFor: ReplyFor): Promise<Response> {
+  const reader = response.body!.getReader();
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return new Response(Buffer.concat(chunks, length), response);
+    chunks.push(value);
+    length += value.byteLength;
+    if (length > maxBytes) {
+      await reader.cancel();
+      const head = Buffer.concat(chunks, length).subarray(0, keptEdgeBytes).toString('utf8');
+      const reply = replyFor(head, '');
+      if (!reply) throw new Error(`the reply was larger than max_result_mb (${maxBytes} bytes) and was dropped`);
+      return new Response(JSON.stringify(reply), { status: response.status, headers: { 'content-type': 'application/json' } });
+    }
+  }
+}
+
+/** Passes each server-sent event on once it is whole; one over the limit becomes the error reply. */
+function cappedEvents(body: ReadableStream<Uint8Array>, maxBytes: number, replyFor: ReplyFor): ReadableStream<Uint8Array> {
+  let event: Buffer[] = [];
+  let eventBytes = 0;
+  let cut: { head: Buffer; tail: Buffer } | undefined;
+  let lineEmpty = true;
+  const encoder = new TextEncoder();
+  const endEvent = (controller: TransformStreamDefaultController<Uint8Array>) => {
+    if (cut) {
+      const head = cut.head.toString('utf8');
+      const reply = replyFor(head.slice(Math.max(0, head.indexOf('{'))), cut.tail.toString('utf8'));
+      cut = undefined;
+      if (reply) controller.enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify(reply)}\n\n`));
+    } else if (eventBytes > 0) {
+      controller.enqueue(Buffer.concat(event, eventBytes));
+    }
+    event = [];
+    eventBytes = 0;
+  };
+  const take = (part: Buffer) => {
+    if (part.length === 0) return;
+    if (cut) {
+      cut.tail = Buffer.concat([cut.tail, part]).subarray(-keptEdgeBytes);
+      return;
+    }
+    event.push(part);
+    eventBytes += part.length;
+    if (eventBytes <= maxBytes) return;
+    const whole = Buffer.concat(event, eventBytes);
+    cut = { head: whole.subarray(0, keptEdgeBytes), tail: Buffer.from(whole.subarray(-keptEdgeBytes)) };
+    event = [];
+    eventBytes = 0;
+  };
+  return body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      let start = 0;
+      for (let index = 0; index < bytes.length; index++) {
+        const byte = bytes[index];
+        if (byte === 0x0d) continue;
+        if (byte !== 0x0a) {
+          lineEmpty = false;
+          continue;
+        }
+        // A blank line ends an event.
+        if (lineEmpty) {
+          take(bytes.subarray(start, index + 1));
+          start = index + 1;
+          endEvent(controller);
+        }
+        lineEmpty = true;
+      }
+      take(bytes.subarray(start));
+    },
+    flush(controller) {
+      endEvent(controller);
+    },
+  }));
+}

@@ -25,6 +25,7 @@ import { PrivateAddressError } from '../network/network-errors.js';
 import { McpServerConnection, type ConnectedClient } from './server-connection.js';
 import { answerServerRequests } from './server-requests.js';
 import { SessionTransport } from './session-transport.js';
+import { limitedFetch } from './result-limit.js';
 import { isWildcard, modelToolNames, serverOfToolName, serverPrefix } from './tool-names.js';
 
 export interface RunServerServices extends LaunchServices {
@@ -209,7 +210,7 @@ async function connectServer(server: McpServerConfig, services: RunServerService
   const headers = resolveEnvironment(server.name, server.transport.headers, services.environment);
   // The user's own servers may be anywhere; one a recipe names reaches only what the user allows,
   // checked for the address each connection really uses, redirects included.
-  const fetch = isTrustedServer(server) ? undefined : guardedFetch(services.networkAccess);
+  const fetch = limitedFetch(isTrustedServer(server) ? globalThis.fetch : guardedFetch(services.networkAccess), { server: server.name, maxBytes: server.maxResultBytes });
   const streamable = makeClient(services.workspace);
   try {
     await streamable.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch }), { timeout: timeoutMs });
