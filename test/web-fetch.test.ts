@@ -9,6 +9,7 @@ import { checkDomainAllowed, readDomainRules } from '../plugins/web/domain-rules
 import { splitIntoChunks } from '../plugins/web/text-chunks.js';
 import { createTestToolContext } from './support/tool-context.js';
 import { createToolNetwork } from '../runtime/network/tool-network.js';
+import { makeFixture, runCli } from './support/run-cli.js';
 import { isPrivateAddress } from '../runtime/network/private-addresses.js';
 
 type Route = (request: IncomingMessage, response: ServerResponse) => void;
@@ -360,6 +361,13 @@ describe('web_fetch and private addresses', () => {
       await publicServer.close();
       await attacker.close();
     }
+  });
+
+  it('takes network.allow_private from the user\'s configuration only, never from a recipe', async () => {
+    const folder = makeFixture({ 'recipe.yaml': 'version: 1\nname: t\nprompt: go\nnetwork:\n  allow_private: true\nagent:\n  tools: [web_fetch, terminate]\n' });
+    const checked = await runCli(['validate', 'recipe.yaml'], { cwd: folder });
+    expect(checked.exitCode).toBe(2);
+    expect(checked.stderr).toMatch(/recipe\.yaml:4:1: error: .*network/);
   });
 
   it('reaches loopback when the user allows private addresses', async () => {
