@@ -63,11 +63,12 @@ export interface BatchCommandOptions extends BatchOutputOptions {
 }
 
 /**
- * Only a queued batch sends its definition anywhere, with the npm packages its plugins import; a
- * batch on this machine runs its plugins' packages where they are, and reads none of them.
+ * Only a queued batch sends its definition anywhere, with the npm packages its plugins import, and
+ * so only it keeps to the files inside its folder and packs; a batch on this machine runs the
+ * recipe's files and its plugins' packages where they are, as `manus run` does.
  */
 function definitionOptions(queue: string | undefined): RunDefinitionOptions {
-  return queue === undefined ? { withDependencies: false } : {};
+  return { shipped: queue !== undefined };
 }
 
 /** Everything a batch session runs with, whether it starts the batch or resumes it. */
@@ -248,7 +249,7 @@ async function runSession(session: BatchSession, options: BatchOutputOptions): P
   }
   const report = batchReport(outcome.record, outcome.items);
   if (options.json) process.stdout.write(`${JSON.stringify(report)}\n`);
-  else printBatchTable(report, (text) => process.stdout.write(text));
+  else printBatchTable(report, (text) => process.stdout.write(text), session.inputs.items);
   if (outcome.record.status === 'interrupted') process.stderr.write(`batch ${record.id} was interrupted; continue it with: manus batch resume ${record.id}\n`);
   if (options.report) {
     const directory = resolve(options.report);

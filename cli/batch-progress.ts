@@ -4,6 +4,7 @@
  * not succeed; elsewhere (CI logs, --ci) one plain line per item and per notice.
  */
 import type { BatchProgressEvent } from '../runtime/batch/batch-run.js';
+import { itemNumber } from '../runtime/batch/item-number.js';
 import type { BatchTotals } from '../runtime/batch/batch-folder.js';
 import { terminalText } from '../runtime/terminal-text.js';
 
@@ -67,7 +68,7 @@ export function createBatchProgress(options: BatchProgressOptions): BatchProgres
           if (!options.live || !ok) {
             const label = ok ? paint('32', item.status) : paint('31', item.status);
             const answer = oneLine(item.error?.message ?? item.answer ?? '', 100);
-            line(`item ${item.index + 1}/${event.totals.items} ${label} (exit ${String(item.exitCode)})${item.runId ? ` run ${terminalText(item.runId)}` : ''}, ${(item.durationMs / 1000).toFixed(1)} s, ${item.usage.totalTokens} tokens${answer ? `: ${answer}` : ''}`);
+            line(`item ${itemNumber(item.index)}/${event.totals.items} ${label} (exit ${String(item.exitCode)})${item.runId ? ` run ${terminalText(item.runId)}` : ''}, ${(item.durationMs / 1000).toFixed(1)} s, ${item.usage.totalTokens} tokens${answer ? `: ${answer}` : ''}`);
           }
           if (options.live) draw(event.totals, true);
           break;

@@ -1,18 +1,24 @@
-/** A batch as a table on stdout: one row per item, then the totals. */
+/** A batch as a table on stdout: one row per item, numbered as everywhere else, with its input, then the totals. */
+import { itemInputSummary, itemNumber } from '../runtime/batch/item-number.js';
 import type { BatchReport } from '../runtime/reports/batch-report.js';
 import { summary } from './batch-progress.js';
 import { terminalText } from '../runtime/terminal-text.js';
 
 const answerWidth = 60;
+const inputWidth = 40;
 
-export function printBatchTable(report: BatchReport, write: (text: string) => void): void {
+/** `inputs`, when the batch's inputs are at hand, gives the input of items that have not started. */
+export function printBatchTable(report: BatchReport, write: (text: string) => void, inputs: ReadonlyArray<{ index: number; parameters: Record<string, string> }> = []): void {
   const { batch } = report;
   const byIndex = new Map(report.items.map((item) => [item.index, item]));
+  const inputByIndex = new Map(inputs.map((input) => [input.index, input.parameters]));
   const rows = Array.from({ length: batch.inputs.count }, (_, index) => {
     const item = byIndex.get(index);
-    if (!item) return [String(index), 'pending', '', '', '', '', '', ''];
+    const input = itemInputSummary(item?.parameters ?? inputByIndex.get(index) ?? {}, inputWidth);
+    if (!item) return [String(itemNumber(index)), input, 'pending', '', '', '', '', '', ''];
     return [
-      String(index),
+      String(itemNumber(index)),
+      input,
       item.status,
       item.exitCode === undefined ? '' : String(item.exitCode),
       item.runId ?? '',
@@ -22,7 +28,7 @@ export function printBatchTable(report: BatchReport, write: (text: string) => vo
       oneLine(item.error && item.status !== 'success' ? item.error.message : item.answer ?? ''),
     ];
   });
-  const header = ['#', 'status', 'exit', 'run', 'tokens', 'cost', 'time', 'answer'];
+  const header = ['#', 'input', 'status', 'exit', 'run', 'tokens', 'cost', 'time', 'answer'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
   const format = (row: string[]) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]))).join('  ').trimEnd();
   // Answers, errors, ids and the recipe's name come from models, tools and files: shown terminal-safe.

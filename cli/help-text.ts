@@ -23,6 +23,7 @@ const runExitCodes = `Exit codes:
   4    the model provider failed
   5    a permission was denied or an approval needed with no one to ask, or the agent asked a
        question no one could answer (status needs-input: give it with manus resume <run> --answer TEXT)
+  6    a required MCP server the agent uses could not be started, or was lost during the run
   130  interrupted`;
 
 const listingExitCodes = `Exit codes:
@@ -30,7 +31,7 @@ const listingExitCodes = `Exit codes:
   2    a file or plugin has an error, or the command line is wrong`;
 
 const batchEnvironment = `Environment:
-  the model variables above (OPENAI_API_KEY, OPENAI_BASE_URL, MANUS_MODEL, ...), for every item
+  OPENAI_API_KEY, OPENAI_BASE_URL, MANUS_MODEL, ...   the model and sandbox, for every item, as manus run --help lists
   MANUS_BATCHES_DIR      where batch folders go (default .manus/batches); --batches-dir wins
   MANUS_BATCH_RETRY_DELAY_MS   the first backoff before a failed item is tried again (default 2000)
   REDIS_PASSWORD         the queue's password, when the --queue URL has none

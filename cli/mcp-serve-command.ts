@@ -24,6 +24,7 @@ export interface McpServeCommandOptions {
   trust: string[];
   sandbox?: SandboxSettings['kind'];
   runsDir?: string;
+  workspace?: string;
 }
 
 /** How long a stop may take before the process ends regardless. */
@@ -43,6 +44,7 @@ export function mcpServeCommand(finish: (code: number) => never): Command {
     .option('--trust <grants>', 'grants for served recipes and tools, as for manus run (repeatable)', collect, [])
     .option('--sandbox <kind>', 'where tools run code: auto, bwrap, docker, or host', sandboxKind)
     .option('--runs-dir <folder>', 'where run folders go (default .manus/runs)')
+    .option('--workspace <folder>', 'the folder served tools work in, shared by every connection (default workspace/<id> for each)')
     .addHelpText('after', serveHelp)
     .action(async (options: McpServeCommandOptions) => finish(await serve(options, finish)));
 }
@@ -50,6 +52,7 @@ export function mcpServeCommand(finish: (code: number) => never): Command {
 const serveHelp = `
 Examples:
   manus mcp serve --tools str_replace_editor,bash                 stdio, for a desktop client
+  manus mcp serve --workspace . --tools str_replace_editor,bash   the same, working in this folder
   manus mcp serve --recipe recipes/country-facts.yaml             a recipe as one tool
   manus mcp serve --transport http --port 8765 --tools web_fetch   http://127.0.0.1:8765/mcp
   MCP_TOKEN=... manus mcp serve --transport http --host 0.0.0.0 --token-env MCP_TOKEN --tools web_fetch
@@ -82,6 +85,7 @@ async function serve(options: McpServeCommandOptions, finish: (code: number) => 
     trust: [...parseTrustGrants(options.trust)],
     sandbox: options.sandbox,
     runsDirectory: options.runsDir,
+    workspace: options.workspace,
     version: MANUS_VERSION,
   });
   if (serving.url) process.stderr.write(`serving MCP at ${serving.url}\n`);

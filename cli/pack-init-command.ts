@@ -25,7 +25,8 @@ export function packInitCommand(name: string, options: { dir?: string }, runtime
   const shown = shownPath(folder, cwd);
   process.stderr.write(
     `made the pack ${name} in ${shown}:\n${Object.keys(files).map((path) => `  ${path}`).join('\n')}\n` +
-      `next: manus validate ${shown}; cd ${shown} && npm test; manus run ${shown}/recipes/hello.yaml --param name=Ada\n`,
+      `next: manus validate ${shown}; manus run ${shown}/recipes/hello.yaml --param name=Ada;\n` +
+      `  cd ${shown} && npm install --save-dev <the manus-runtime tarball or git URL> && npm test\n`,
   );
   return ExitCode.success;
 }

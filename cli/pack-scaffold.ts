@@ -51,6 +51,8 @@ prompt: Greet {{name}}.
 agent: greeter
 budgets:
   steps: 5
+# Checked after the agent finishes: answer_matches is a regular expression the final answer must
+# contain a match for (the other kinds check a file, a command's exit status or the response schema).
 checks:
   - answer_matches: "^Hello, "
     name: the answer is a greeting
@@ -73,13 +75,15 @@ export default defineTool({
 });
 `;
 
-const testSource = `// Runs the recipe through the manus command (MANUS_BIN, else manus on PATH; npm test puts
-// node_modules/.bin there) against a scripted OpenAI-compatible model on loopback.
+const testSource = `// Runs the recipe through the manus command against a scripted OpenAI-compatible model on
+// loopback. The command is MANUS_BIN when set, else the runtime installed in this pack, else manus
+// on PATH.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -134,9 +138,22 @@ test('the hello recipe greets with the pack\\'s own tool', async () => {
   }
 });
 
+function manusCommand() {
+  if (process.env.MANUS_BIN) return [process.env.MANUS_BIN];
+  let manifestFile;
+  try {
+    manifestFile = createRequire(import.meta.url).resolve('manus-runtime/package.json');
+  } catch {
+    return ['manus'];
+  }
+  const { bin } = JSON.parse(readFileSync(manifestFile, 'utf8'));
+  return [process.execPath, join(dirname(manifestFile), typeof bin === 'string' ? bin : bin.manus)];
+}
+
 function runManus(args, cwd) {
+  const [command, ...start] = manusCommand();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.env.MANUS_BIN ?? 'manus', args, {
+    const child = spawn(command, [...start, ...args], {
       cwd,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, OPENAI_BASE_URL: baseUrl, MANUS_MODEL: 'scripted', NO_COLOR: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -145,7 +162,9 @@ function runManus(args, cwd) {
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
+    child.on('error', (error) => reject(error.code === 'ENOENT'
+      ? new Error(\`no \${command} command: install the runtime into this pack (npm install --save-dev with its tarball or git URL), or put manus on PATH, or set MANUS_BIN\`)
+      : error));
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
@@ -154,17 +173,34 @@ function runManus(args, cwd) {
 function readme(name: string): string {
   return `# ${name}
 
-A [manus-runtime](https://www.npmjs.com/package/manus-runtime) pack: recipes in \`recipes/\`, their
-agents in \`agents.yaml\` and tool plugins in \`plugins/\`, named by the \`"manus"\` field of
-package.json.
+A manus-runtime pack: recipes in \`recipes/\`, their agents in \`agents.yaml\` and tool plugins in
+\`plugins/\`, named by the \`"manus"\` field of package.json. In a project that has manus-runtime
+installed:
 
 \`\`\`sh
 npm install ${name}
-npx manus inspect ${name}                    # what its recipes use and start, before anything runs
-npx manus run ${name}/hello --param name=Ada
+npx --no-install manus inspect ${name}       # what its recipes use and start, before anything runs
+npx --no-install manus run ${name}/hello --param name=Ada
 \`\`\`
 
-Develop it with \`manus validate .\` and \`npm test\` (the test runs the recipe against a scripted
-model on loopback; it needs the \`manus\` command on PATH, or MANUS_BIN naming it).
+(Without the runtime installed, npx without \`--no-install\` would fetch an unrelated package named
+\`manus\`.)
+
+## Developing it
+
+Install the runtime into the pack for its test, from a tarball made with \`npm pack\` in a
+manus-runtime checkout, or from a git URL:
+
+\`\`\`sh
+npm install --save-dev ../manus-runtime/manus-runtime-<version>.tgz
+npm test                                     # runs the recipe against a scripted model on loopback
+npx --no-install manus validate .
+\`\`\`
+
+The test runs the command MANUS_BIN names when it is set, else the runtime installed here, else
+\`manus\` on PATH.
+
+The recipe's \`checks:\` run after the agent finishes; \`answer_matches\` is a regular expression
+(JavaScript syntax) the final answer must contain a match for, \`^\` and \`$\` matching at line ends.
 `;
 }

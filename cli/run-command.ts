@@ -1,28 +1,41 @@
 /** `manus run`: resolve the recipe, run it with progress on stderr, print the answer or JSON. */
 import { redactorForPlan } from '../runtime/plan-secrets.js';
 import { mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { basename, extname, join, resolve } from 'node:path';
 import { isatty } from 'node:tty';
 import { literalSecretErrors } from '../runtime/config/literal-secrets.js';
+import { loadRecipeFile } from '../runtime/config/load-recipe.js';
 import { parseParameterArguments, resolveRecipe, type RunPlan } from '../runtime/config/resolve-recipe.js';
 import { settleTrustRequests } from '../runtime/config/trust-consent.js';
 import { parseTrustGrants } from '../runtime/config/trust-grants.js';
-import { writeJunitReport } from '../runtime/reports/junit-report.js';
+import { writeJunitReport, writeNotStartedJunitReport } from '../runtime/reports/junit-report.js';
 import { eventsFileName } from '../runtime/run-history.js';
 import type { SecretRedactor } from '../runtime/secret-redaction.js';
 import { writeJsonReport, type RunReport } from '../runtime/reports/run-report.js';
-import { ConfigError, formatDiagnostic } from '../runtime/errors.js';
+import { ConfigError, formatDiagnostic, ManusError } from '../runtime/errors.js';
 import { preloadModelSdk } from '../runtime/model/model-client.js';
 import { createProgressReporter } from '../runtime/progress-reporter.js';
 import { executeRun, type RunOptions, type RunResult } from '../runtime/run.js';
+import { endingText } from '../runtime/run-status.js';
 import { parseCommandLineServer } from '../runtime/mcp/command-line-server.js';
 import { locateRecipe } from '../runtime/packs/locate-recipe.js';
-import { exitCodeForRun, type ExitCodeValue } from './exit-codes.js';
+import { exitCodeForError, exitCodeForRun, type ExitCodeValue } from './exit-codes.js';
 import { watchInterrupts } from './interrupts.js';
 import type { RunCommandOptions } from './program.js';
 import { terminalText } from '../runtime/terminal-text.js';
 
 export async function runCommand(recipeFile: string, options: RunCommandOptions): Promise<number> {
+  const startedAt = new Date().toISOString();
+  try {
+    return await startRun(recipeFile, options);
+  } catch (error) {
+    // A run that never started still leaves its JUnit file for the CI step that uploads it.
+    if (options.report) await reportNotStarted(recipeFile, error, options.report, startedAt).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function startRun(recipeFile: string, options: RunCommandOptions): Promise<number> {
   const trust = [...parseTrustGrants(options.trust)];
   preloadModelSdk();
   const plan = await resolveRecipe(locateRecipe(recipeFile, process.cwd()).file, {
@@ -44,6 +57,18 @@ export async function runCommand(recipeFile: string, options: RunCommandOptions)
   printPlanWarnings(plan, options);
   const result = await runWithProgress(plan, options, { recordFile: options.record, workspaceSource: options.workspaceFrom });
   return result.exitCode;
+}
+
+async function reportNotStarted(recipeFile: string, error: unknown, directory: string, startedAt: string): Promise<void> {
+  const recipe = { name: basename(recipeFile, extname(recipeFile)), file: recipeFile };
+  try {
+    recipe.name = loadRecipeFile(locateRecipe(recipeFile, process.cwd()).file).recipe?.name ?? recipe.name;
+  } catch {
+    // A recipe that cannot be found or read keeps its file's name.
+  }
+  const failure = ManusError.isInstance(error) ? { code: error.code, message: error.message } : { code: 'error', message: error instanceof Error ? error.message : String(error) };
+  const file = await writeNotStartedJunitReport(resolve(directory), { recipe, error: failure, exitCode: exitCodeForError(error), startedAt });
+  process.stderr.write(`reports: ${file}\n`);
 }
 
 /** Prints the plan's warnings; in CI mode a literal secret in the configuration stops the run before it starts. */
@@ -137,8 +162,7 @@ function printResult(result: RunResult, json: boolean): void {
   if (result.status === 'success') {
     process.stdout.write(`${terminalText(result.answer)}\n`);
   } else {
-    const what = result.exhaustedBudget ? `the ${result.exhaustedBudget} budget ran out` : result.status;
-    process.stderr.write(terminalText(`manus: run ${result.runId} ended: ${what}: ${result.answer}\n`));
+    process.stderr.write(terminalText(`manus: run ${result.runId} ended: ${endingText(result, result.answer)}\n`));
   }
   if (result.files.length > 0) process.stderr.write(terminalText(`files written in ${result.workspace}:\n${result.files.map((file) => `  ${file}`).join('\n')}\n`));
 }

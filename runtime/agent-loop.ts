@@ -11,7 +11,8 @@ import { errorMessage, ManusError, ProviderError } from './errors.js';
 import { prepareJsonSchemas } from './json-schema.js';
 import type { RunBudgets } from './config/resolve-recipe.js';
 import type { ChatModel, ModelReply, ToolSpecification, TokenUsage } from './model/model-types.js';
-import { costOf, type TokenPrices } from './model/pricing.js';
+import { costOf, type PriceBook, type TokenPrices } from './model/pricing.js';
+import { addUsage, zeroUsage } from './model/token-usage.js';
 import type { TokenCounter } from './model/token-counter.js';
 import { ErrorStreak } from './error-streak.js';
 import { finishHint } from './finish-hint.js';
@@ -21,6 +22,7 @@ import type { RunFaultGuard } from './tool-fault-guard.js';
 import type { ImageRecorder } from './run-images.js';
 import type { AnyToolDefinition, ChatContentPart, ChatMessage, ToolContext, ToolImage, TraceWriter } from './tool.js';
 import { prepareCall, runToolCalls, type CallOutcome } from './tool-runner.js';
+import { ToolGuides } from './tool-guides.js';
 import { toolboxRevision } from './toolbox.js';
 
 export type BudgetName = 'steps' | 'tokens' | 'time' | 'cost';
@@ -33,8 +35,8 @@ export interface LoopOutcome {
   structured?: unknown;
   steps: number;
   usage: TokenUsage;
-  /** US dollars, when the profile has prices. */
-  cost: number;
+  /** US dollars; undefined while any reply came from a model whose price is unknown. */
+  cost?: number;
   exhaustedBudget?: BudgetName;
   /** Workspace-relative paths tools reported producing. */
   files: string[];
@@ -56,7 +58,8 @@ export interface LoopSettings {
   tools: ReadonlyMap<string, AnyToolDefinition>;
   contextProviders: ContextProviderDefinition[];
   budgets: RunBudgets;
-  prices?: TokenPrices;
+  /** Prices of the profiles replies come from; without it, cost is unknown. */
+  prices?: PriceBook;
   /** The model's context window in tokens; compaction is off without it. */
   contextWindow?: number;
   /** Continue a recorded run: its history and what it already spent. */
@@ -92,6 +95,8 @@ export interface ResumeState {
   history: ChatMessage[];
   step: number;
   usage: TokenUsage;
+  /** What the usage cost, as recorded; priced again at the run's own prices when not recorded. */
+  cost?: number;
   files: string[];
 }
 
@@ -103,10 +108,13 @@ export async function runAgentLoop(settings: LoopSettings): Promise<LoopOutcome>
   const state = new LoopState(settings);
   const timeBudget = settings.budgets.timeSeconds ? AbortSignal.timeout(settings.budgets.timeSeconds * 1000) : undefined;
   const signal = timeBudget ? AbortSignal.any([settings.signal, timeBudget]) : settings.signal;
+  // A cost budget is checked before the first request, so its prices must be known by then.
+  if (settings.budgets.cost !== undefined) await state.loadDefaultPrices();
   for (;;) {
     state.takeOutsideUsage();
+    await state.settlePrices();
     const exhausted = state.exhaustedBudget(timeBudget);
-    if (exhausted) return state.outcome('budget-exhausted', `The ${exhausted} budget ran out.`, { exhaustedBudget: exhausted });
+    if (exhausted) return await state.outcome('budget-exhausted', `The ${exhausted} budget ran out.`, { exhaustedBudget: exhausted });
     state.step += 1;
     settings.sharedBudget?.spend({ steps: 1 });
     const started = performance.now();
@@ -128,20 +136,20 @@ export async function runAgentLoop(settings: LoopSettings): Promise<LoopOutcome>
       kind: result.kind,
       durationMs: round(performance.now() - started),
       usage: state.usage,
-      ...(settings.prices ? { cost: state.cost } : {}),
+      ...(state.knownCost !== undefined ? { cost: state.knownCost } : {}),
     });
     switch (result.kind) {
       case 'continue':
         continue;
       case 'finished':
-        return state.outcome(result.status, result.answer, { structured: result.structured });
+        return await state.outcome(result.status, result.answer, { structured: result.structured });
       case 'budget-exhausted':
-        return state.outcome('budget-exhausted', `The ${result.budget} budget ran out.`, { exhaustedBudget: result.budget });
+        return await state.outcome('budget-exhausted', `The ${result.budget} budget ran out.`, { exhaustedBudget: result.budget });
       case 'stuck':
-        return state.outcome('stuck', result.answer);
+        return await state.outcome('stuck', result.answer);
       case 'interrupted':
         settings.trace.emit('interrupted', { step: state.step });
-        return state.outcome('interrupted', 'The run was interrupted.');
+        return await state.outcome('interrupted', 'The run was interrupted.');
     }
   }
 }
@@ -156,8 +164,14 @@ class LoopState {
   readonly files = new Set<string>();
   readonly recentTools: string[][] = [];
   readonly promptBudget: PromptBudget;
-  usage: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+  readonly guides: ToolGuides;
+  usage: TokenUsage = zeroUsage();
+  /** Dollars spent on usage already priced. */
   cost = 0;
+  /** Usage not priced yet, by the profile that answered ('' for the run's own). */
+  private readonly unpriced = new Map<string, TokenUsage>();
+  /** Whether some usage came from a model whose price is unknown. */
+  private unknownPrice = false;
   step = 0;
   corrections = 0;
   /** Images from the last step's tools, shown to a vision model once and then dropped. */
@@ -170,7 +184,8 @@ class LoopState {
     if (settings.resume) {
       this.step = settings.resume.step;
       this.usage = { ...settings.resume.usage };
-      this.cost = costOf(this.usage, settings.prices);
+      if (settings.resume.cost !== undefined) this.cost = settings.resume.cost;
+      else this.unpriced.set('', { ...settings.resume.usage });
       for (const file of settings.resume.files) this.files.add(file);
     }
     // A run stopped before its first messages were written (killed while it started) begins its
@@ -180,7 +195,9 @@ class LoopState {
     // With tool_choice none the model is offered no tools, so only a text answer can end the run.
     const offeredTools = settings.agent.toolChoice === 'none' ? [] : settings.tools.values();
     this.finishHint = finishHint(offeredTools, finishesOnText(settings));
-    this.promptBudget = new PromptBudget(settings.budgets, settings.prices);
+    this.promptBudget = new PromptBudget(settings.budgets);
+    this.guides = new ToolGuides(settings.tools);
+    this.guides.recall(this.history);
     this.stuck = new StuckDetector(settings.agent.stuckAfter);
     this.errors = new ErrorStreak(settings.agent.errorStreak);
   }
@@ -209,6 +226,38 @@ class LoopState {
     this.settings.trace.emit('message', { step: this.step, message });
   }
 
+  /** The cost so far, or undefined when part of it is unknown. */
+  get knownCost(): number | undefined {
+    return this.unknownPrice || !this.settings.prices ? undefined : this.cost;
+  }
+
+  /** The run's own profile's prices, once they have been looked up. */
+  defaultPrices: TokenPrices | undefined;
+
+  async loadDefaultPrices(): Promise<TokenPrices | undefined> {
+    this.defaultPrices ??= await this.settings.prices?.pricesFor();
+    return this.defaultPrices;
+  }
+
+  /**
+   * Prices what was spent since the last call. Prices load only here, after a reply has come, so
+   * looking them up never delays a request; a loaded price table answers at once.
+   */
+  async settlePrices(): Promise<void> {
+    const { prices, sharedBudget } = this.settings;
+    if (!prices || this.unpriced.size === 0) return;
+    const pending = [...this.unpriced];
+    this.unpriced.clear();
+    let added = 0;
+    for (const [profile, usage] of pending) {
+      const profilePrices = profile === '' ? await this.loadDefaultPrices() : await prices.pricesFor(profile);
+      if (profilePrices) added += costOf(usage, profilePrices);
+      else this.unknownPrice = true;
+    }
+    this.cost += added;
+    sharedBudget?.spend({ cost: added });
+  }
+
   exhaustedBudget(timeBudget: AbortSignal | undefined): BudgetName | undefined {
     const { budgets } = this.settings;
     if (this.step >= budgets.steps) return 'steps';
@@ -218,22 +267,32 @@ class LoopState {
     return this.settings.sharedBudget?.exhausted();
   }
 
-  outcome(status: LoopStatus, answer: string, extra: Partial<LoopOutcome> = {}): LoopOutcome {
+  async outcome(status: LoopStatus, answer: string, extra: Partial<LoopOutcome> = {}): Promise<LoopOutcome> {
     this.takeOutsideUsage();
-    return { status, answer, steps: this.step, usage: { ...this.usage }, cost: this.cost, files: [...this.files], history: this.history, ...extra };
+    await this.settlePrices();
+    return { status, answer, steps: this.step, usage: { ...this.usage }, cost: this.knownCost, files: [...this.files], history: this.history, ...extra };
   }
 
   addUsage(reply: ModelReply, requestMessages: ChatMessage[]): void {
-    this.addTokens(reply.usage ?? this.estimateUsage(reply, requestMessages));
+    const usage = reply.usage ?? this.estimateUsage(reply, requestMessages);
+    if (reply.cost === undefined) return this.addTokens(usage, reply.profile);
+    this.usage = addUsage(this.usage, usage);
+    this.cost += reply.cost;
+    this.settings.sharedBudget?.spend({ usage, cost: reply.cost });
   }
 
-  addTokens(usage: TokenUsage): void {
-    const cost = costOf(usage, this.settings.prices);
-    this.usage.promptTokens += usage.promptTokens;
-    this.usage.completionTokens += usage.completionTokens;
-    this.usage.totalTokens += usage.totalTokens;
-    this.cost += cost;
-    this.settings.sharedBudget?.spend({ usage, cost });
+  /** What one reply cost, for its event; undefined when its model's price is unknown. */
+  async costOfReply(reply: ModelReply): Promise<number | undefined> {
+    if (reply.cost !== undefined || !reply.usage || !this.settings.prices) return reply.cost;
+    const prices = reply.profile === undefined ? await this.loadDefaultPrices() : await this.settings.prices.pricesFor(reply.profile);
+    return prices ? costOf(reply.usage, prices) : undefined;
+  }
+
+  /** Counts tokens at once; their cost is added when they are priced, at the next `settlePrices`. */
+  addTokens(usage: TokenUsage, profile = ''): void {
+    this.usage = addUsage(this.usage, usage);
+    this.unpriced.set(profile, addUsage(this.unpriced.get(profile) ?? zeroUsage(), usage));
+    this.settings.sharedBudget?.spend({ usage });
   }
 
   private estimateUsage(reply: ModelReply, requestMessages: ChatMessage[]): TokenUsage {
@@ -261,7 +320,7 @@ async function runStep(state: LoopState, signal: AbortSignal): Promise<StepResul
     }
   }
   if (state.promptBudget.limited) {
-    const exceeded = state.promptBudget.exceededBy(count(), { tokens: state.usage.totalTokens, cost: state.cost });
+    const exceeded = state.promptBudget.exceededBy(count(), { tokens: state.usage.totalTokens, cost: state.cost }, state.defaultPrices);
     if (exceeded) return { kind: 'budget-exhausted', budget: exceeded };
   }
 
@@ -273,9 +332,11 @@ async function runStep(state: LoopState, signal: AbortSignal): Promise<StepResul
     const tooLong = ProviderError.isInstance(error) && error.kind === 'context_too_long';
     if (!tooLong || !(await compact(state, 'context-too-long', undefined, signal))) throw error;
     requestMessages = [...state.history, ...ephemeral];
-    reply = await requestReply(state, requestMessages, signal);
+    reply = await requestReply(state, requestMessages, signal, { compacted: true });
   }
   state.addUsage(reply, requestMessages);
+  await state.settlePrices();
+  const replyCost = await state.costOfReply(reply);
   if (state.promptBudget.limited) state.promptBudget.calibrate(count(), reply.usage?.promptTokens);
   // Arguments and answers are checked with ajv, which loads only now, while nothing else waits.
   await prepareJsonSchemas();
@@ -287,6 +348,8 @@ async function runStep(state: LoopState, signal: AbortSignal): Promise<StepResul
     finishReason: reply.finishReason,
     usage: reply.usage,
     model: reply.model,
+    ...(reply.profile ? { profile: reply.profile } : {}),
+    ...(replyCost !== undefined ? { cost: replyCost } : {}),
     attempts: reply.attempts,
     durationMs: round(reply.durationMs),
   });
@@ -320,7 +383,7 @@ async function runStep(state: LoopState, signal: AbortSignal): Promise<StepResul
     faults: settings.faults,
   });
   for (const outcome of outcomes) {
-    state.append({ role: 'tool', tool_call_id: outcome.call.id, content: outcome.result.content });
+    state.append({ role: 'tool', tool_call_id: outcome.call.id, content: state.guides.withGuide(outcome.call.name, outcome.result.content) });
     for (const file of outcome.result.files ?? []) state.files.add(file);
   }
   state.pendingImages = outcomes.flatMap((outcome) => outcome.result.images ?? []);
@@ -332,11 +395,14 @@ async function runStep(state: LoopState, signal: AbortSignal): Promise<StepResul
   return checkRepetition(state, turnSignature(reply.content, calls.map((call) => ({ name: call.name, arguments: call.input ?? call.argumentsText }))));
 }
 
-async function requestReply(state: LoopState, requestMessages: ChatMessage[], signal: AbortSignal): Promise<ModelReply> {
+async function requestReply(state: LoopState, requestMessages: ChatMessage[], signal: AbortSignal, retry: { compacted?: boolean } = {}): Promise<ModelReply> {
   const { settings } = state;
   settings.trace.emit('model-request', { step: state.step, messages: requestMessages.length, tools: state.toolSpecifications.length });
   return settings.model.complete({
     messages: requestMessages,
+    // History is append-only, so its messages open the next request too: the prefix a provider caches.
+    stableMessages: state.history.length,
+    ...retry,
     tools: settings.agent.toolChoice === 'none' ? undefined : state.toolSpecifications,
     toolChoice: settings.agent.toolChoice,
     parallelToolCalls: settings.agent.parallelToolCalls,
@@ -362,6 +428,7 @@ async function compact(state: LoopState, reason: string, tokensBefore: number | 
   if (!result) return false;
   if (result.usage) state.addTokens(result.usage);
   state.history = result.history;
+  state.guides.recall(state.history);
   settings.trace.emit('history-compacted', {
     step: state.step,
     reason,
@@ -381,6 +448,7 @@ function dropOldest(state: LoopState, reason: string, tokensBefore: number | und
   const dropped = dropOldestTurns(state.history, settings.agent.compaction.keepRecentMessages, fits);
   if (!dropped) return false;
   state.history = dropped.history;
+  state.guides.recall(state.history);
   settings.trace.emit('history-trimmed', {
     step: state.step,
     reason,

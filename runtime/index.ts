@@ -19,7 +19,7 @@ export { defineStepKind } from './flow/step-kind.js';
 export type { StepContext, StepKindDefinition, StepResult } from './flow/step-kind.js';
 
 // Services for tools: the confined workspace, long output, commands in the run's sandbox.
-export { resolveToolPath } from './workspace-paths.js';
+export type { WorkspaceFiles, WorkspaceFolder } from './workspace-files.js';
 export { protectedPathNotice } from './protected-paths.js';
 export { limitOutput, OutputFile, savedOutputLimitBytes } from './saved-output.js';
 export { truncateMiddle } from './truncate.js';

@@ -4,6 +4,7 @@
  * hidden, in streamed text too, where one may arrive split across two pieces. Every value taken
  * from an event passes through `terminalText` before the reporter adds its own colours.
  */
+import { describeCacheHits, type TokenUsage } from './model/token-usage.js';
 import type { RunEventListener } from './run-trace.js';
 import type { SecretRedactor } from './secret-redaction.js';
 import { terminalText } from './terminal-text.js';
@@ -28,7 +29,8 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
   const paint = (code: string, text: string) => (options.color ? `\u001b[${code}m${text}\u001b[0m` : text);
   const dim = (text: string) => paint('2', text);
   const line = (text: string) => options.write(`${options.redactor.redact(text)}\n`);
-  const stepLabel = (step: unknown) => `[step ${shown(step)}/${options.maxSteps}]`;
+  // A flow's steps run side by side: each line names the step path (`research/lisbon`) it belongs to.
+  const stepLabel = (data: Record<string, unknown>) => `[${typeof data.path === 'string' && data.path ? `${shown(data.path)} ` : ''}step ${shown(data.step)}/${options.maxSteps}]`;
   const streamedText = options.redactor.stream();
   let streaming = false;
   const onTextDelta = (text: string) => {
@@ -51,7 +53,7 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
         break;
       }
       case 'tool-call-start':
-        line(`${stepLabel(data.step)} ${shown(data.tool)}(${oneLine(argumentsText(data.arguments), 100)})`);
+        line(`${stepLabel(data)} ${shown(data.tool)}(${oneLine(argumentsText(data.arguments), 100)})`);
         break;
       case 'tool-call-end': {
         const label = data.isError ? paint('31', 'error') : paint('32', 'ok');
@@ -61,17 +63,20 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
       case 'model-response':
         // Live text has shown it already; otherwise the reply's text gets a line, also when it comes with calls.
         if (!options.liveText && typeof data.content === 'string' && data.content.trim() !== '') {
-          line(`${stepLabel(data.step)} ${dim(oneLine(data.content, lineWidth))}`);
+          line(`${stepLabel(data)} ${dim(oneLine(data.content, lineWidth))}`);
         }
         break;
       case 'compaction-failed':
         line(paint('33', `warning: summarising older history failed (${oneLine(String((data.error as { message?: unknown } | undefined)?.message), 120)}); dropping the oldest turns instead`));
         break;
       case 'human-input-needed':
-        line(paint('33', `${stepLabel(data.step)} the agent asks "${oneLine(shown(data.question), lineWidth)}", and no one can answer here`));
+        line(paint('33', `${stepLabel(data)} the agent asks "${oneLine(shown(data.question), lineWidth)}", and no one can answer here`));
         break;
       case 'model-retry':
         line(paint('33', `  retrying the model request in ${(Number(data.delayMs) / 1000).toFixed(1)} s (${oneLine(shown(data.reason), 120)})`));
+        break;
+      case 'profile-switch':
+        line(paint('33', `  the model profile ${shown(data.from)} gave way to ${shown(data.to)} (${oneLine(String(data.reason), 120)})`));
         break;
       case 'model-rate-wait':
         line(paint('33', `  the model request waited ${(Number(data.waitMs) / 1000).toFixed(1)} s for the profile's rate limit (${shown(data.limit)})`));
@@ -80,21 +85,32 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
         line(paint('33', `warning: ${shown(data.message)}`));
         break;
       case 'stuck-nudge':
-        line(paint('33', `${stepLabel(data.step)} the agent is repeating itself; asking it to change approach`));
+        line(paint('33', `${stepLabel(data)} the agent is repeating itself; asking it to change approach`));
         break;
       case 'error-streak-nudge':
-        line(paint('33', `${stepLabel(data.step)} the last ${shown(data.failures)} tool calls failed; asking the agent to change approach`));
+        line(paint('33', `${stepLabel(data)} the last ${shown(data.failures)} tool calls failed; asking the agent to change approach`));
         break;
       case 'tool-call-skipped':
-        line(dim(`${stepLabel(data.step)} ${shown(data.tool)} skipped: an earlier call in the turn finished the run`));
+        line(dim(`${stepLabel(data)} ${shown(data.tool)} skipped: an earlier call in the turn finished the run`));
         break;
       case 'tool-error-uncaught':
         line(paint('33', `warning: ${shown(data.tool)} threw after its call ended: ${oneLine(shown(data.message), 120)}`));
         break;
+      case 'checks': {
+        const results = Array.isArray(data.results) ? (data.results as Array<{ passed?: boolean; skipped?: boolean }>) : [];
+        const passed = results.filter((result) => result.passed === true).length;
+        const skipped = results.filter((result) => result.skipped === true).length;
+        const failed = results.length - passed - skipped;
+        const counts = `checks: ${passed} of ${results.length} passed${failed > 0 ? `, ${failed} failed` : ''}${skipped > 0 ? `, ${skipped} skipped` : ''}`;
+        line(failed > 0 ? paint('31', counts) : skipped > 0 ? paint('33', counts) : paint('32', counts));
+        break;
+      }
       case 'run-end': {
-        const usage = data.usage as { totalTokens: number };
+        const usage = data.usage as TokenUsage;
         const seconds = (Number(data.durationMs) / 1000).toFixed(1);
-        line(dim(`${shown(data.status)} after ${shown(data.steps)} step(s), ${shown(usage.totalTokens)} tokens, ${seconds} s`));
+        const cacheHits = describeCacheHits(usage);
+        const cost = typeof data.cost === 'number' ? `$${data.cost.toFixed(4)}` : 'cost unknown';
+        line(dim(`${shown(data.status)} after ${shown(data.steps)} step(s), ${shown(usage.totalTokens)} tokens${cacheHits ? ` (${cacheHits})` : ''}, ${cost}, ${seconds} s`));
         break;
       }
     }

@@ -11,13 +11,11 @@ export type PromptBudgetName = 'tokens' | 'cost';
 
 export class PromptBudget {
   private readonly budgets: RunBudgets;
-  private readonly prices: TokenPrices | undefined;
   /** How many tokens the provider counted above our count of the last prompt. */
   private gap = 0;
 
-  constructor(budgets: RunBudgets, prices: TokenPrices | undefined) {
+  constructor(budgets: RunBudgets) {
     this.budgets = budgets;
-    this.prices = prices;
   }
 
   /** Whether a prompt needs counting before it is sent. */
@@ -26,10 +24,10 @@ export class PromptBudget {
   }
 
   /** The budget a prompt of `countedTokens` would pass on its own, given what is spent already. */
-  exceededBy(countedTokens: number, spent: { tokens: number; cost: number }): PromptBudgetName | undefined {
+  exceededBy(countedTokens: number, spent: { tokens: number; cost: number }, prices: TokenPrices | undefined): PromptBudgetName | undefined {
     const promptTokens = countedTokens + this.gap;
     if (this.budgets.tokens !== undefined && spent.tokens + promptTokens > this.budgets.tokens) return 'tokens';
-    if (this.budgets.cost !== undefined && this.prices && spent.cost + (promptTokens * this.prices.inputPerMillion) / 1_000_000 > this.budgets.cost) {
+    if (this.budgets.cost !== undefined && prices && spent.cost + (promptTokens * prices.inputPerMillion) / 1_000_000 > this.budgets.cost) {
       return 'cost';
     }
     return undefined;

@@ -7,7 +7,8 @@ import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, statSync 
 import type { ResumeState } from './agent-loop.js';
 import { applyCompaction, applyDrop } from './context-compaction.js';
 import { UsageError } from './errors.js';
-import type { RawToolCall, TokenUsage } from './model/model-types.js';
+import type { RawToolCall } from './model/model-types.js';
+import { addUsage, zeroUsage, type TokenUsage } from './model/token-usage.js';
 import type { ChatMessage, ToolResult } from './tool.js';
 
 export interface RunEvent {
@@ -91,7 +92,8 @@ export interface ResumePoint {
 export function resumeStateOf(run: RecordedRun, answers: readonly string[] = []): ResumePoint {
   let history: ChatMessage[] = [];
   let step = 0;
-  let usage: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+  let usage: TokenUsage = zeroUsage();
+  let cost: number | undefined;
   let pendingUsage: TokenUsage | undefined;
   const files = new Set<string>();
   const finished = new Map<string, string>();
@@ -113,6 +115,7 @@ export function resumeStateOf(run: RecordedRun, answers: readonly string[] = [])
         break;
       case 'step-end':
         usage = { ...(event.usage as TokenUsage) };
+        cost = typeof event.cost === 'number' ? event.cost : undefined;
         pendingUsage = undefined;
         break;
       case 'tool-call-end':
@@ -132,7 +135,11 @@ export function resumeStateOf(run: RecordedRun, answers: readonly string[] = [])
       }
     }
   }
-  if (pendingUsage) usage = addUsage(usage, pendingUsage);
+  // Usage no step-end priced is priced again, with the rest, at the run's prices.
+  if (pendingUsage) {
+    usage = addUsage(usage, pendingUsage);
+    cost = undefined;
+  }
   const remainingAnswers = [...answers];
   const interruptedCalls: Array<{ id: string; name: string }> = [];
   const answeredQuestions: AnsweredQuestion[] = [];
@@ -154,7 +161,7 @@ export function resumeStateOf(run: RecordedRun, answers: readonly string[] = [])
     }
     history.push({ role: 'tool', tool_call_id: call.id, content });
   }
-  return { state: { history, step, usage, files: [...files] }, interruptedCalls, answeredQuestions, remainingAnswers };
+  return { state: { history, step, usage, ...(cost !== undefined ? { cost } : {}), files: [...files] }, interruptedCalls, answeredQuestions, remainingAnswers };
 }
 
 /** What the model reads for a user's answer; an empty one says so, as the tool itself does. */
@@ -169,17 +176,6 @@ function unansweredCalls(history: ChatMessage[]): Array<{ id: string; name: stri
   return calls.filter((call) => !answered.has(call.id)).map((call) => ({ id: call.id, name: call.function.name }));
 }
 
-function zeroUsage(): TokenUsage {
-  return { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
-}
-
-function addUsage(left: TokenUsage, right: TokenUsage): TokenUsage {
-  return {
-    promptTokens: left.promptTokens + right.promptTokens,
-    completionTokens: left.completionTokens + right.completionTokens,
-    totalTokens: left.totalTokens + right.totalTokens,
-  };
-}
 
 export interface RecordedReply {
   /** The part of the run that got it (a flow's step); none for the run's own agent. */
@@ -190,6 +186,10 @@ export interface RecordedReply {
   reasoning?: string;
   finishReason: string | null;
   usage?: TokenUsage;
+  /** The fallback profile that gave it, when not the run's own. */
+  profile?: string;
+  /** What it cost, as the run priced it. */
+  cost?: number;
 }
 
 /** The model's replies in the order the run received them. */
@@ -204,6 +204,8 @@ export function recordedReplies(run: RecordedRun): RecordedReply[] {
       reasoning: event.reasoning,
       finishReason: event.finishReason ?? null,
       usage: event.usage,
+      ...(typeof event.profile === 'string' ? { profile: event.profile } : {}),
+      ...(typeof event.cost === 'number' ? { cost: event.cost } : {}),
     }));
 }
 

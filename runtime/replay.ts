@@ -94,6 +94,8 @@ export class RecordedModel implements ChatModel {
       finishReason: reply.finishReason,
       usage: reply.usage,
       model: 'recorded',
+      ...(reply.profile ? { profile: reply.profile } : {}),
+      ...(reply.cost !== undefined ? { cost: reply.cost } : {}),
       attempts: 1,
       durationMs: 0,
     };

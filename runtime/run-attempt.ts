@@ -6,10 +6,14 @@
 import { runAgentLoop, type LoopOutcome, type LoopSettings, type ResumeState } from './agent-loop.js';
 import { attemptWithChecks, type AttemptsResult } from './checks/check-attempts.js';
 import type { RunPlan } from './config/resolve-recipe.js';
+import { requireCostBudgetPrices } from './model/cost-budget-prices.js';
+import { profilePriceBook } from './model/pricing.js';
+import { addUsage } from './model/token-usage.js';
 import { TokenCounter } from './model/token-counter.js';
 import type { RunOptions } from './run.js';
 import type { PreparedRun, RunModel, RunToolbox } from './run-preparation.js';
 import { sandboxForRun } from './sandbox/run-sandbox.js';
+import { WorkspaceFiles } from './workspace-files.js';
 import { imageRecorder } from './run-images.js';
 import { agentToolPrefix } from './flow/agent-tool-names.js';
 import type { ToolContext } from './tool.js';
@@ -19,6 +23,9 @@ export type TaskAttempts = AttemptsResult<LoopOutcome>;
 /** Runs the attempts; a stray error the fault guard cannot pin on a tool call ends them at once. */
 export async function attemptTask(run: PreparedRun, plan: RunPlan, options: RunOptions, model: RunModel, toolbox: RunToolbox): Promise<TaskAttempts> {
   const loopSettings = { ...loopSettingsFor(run, plan, options, model, toolbox), ...(await agentCalls(run, plan, options, model, toolbox)) };
+  if (plan.budgets.cost !== undefined && loopSettings.prices) {
+    await requireCostBudgetPrices(plan.profile, model.connection?.model ?? plan.profile.model ?? 'recorded', loopSettings.prices);
+  }
   let previous: LoopOutcome | undefined;
   const attempts = attemptWithChecks({
     checks: plan.recipe.checks,
@@ -37,7 +44,7 @@ export async function attemptTask(run: PreparedRun, plan: RunPlan, options: RunO
       if (retryText === undefined || !previous) return (previous = await runAgentLoop(loopSettings));
       const retryMessage = { role: 'user' as const, content: retryText };
       run.trace.emit('message', { step: previous.steps, message: retryMessage });
-      const resume: ResumeState = { history: [...previous.history, retryMessage], step: previous.steps, usage: previous.usage, files: previous.files };
+      const resume: ResumeState = { history: [...previous.history, retryMessage], step: previous.steps, usage: previous.usage, cost: previous.cost, files: previous.files };
       return (previous = await runAgentLoop({ ...loopSettings, resume }));
     },
   });
@@ -65,7 +72,7 @@ async function agentCalls(run: PreparedRun, plan: RunPlan, options: RunOptions, 
         const runUsage = run.outsideUsage.take();
         const calls = calledUsage.take();
         if (!calls) return runUsage;
-        return runUsage ? { promptTokens: runUsage.promptTokens + calls.promptTokens, completionTokens: runUsage.completionTokens + calls.completionTokens, totalTokens: runUsage.totalTokens + calls.totalTokens } : calls;
+        return runUsage ? addUsage(runUsage, calls) : calls;
       },
     },
   };
@@ -84,7 +91,7 @@ function loopSettingsFor(run: PreparedRun, plan: RunPlan, options: RunOptions, {
     trace: run.trace,
     tokenCounter: new TokenCounter(connection?.model ?? plan.profile.model ?? 'gpt-4o'),
     vision: plan.profile.vision,
-    prices: plan.profile.price,
+    prices: model.prices ?? profilePriceBook(plan.profile),
     contextWindow: plan.profile.contextWindow,
     resume: options.resume?.state,
     signal: options.signal,
@@ -138,6 +145,7 @@ function toolContexts(run: PreparedRun, plan: RunPlan, options: RunOptions, { mo
       sandbox: () => sandboxForRun(run),
       network: run.network,
       protectedPaths: run.protectedPaths,
+      files: new WorkspaceFiles(run.workspace, run.protectedPaths),
     };
   };
 }

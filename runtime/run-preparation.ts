@@ -11,10 +11,9 @@ import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { RunPlan } from './config/resolve-recipe.js';
 import { FinalAnswerSchema } from './final-answer.js';
 import { askOnTerminal, createHumanChannel } from './human-channel.js';
-import { ModelClient } from './model/model-client.js';
-import { resolveModelConnection, type ModelConnection } from './model/model-connection.js';
+import type { ModelConnection } from './model/model-connection.js';
+import { connectProfileModel } from './model/profile-model.js';
 import type { ChatModel, TokenUsage } from './model/model-types.js';
-import { redactingModel } from './model/redacting-model.js';
 import { ProtectedPaths, protectedPathsFor } from './protected-paths.js';
 import type { RunOptions } from './run.js';
 import { RunResourceRegistry } from './run-resources.js';
@@ -159,13 +158,7 @@ export function prepareRun(plan: RunPlan, options: RunOptions): PreparedRun {
 /** The caller's model (a replay's recorded replies), or a client for the plan's profile, ready to answer. */
 export async function connectModel(plan: RunPlan, options: RunOptions, run: PreparedRun): Promise<RunModel> {
   if (options.model) return { model: options.model };
-  const connection = await resolveModelConnection(plan.profile, options.environment, { modelOverride: plan.modelOverride });
-  const client = new ModelClient(connection, {
-    onRetry: (notice) => run.trace.emit('model-retry', { ...notice }),
-    onRateWait: (notice) => run.trace.emit('model-rate-wait', { ...notice }),
-  });
-  client.prepare();
-  return { model: redactingModel(client, run.redactor), connection };
+  return connectProfileModel(plan.profile, { environment: options.environment, modelOverride: plan.modelOverride, trace: run.trace, redactor: run.redactor });
 }
 
 export function runToolbox(plan: RunPlan, options: Pick<RunOptions, 'wrapTool'> = {}): RunToolbox {

@@ -73,7 +73,7 @@ function runResult(run: PreparedRun, plan: RunPlan, options: RunOptions, ending:
     structured: outcome?.structured,
     steps: outcome?.steps ?? progress.step,
     usage: outcome?.usage ?? progress.usage ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
-    cost: hasPrices(plan) ? outcome?.cost : undefined,
+    cost: outcome?.cost,
     exhaustedBudget: outcome?.exhaustedBudget,
     error: failure ? { code: failure.code, message: failure.message } : undefined,
     question: HumanInputNeededError.isInstance(failure) ? failure.question : undefined,
@@ -84,11 +84,6 @@ function runResult(run: PreparedRun, plan: RunPlan, options: RunOptions, ending:
     durationMs: Math.round(performance.now() - run.started),
     ...(outcome && 'flowSteps' in outcome ? { flowSteps: outcome.flowSteps as FlowStepRecord[] } : {}),
   };
-}
-
-/** Whether any profile the run's agents use has prices, so its cost means something. */
-function hasPrices(plan: RunPlan): boolean {
-  return [plan.profile, ...[...(plan.flow?.agents.values() ?? []), ...plan.callableAgents.values()].map((agent) => agent.profile)].some((profile) => profile.price !== undefined);
 }
 
 /** Errors of the runtime's own kinds as they are, whichever copy of the runtime made them; anything else is an internal error. */

@@ -21,3 +21,14 @@ export function failureStatus(error: ManusError): RunStatus {
   if (McpServerUnavailableError.isInstance(error)) return 'tool-source-failed';
   return 'error';
 }
+
+/**
+ * How a run that did not succeed ended, for a person: its status, or the budget that ran out, then
+ * the reason when it says more (a run stopped by a budget answers with that very sentence).
+ */
+export function endingText(ending: { status: string; exhaustedBudget?: string }, reason: string | undefined): string {
+  const what = ending.exhaustedBudget ? `the ${ending.exhaustedBudget} budget ran out` : ending.status;
+  const said = (text: string) => text.trim().replace(/\.$/, '').toLowerCase();
+  if (!reason?.trim() || said(reason) === said(what)) return what;
+  return `${what}: ${reason}`;
+}

@@ -8,6 +8,7 @@ import type { Sandbox } from './sandbox/sandbox-types.js';
 import type { SchemaInput } from './schema-input.js';
 import type { TrustGrant } from './config/trust-grants.js';
 import type { ToolNetwork } from './network/tool-network.js';
+import type { WorkspaceFiles } from './workspace-files.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -91,8 +92,13 @@ export interface HumanQuestionOptions {
 
 export interface ToolContext {
   runId: string;
-  /** Absolute, real path of the run's workspace; file tools confine themselves to it. */
+  /** Absolute, real path of the run's workspace, for showing paths; files are opened through `files`. */
   workspace: string;
+  /**
+   * The workspace's files, opened so that no path can be raced out of it: every read, write and
+   * listing of a workspace file goes through it, never through `node:fs` with a path string.
+   */
+  files: WorkspaceFiles;
   /** Absolute path of the run's folder (events, saved outputs, plans). */
   runDirectory: string;
   step: number;
@@ -124,7 +130,7 @@ export interface ToolContext {
   network: ToolNetwork;
   /**
    * The paths the agent must not write (plugin folders, agents.yaml, the recipe, `.git/hooks`, ...).
-   * File tools get them applied through `resolveToolPath`; the run's sandbox mounts them read-only.
+   * `files` refuses to write them; the run's sandbox mounts them read-only.
    */
   protectedPaths?: ProtectedPaths;
 }
@@ -148,6 +154,12 @@ export interface ToolDefinition<Input = Record<string, unknown>> {
    * the workspace, so each can tell which files it changed).
    */
   sequential?: boolean | string;
+  /**
+   * How to use the tool, at length (a family's actions, with examples): given to the model once, with
+   * the tool's first result, instead of with every request as the description is. It is given again
+   * after compaction has summarised away the result that carried it.
+   */
+  guide?: string;
   /**
    * A successful call ends the run (`terminate`, a structured answer). Calls the model listed
    * after such a call in the same turn are skipped, not run.

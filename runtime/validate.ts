@@ -7,11 +7,11 @@ import { extname, join, resolve } from 'node:path';
 import { didYouMean } from './config/did-you-mean.js';
 import { emptyAgentsConfig, loadAgentsSource } from './config/load-agents.js';
 import { reviewAgentsTrust, trustRequestNote } from './config/recipe-requests.js';
-import { agentsFilesFor, loadAgentsConfig, packageAgentsFile, pluginFoldersFor, resolveRecipe } from './config/resolve-recipe.js';
+import { agentsFilesFor, loadAgentsConfig, packageAgentsFile, pluginFoldersFor, resolveRecipe, unknownToolCode } from './config/resolve-recipe.js';
 import type { AgentConfig } from './config/types.js';
 import { isUserConfigData, readUserConfigSource } from './config/user-config.js';
 import { readYamlFile } from './config/yaml-source.js';
-import { ConfigError, formatDiagnostic, type Diagnostic } from './errors.js';
+import { ConfigError, formatDiagnostic, formatLocation, type Diagnostic } from './errors.js';
 import { loadPluginFiles, loadPluginFolders, type PluginFolder } from './plugin-loading/load-plugins.js';
 import { findInstalledPack, mayNamePack, packOfAgentsFile, packRecipes } from './packs/installed-packs.js';
 import { packPartProblems, readPack, type Pack } from './packs/pack-manifest.js';
@@ -33,10 +33,17 @@ export async function validateFiles(files: string[], cwd: string): Promise<Diagn
   return unique(diagnostics);
 }
 
-/** A recipe reports its agents file's warnings again; say each thing once. */
+/**
+ * A recipe reports its agents file's warnings again; say each thing once. And a warning that a
+ * recipe's validation made an error (a tool no plugin defines, for the agents file alone and for
+ * the recipe using it) is said once, as the error.
+ */
 function unique(diagnostics: Diagnostic[]): Diagnostic[] {
   const seen = new Set<string>();
+  const placeOf = (diagnostic: Diagnostic) => `${diagnostic.code}@${formatLocation(diagnostic.location)}`;
+  const errors = new Set(diagnostics.filter((diagnostic) => diagnostic.severity === 'error' && diagnostic.code !== undefined).map(placeOf));
   return diagnostics.filter((diagnostic) => {
+    if (diagnostic.severity === 'warning' && diagnostic.code !== undefined && errors.has(placeOf(diagnostic))) return false;
     const key = formatDiagnostic(diagnostic);
     if (seen.has(key)) return false;
     seen.add(key);
@@ -181,5 +188,6 @@ function toolNotInTheseFolders(agent: AgentConfig, tool: string, available: Iter
     severity: 'warning',
     message: `agent '${agent.name}' lists the tool '${tool}', which no plugin here defines${didYouMean(tool, available)}; a recipe using this agent must add a plugin folder that does`,
     location: agent.toolLocations[tool] ?? agent.location,
+    code: unknownToolCode,
   };
 }

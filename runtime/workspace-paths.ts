@@ -1,20 +1,22 @@
 /**
- * Workspace confinement for file tools. Every path a model supplies goes through
- * `resolveInWorkspace`, which resolves symbolic links before deciding, so a link cannot carry a
- * read or a write outside the workspace, and refuses writes to files that would let a run change
- * its own configuration, a repository's internals or a shell's start-up behaviour.
+ * Workspace confinement rules. `resolveInWorkspace` names a place by a checked path string, for
+ * uses where the path is handed on rather than opened by the runtime (the folder a sandboxed
+ * command starts in). Files the runtime itself reads or writes go through WorkspaceFiles
+ * (workspace-files.ts), which never opens a checked string again. The rules on which files would
+ * let a run change its own configuration, a repository's internals or a shell's start-up
+ * behaviour are shared by both.
  */
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ManusError, ToolError } from './errors.js';
+import { OpenFolder } from './open-folder.js';
 import type { ProtectedPaths } from './protected-paths.js';
-import type { ToolContext } from './tool.js';
 
 export type WorkspaceAccess = 'read' | 'write';
 
 export type WorkspacePathErrorCode =
   | 'path_invalid'
+  | 'path_hard_linked'
   | 'path_outside_workspace'
   | 'path_protected'
   | 'path_unresolvable';
@@ -106,7 +108,7 @@ export function resolveInWorkspace(
 
   if (options.access === 'write') {
     for (const candidate of [lexicalPath, realPath]) {
-      const reason = protectionReason(relative(workspaceReal, candidate));
+      const reason = workspaceProtectionReason(relative(workspaceReal, candidate));
       if (reason) {
         throw new WorkspacePathError(
           'path_protected',
@@ -136,37 +138,34 @@ export function resolveInWorkspace(
 }
 
 /**
- * What file tools call for every path the model gives: confinement to the run's workspace and,
- * for writes, the run's protected paths wherever they lie.
- */
-export function resolveToolPath(
-  context: Pick<ToolContext, 'workspace' | 'protectedPaths'>,
-  requestedPath: string,
-  access: WorkspaceAccess,
-): string {
-  return resolveInWorkspace(context.workspace, requestedPath, { access, protectedPaths: context.protectedPaths });
-}
-
-/**
  * Lists the workspace's regular files as relative paths with "/" separators, sorted. Skips `.git`
- * folders and the runtime's `.manus` folder at the root, and does not follow symbolic links.
+ * folders and the runtime's `.manus` folder at the root, and does not follow symbolic links: each
+ * folder is opened through the one above it, so one swapped for a link meanwhile is not entered.
  */
 export async function listWorkspaceFiles(workspace: string): Promise<string[]> {
-  const root = realpathSync(workspace);
   const files: string[] = [];
-  const pending: string[] = [''];
-  while (pending.length > 0) {
-    const folder = pending.pop() as string;
-    const entries = await readdir(join(root, folder), { withFileTypes: true });
-    for (const entry of entries) {
-      const relativePath = folder === '' ? entry.name : `${folder}/${entry.name}`;
+  const visit = async (folder: OpenFolder, path: string): Promise<void> => {
+    for (const entry of await folder.entries()) {
+      const relativePath = path === '' ? entry.name : `${path}/${entry.name}`;
       if (entry.isDirectory()) {
         if (entry.name === '.git' || relativePath === '.manus') continue;
-        pending.push(relativePath);
+        const subfolder = await folder.openFolder(entry.name).catch(() => undefined);
+        if (!subfolder) continue;
+        try {
+          await visit(subfolder, relativePath);
+        } finally {
+          await subfolder.close();
+        }
       } else if (entry.isFile()) {
         files.push(relativePath);
       }
     }
+  };
+  const root = await OpenFolder.open(realpathSync(workspace));
+  try {
+    await visit(root, '');
+  } finally {
+    await root.close();
   }
   return files.sort();
 }
@@ -232,7 +231,7 @@ function readLinkIfAny(path: string): string | undefined {
 }
 
 /** Why a workspace-relative path may not be written, or undefined when it may. */
-function protectionReason(relativePath: string): string | undefined {
+export function workspaceProtectionReason(relativePath: string): string | undefined {
   if (relativePath === '') return undefined;
   // Compared in lower case because case-insensitive file systems treat ".GIT" as ".git".
   const segments = relativePath.split(sep).map((segment) => segment.toLowerCase());

@@ -2,17 +2,28 @@
 // launcher that loads it through V8's code cache (cli/compile-cache.ts) and the public ESM entry.
 // Start-up is mostly reading and compiling modules: one file with a code cache skips both.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 
-const outdir = 'dist/bundle';
+/**
+ * The bundle is built in a folder of its own beside dist/bundle (or the folder given as the first
+ * argument) and then moved in file by file, each rename replacing the old file at once: a `manus`
+ * started from this folder while it builds (npm runs `prepare` when a project installs it from its
+ * path) finds every file, old or new, and never a missing one.
+ */
+const target = resolve(process.argv[2] ?? 'dist/bundle');
+const outdir = `${target}.building-${process.pid}`;
 rmSync(outdir, { recursive: true, force: true });
+mkdirSync(outdir, { recursive: true });
+// The folder goes when the script ends: empty after a build, half-written after a failure that
+// leaves dist/bundle as it was.
+process.on('exit', () => rmSync(outdir, { recursive: true, force: true }));
 
 // Loaded only by the runs that need them, or shipped with native or WASM parts; all have a
 // CommonJS entry, which the bundle requires.
-const external = ['tiktoken', 'jiti', 'dockerode', 'playwright-core', '@modelcontextprotocol/sdk', 'linkedom', 'turndown', '@mozilla/readability', '@resvg/resvg-js', 'bullmq', 'ioredis'];
+const external = ['tiktoken', 'jiti', 'dockerode', 'playwright-core', '@modelcontextprotocol/sdk', 'linkedom', 'turndown', '@mozilla/readability', '@resvg/resvg-js', 'bullmq', 'ioredis', '@pydantic/genai-prices'];
 
 /**
  * vega and vega-lite are ES modules with a top-level await (vega-canvas probing for the optional
@@ -95,7 +106,7 @@ async function builtInPluginEntries() {
   ].join('\n');
   const namesFile = `${outdir}/plugin-names.cjs`;
   await build({ ...commonJs, stdin: { contents, resolveDir: process.cwd(), loader: 'ts' }, outdir: undefined, outfile: namesFile, bundle: true, alias: { 'manus-runtime': './runtime/index.ts' }, external: [...external, 'vega', 'vega-lite'] });
-  const { names } = createRequire(import.meta.url)(`./../${namesFile}`);
+  const { names } = createRequire(import.meta.url)(namesFile);
   rmSync(namesFile);
   return entries.map((entry, index) => {
     if (names[index].length === 0 || names[index].some((name) => typeof name !== 'string')) throw new Error(`${entry.path} exports no named tool, context provider or step kind`);
@@ -171,7 +182,7 @@ await build({
 
 // The public entries for 'manus-runtime', ES module and CommonJS: the bundle's own API, so plugins
 // share the command's module instances.
-const names = Object.keys(createRequire(import.meta.url)(`./../${outdir}/manus.cjs`).runtimeApi());
+const names = Object.keys(createRequire(import.meta.url)(`${outdir}/manus.cjs`).runtimeApi());
 writeFileSync(
   `${outdir}/index.mjs`,
   [
@@ -182,3 +193,16 @@ writeFileSync(
   ].join('\n'),
 );
 writeFileSync(`${outdir}/index.cjs`, '"use strict";\nmodule.exports = require("./manus.cjs").runtimeApi();\n');
+
+/**
+ * Moves the new files over the old ones, the launcher last (it names the bundle's hash), then
+ * removes what this build no longer writes.
+ */
+function moveInPlace(from, to) {
+  mkdirSync(to, { recursive: true });
+  const written = readdirSync(from).sort((first, second) => Number(first === 'main.js') - Number(second === 'main.js'));
+  for (const name of written) renameSync(join(from, name), join(to, name));
+  for (const name of readdirSync(to)) if (!written.includes(name)) rmSync(join(to, name), { recursive: true, force: true });
+}
+
+moveInPlace(outdir, target);

@@ -1,7 +1,8 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createBatchProgress } from '../cli/batch-progress.js';
+import { terminate } from './support/loop-fixture.js';
 import { runCli } from './support/run-cli.js';
 import { batchEnvironment, batchFolder, chatRequests, readBatch, spawnCli, startBatchModel, taskName, waitFor, writeBatchFixture } from './support/batch-fixture.js';
 import type { RecordedChatRequest, ScriptedModelServer } from './support/scripted-model-server.js';
@@ -62,14 +63,19 @@ describe('manus batch in one process', () => {
       expect(readFileSync(join(folder, item.events.path), 'utf8')).toContain('"run-end"');
       expect(record.totals.totalTokens).toBe([...latest.values()].reduce((sum, line) => sum + line.usage.totalTokens, 0));
 
-      // The table, with each item's own exit code.
-      expect(result.stdout).toMatch(/^3\s+checks-failed\s+1\s+/m);
-      expect(result.stdout).toMatch(/^0\s+success\s+0\s+/m);
+      // The table, with each item's own exit code and input; items are numbered from 1, as the inputs' lines are.
+      expect(result.stdout).toMatch(/^#\s+input\s+status\s+exit/m);
+      expect(result.stdout).toMatch(/^4\s+name=person-3\s+checks-failed\s+1\s+/m);
+      expect(result.stdout).toMatch(/^1\s+name=person-0\s+success\s+0\s+/m);
+      expect(result.stdout).not.toMatch(/^0\s/m);
       const shown = await runCli(['batch', 'show', record.id.slice(0, 15), '--json'], { cwd: fixture });
       expect(shown.exitCode).toBe(0);
       expect(shown.json.batch).toMatchObject({ id: record.id, status: 'failure' });
       expect(shown.json.batch.settings).toBeUndefined();
       expect(shown.json.items.map((line: { index: number }) => line.index)).toEqual([0, 1, 2, 3, 4]);
+      expect(shown.json.items.map((line: { number: number }) => line.number)).toEqual([1, 2, 3, 4, 5]);
+      const table = await runCli(['batch', 'show', record.id], { cwd: fixture });
+      expect(table.stdout).toMatch(/^4\s+name=person-3\s+checks-failed\s+1\s+/m);
 
       const report = JSON.parse(readFileSync(join(fixture, 'reports', 'manus-batch-report.json'), 'utf8'));
       expect(report).toMatchObject({ version: 1, batch: { id: record.id, exitCode: 1 } });
@@ -77,13 +83,17 @@ describe('manus batch in one process', () => {
       const junit = readFileSync(join(fixture, 'reports', 'manus-junit.xml'), 'utf8');
       expect(junit.match(/<testcase /g)).toHaveLength(5);
       expect(junit).toContain('tests="5" failures="1"');
-      expect(junit).toMatch(/<testcase name="item 3 \(name=person-3\)"[^>]*>\s*<failure message="checks-failed: goodbye"/);
+      expect(junit).toMatch(/<testcase name="item 4 \(name=person-3\)"[^>]*>\s*<failure message="checks-failed: goodbye"/);
+      // The same number in the progress line, the batch's page and the item's own page.
+      expect(result.stderr).toMatch(/^item 4\/5 checks-failed \(exit 1\)/m);
       expect(junit).toContain('check failed: the answer matches');
       // The batch's page, and a page per item beside it, from the same folder.
       const page = readFileSync(join(fixture, 'reports', 'manus-report.html'), 'utf8');
       expect(page).toContain(record.id);
       expect(page).toContain('checks-failed');
-      expect(readFileSync(join(fixture, 'reports', 'manus-report-items', 'item-4.html'), 'utf8')).toContain('goodbye');
+      expect(page).toMatch(/<tr data-status="checks-failed" data-item="4"><td class="number" data-value="4">4<\/td>.*?href="manus-report-items\/item-4\.html"/);
+      const itemPage = readFileSync(join(fixture, 'reports', 'manus-report-items', 'item-4.html'), 'utf8');
+      expect(itemPage).toContain('goodbye');
     });
   });
 
@@ -185,6 +195,28 @@ describe('manus batch in one process', () => {
       expect(missing.exitCode).toBe(2);
       expect(missing.stderr).toContain('batch needs --inputs');
     });
+  });
+
+  it('runs a recipe whose plugins are beside its folder: only a queued batch ships files, so only it keeps to the folder', async () => {
+    const fixture = writeBatchFixture({ items: 2 });
+    const folder = join(fixture, 'batch');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'item.yaml'), readFileSync(join(fixture, 'recipe.yaml'), 'utf8').replace('plugins: [./tools]', 'plugins: [../tools]'));
+    renameSync(join(fixture, 'items.jsonl'), join(folder, 'items.jsonl'));
+    // Item 1 fails, so that the batch has something left to resume.
+    await withModel({ steps: 1, override: (name, step) => (name === 'person-1' && step === 1 ? terminate('no', 'failure') : undefined) }, async (server) => {
+      const result = await runCli(['batch', 'item.yaml', '--inputs', 'items.jsonl', '--json'], { cwd: folder, env: batchEnvironment(server) });
+      expect(result.exitCode, result.stderr).toBe(1);
+      expect(result.json.batch).toMatchObject({ totals: { items: 2, succeeded: 1, failed: 1 } });
+      const { record } = readBatch(batchFolder(folder));
+      // The plugins outside the folder are part of what the batch pinned: changing them is noticed.
+      writeFileSync(join(fixture, 'tools', 'test-tools.ts'), `${readFileSync(join(fixture, 'tools', 'test-tools.ts'), 'utf8')}\n// changed\n`);
+      const resumed = await runCli(['batch', 'resume', record.id], { cwd: folder, env: batchEnvironment(server) });
+      expect(resumed.stderr).toContain('changed since batch');
+    });
+    const queued = await runCli(['batch', 'item.yaml', '--inputs', 'items.jsonl', '--queue', 'redis://127.0.0.1:9/0'], { cwd: folder });
+    expect(queued.exitCode).toBe(2);
+    expect(queued.stderr).toMatch(/tools leads outside .*a queued batch ships/);
   });
 
   it('draws one progress line in place on a terminal, with a line above it for each item that did not succeed', () => {

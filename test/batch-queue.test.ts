@@ -16,7 +16,7 @@ import { startScriptedModelServer } from './support/scripted-model-server.js';
 const missing = redisMissing();
 if (missing) process.stdout.write(`batch-queue tests skipped: ${missing}\n`);
 
-/** Item indexes a worker's log says it started and finished. */
+/** Item numbers (from 1, as everywhere a person reads them) a worker's log says it started and finished. */
 function workerItems(worker: SpawnedCli): { started: Set<string>; finished: Set<string> } {
   const started = new Set<string>();
   const finished = new Set<string>();
@@ -42,10 +42,10 @@ describe.skipIf(missing !== undefined)('manus batch on a queue', () => {
       // Killed while it has items running: they must be handed to the others.
       await waitFor(() => {
         const { started, finished } = workerItems(workers[0]);
-        return finished.size >= 2 && [...started].filter((index) => !finished.has(index)).length >= 2;
+        return finished.size >= 2 && [...started].filter((number) => !finished.has(number)).length >= 2;
       }, 30_000, 'the first worker to be running items');
       const { started, finished } = workerItems(workers[0]);
-      const cutShort = [...started].filter((index) => !finished.has(index)).map(Number);
+      const cutShort = [...started].filter((number) => !finished.has(number)).map((number) => Number(number) - 1);
       workers[0].child.kill('SIGKILL');
       const { code } = await batch.closed;
       expect(code, batch.stderr()).toBe(0);
@@ -59,6 +59,9 @@ describe.skipIf(missing !== undefined)('manus batch on a queue', () => {
         expect(line).toMatchObject({ status: 'success', exitCode: 0, answer: `hello person-${index}`, events: { stored: 'local' } });
         expect(readFileSync(join(batchFolder(fixture), line.events.path), 'utf8')).toContain('"run-end"');
       }
+      // The workers' logs number the items as the table and the reports do: 1 to 60.
+      const logged = new Set(workers.flatMap((worker) => [...workerItems(worker).started]));
+      expect([...logged].map(Number).sort((left, right) => left - right)).toEqual(Array.from({ length: 60 }, (_, index) => index + 1));
       // The killed worker's items were started again elsewhere.
       for (const index of cutShort) {
         expect(latest.get(index)!.attempts).toBeGreaterThanOrEqual(2);

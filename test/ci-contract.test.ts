@@ -30,6 +30,8 @@ describe('checks', () => {
     expect(junit).toMatch(/tests="3"/);
     expect(junit).toMatch(/failures="0"/);
     expect(run.stderr).not.toMatch(/\u001b\[/);
+    // The progress says the checks passed, not only `runs show`.
+    expect(run.stderr).toContain('checks: 2 of 2 passed\n');
   });
 
   it('gives the agent another attempt with the failures, after the on_failure command', async () => {
@@ -70,6 +72,7 @@ describe('checks', () => {
     expect(run.stderr).toContain('check failed: missing.md exists');
     expect(run.stderr).toContain('check failed: always fails');
     expect(run.stderr).not.toContain('check failed: answer');
+    expect(run.stderr).toContain('checks: 1 of 3 passed, 2 failed\n');
     const junit = readFileSync(join(run.fixture, 'reports', 'manus-junit.xml'), 'utf8');
     expect(junit).toMatch(/failures="[1-9]/);
   });

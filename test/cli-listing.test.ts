@@ -65,12 +65,12 @@ describe('manus tools', () => {
     }
     expect(tools.find((tool) => tool.name === 'terminate')).toEqual({
       name: 'terminate',
-      description: expect.stringContaining('Finish the task.'),
+      description: expect.stringContaining('Finish the task'),
       parameters: {
         type: 'object',
         properties: {
-          status: { type: 'string', enum: ['success', 'failure'], description: 'Whether the task was accomplished.' },
-          message: { type: 'string', description: 'The final answer or, on failure, why the task could not be done.' },
+          status: { type: 'string', enum: ['success', 'failure'] },
+          message: { type: 'string', description: 'The answer, or why the task cannot be done.' },
         },
         required: ['status'],
         additionalProperties: false,
@@ -99,11 +99,11 @@ describe('manus tools', () => {
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain('echo_text(text, times?)\n  Repeats a text.\n    text (string, required)\n    times (integer)\n  extra/echo.ts\n');
     expect(result.stdout).toContain(
-      'terminate(status, message?)\n  Finish the task.',
+      'terminate(status, message?)\n  Finish the task, with the final answer for the user in "message".',
     );
     expect(result.stdout).toContain(
-      '    status ("success" | "failure", required): Whether the task was accomplished.\n' +
-      '    message (string): The final answer or, on failure, why the task could not be done.\n',
+      '    status ("success" | "failure", required)\n' +
+      '    message (string): The answer, or why the task cannot be done.\n',
     );
     expect(result.stdout).not.toContain('A second line');
   });

@@ -46,6 +46,30 @@ describe('--help', () => {
   });
 });
 
+describe('--help of every command', () => {
+  const everyCommand = [...commands, 'view', 'inspect', 'packs', 'pack', 'pack init', 'mcp', 'mcp serve', 'mcp list', 'batch', 'worker', 'doctor'];
+
+  it('lists exit code 6 wherever a run can end with it', async () => {
+    const cwd = makeFixture({});
+    for (const command of ['run', 'resume', 'replay']) {
+      const help = await runCli([command, '--help'], { cwd });
+      expect(help.stdout, command).toMatch(/\n {2}6 {4}a required MCP server/);
+    }
+  });
+
+  it('prints an Environment heading only above the variables it names', async () => {
+    const cwd = makeFixture({});
+    for (const command of everyCommand) {
+      const help = await runCli([...command.split(' '), '--help'], { cwd });
+      expect(help.exitCode, command).toBe(0);
+      for (const match of help.stdout.matchAll(/^Environment:\n(.*)$/gm)) {
+        expect(match[1], `${command}: the line under Environment:`).toMatch(/^ {2}[A-Z][A-Z0-9_]*[ =,]/);
+      }
+      expect(help.stdout, command).not.toMatch(/variables above/);
+    }
+  });
+});
+
 describe('manus validate --json', () => {
   it('prints the diagnostics with severity, message and place, and their counts', async () => {
     const cwd = makeFixture({

@@ -99,7 +99,7 @@ describe('a flow killed mid-step', () => {
       const poll = setInterval(() => {
         const id = /run (\d{8}-\d{6}-[0-9a-f]{6})/.exec(stderr)?.[1];
         const eventsFile = join(fixture, '.manus', 'runs', id ?? '-', 'events.jsonl');
-        const owlsDone = id !== undefined && existsSync(eventsFile) && /"type":"flow-step-end"[^\n]*"path":"research\/1"|"path":"research\/1"[^\n]*"type":"flow-step-end"/.test(readFileSync(eventsFile, 'utf8'));
+        const owlsDone = id !== undefined && existsSync(eventsFile) && /"type":"flow-step-end"[^\n]*"path":"research\/owls"|"path":"research\/owls"[^\n]*"type":"flow-step-end"/.test(readFileSync(eventsFile, 'utf8'));
         const batsWaiting = chatRequests(first).some((request) => userText(request).includes('Research: bats') && lastIsToolResult(request));
         if (owlsDone && batsWaiting) child.kill('SIGKILL');
       }, 20);
@@ -127,15 +127,15 @@ describe('a flow killed mid-step', () => {
 
       const flowSteps = resumed.json.flowSteps as Array<{ path: string; status: string }>;
       expect(Object.fromEntries(flowSteps.map((step) => [step.path, step.status]))).toMatchObject({
-        'research/1': 'success',
-        'research/2': 'success',
+        'research/owls': 'success',
+        'research/bats': 'success',
         research: 'success',
         report: 'success',
       });
       // One events file for the whole run: every step of both processes, each tagged by its path.
       const events = readEvents(resumed.json.runDirectory);
       const ended = events.filter((event) => event.type === 'flow-step-end').map((event) => event.path);
-      expect(ended.filter((path) => path === 'research/1')).toHaveLength(1);
+      expect(ended.filter((path) => path === 'research/owls')).toHaveLength(1);
       expect(ended.filter((path) => path === 'report')).toHaveLength(1);
       expect(events.filter((event) => event.type === 'run-start')).toHaveLength(1);
 
@@ -143,9 +143,9 @@ describe('a flow killed mid-step', () => {
       expect(shown.exitCode, shown.stderr).toBe(0);
       // The flow as a tree, once, before the end; the resumed branch's steps are headed by its path.
       const tree = shown.stdout.slice(shown.stdout.indexOf('\nFlow:\n'), shown.stdout.lastIndexOf('\nEnd: '));
-      expect(tree).toMatch(/^\nFlow:\n  research \(parallel\): success, 4 steps, [\d,]+ tokens, .+\n    1 \(agent researcher\): success, 2 steps, .+\n    2 \(agent researcher\): success, 2 steps, .+\n  report \(agent writer\): success, 1 step, .+\n$/);
+      expect(tree).toMatch(/^\nFlow:\n  research \(parallel\): success, 4 steps, [\d,]+ tokens, .+\n    owls \(agent researcher\): success, 2 steps, .+\n    bats \(agent researcher\): success, 2 steps, .+\n  report \(agent writer\): success, 1 step, .+\n$/);
       expect(shown.stdout.match(/\nFlow:\n/g)).toHaveLength(1);
-      expect(shown.stdout).toContain('\nresearch/2, step 2\n  > terminate');
+      expect(shown.stdout).toContain('\nresearch/bats, step 2\n  > terminate');
     } finally {
       await second.close();
     }

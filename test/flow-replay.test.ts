@@ -37,10 +37,14 @@ describe('a recorded flow', () => {
     const recorded = await runScripted([...branch, ...branch, ...branch, terminate('the report')], { fixture, args: ['--record', 'flow.jsonl'] });
     expect(recorded.exitCode, recorded.stderr).toBe(0);
     expect(recorded.json.answer).toBe('the report');
-    expect(recorded.json.flowSteps.map((step: { path: string }) => step.path)).toEqual(expect.arrayContaining(['research/1', 'research/2', 'research/3', 'research', 'report']));
+    expect(recorded.json.flowSteps.map((step: { path: string }) => step.path)).toEqual(expect.arrayContaining(['research/owls', 'research/bats', 'research/moths', 'research', 'report']));
+
+    // Progress lines say which branch each belongs to.
+    expect(recorded.stderr).toMatch(/^\[research\/owls step 1\/\d+\] echo\(text="noted"\)$/m);
+    expect(recorded.stderr).toMatch(/^\[report step 1\/\d+\] terminate\(/m);
 
     const recordedPaths = readEvents(recorded.json.runDirectory).filter((event) => event.type === 'model-response').map((event) => event.path).sort();
-    expect(new Set(recordedPaths)).toEqual(new Set(['research/1', 'research/2', 'research/3', 'report']));
+    expect(new Set(recordedPaths)).toEqual(new Set(['research/owls', 'research/bats', 'research/moths', 'report']));
     for (const tools of ['recorded', 'real']) {
       const replay = await runCli(['replay', 'flow.jsonl', '--tools', tools, '--json'], { cwd: fixture });
       expect(replay.exitCode, replay.stderr).toBe(0);

@@ -12,6 +12,7 @@ import { ConfigError } from '../runtime/errors.js';
 import { loadRecipeFile } from '../runtime/config/load-recipe.js';
 import { parameterArguments, recipeInputSchema } from '../runtime/mcp-server/recipe-input-schema.js';
 import { executeRun } from '../runtime/run.js';
+import { branchNames } from '../runtime/flow/branch-names.js';
 import { FlowResume } from '../runtime/flow/flow-resume.js';
 import { readRecordedRun } from '../runtime/recorded-run.js';
 import { readEvents } from './support/run-cli.js';
@@ -203,11 +204,29 @@ flow:
     expect(result.status, result.answer).toBe('success');
     expect(most).toBe(3);
     expect(userText(model.requests[3])).toContain('Report: [\n  "about owls",\n  "about bats",\n  "about moths"\n]');
-    expect(result.flowSteps?.map((step) => step.path)).toEqual(expect.arrayContaining(['research/1', 'research/2', 'research/3', 'research', 'report']));
+    // Each branch is named after its item.
+    expect(result.flowSteps?.map((step) => step.path)).toEqual(expect.arrayContaining(['research/owls', 'research/bats', 'research/moths', 'research', 'report']));
     // Each branch counts what it spent itself, though they ran at the same time.
     const spent = Object.fromEntries((result.flowSteps ?? []).map((step) => [step.path, step.steps]));
-    expect(spent).toEqual({ 'research/1': 1, 'research/2': 1, 'research/3': 1, research: 3, report: 1 });
-    expect(new Set(events.filter((event) => event.type === 'model-response').map((event) => event.path))).toEqual(new Set(['research/1', 'research/2', 'research/3', 'report']));
+    expect(spent).toEqual({ 'research/owls': 1, 'research/bats': 1, 'research/moths': 1, research: 3, report: 1 });
+    expect(new Set(events.filter((event) => event.type === 'model-response').map((event) => event.path))).toEqual(new Set(['research/owls', 'research/bats', 'research/moths', 'report']));
+  });
+
+  it('names branches after their items, shortened, made safe and kept distinct', () => {
+    const long = 'What share of the world\'s electricity came from solar power in 2024?';
+    expect(branchNames(['Lisbon, Portugal', 'São Paulo', long, 'lisbon portugal', '', '../etc/passwd', 42, { name: 'Oslo', size: 3 }, { size: 3 }, '東京'])).toEqual([
+      'lisbon-portugal',
+      'são-paulo',
+      'what-share-of-the-world-s',
+      'lisbon-portugal-2',
+      '5',
+      'etc-passwd',
+      '42',
+      'oslo',
+      'size-3',
+      '東京',
+    ]);
+    expect(branchNames(['', '1'])).toEqual(['1', '1-2']);
   });
 
   it('fails naming the step when for_each gives no list', async () => {

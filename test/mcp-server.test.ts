@@ -389,6 +389,54 @@ describe('manus mcp serve over stdio', () => {
     expect(readEvents(runFolder).at(-1)).toMatchObject({ type: 'run-end', status: 'interrupted' });
   });
 
+  it('serves tools over a folder of the user\'s own with --workspace, keeping its protected paths', async () => {
+    const fixture = makeFixture({ 'tools/served-tools.ts': servedTools, 'facts.yaml': factsRecipe, 'agents.yaml': agentsYaml, 'notes.txt': 'first line\n', '.git/hooks/.keep': '' });
+    const { client } = await connectStdio(fixture, ['--workspace', '.', '--sandbox', 'bwrap', '--plugins', 'tools', '--tools', 'str_replace_editor,bash,keep_process', '--recipe', 'facts.yaml']);
+    const kept = JSON.parse(textOf((await client.callTool({ name: 'keep_process', arguments: {} })) as CallToolResult));
+    expect(kept.workspace).toBe(fixture);
+
+    const viewed = (await client.callTool({ name: 'str_replace_editor', arguments: { command: 'view', path: 'notes.txt' } })) as CallToolResult;
+    expect(viewed.isError).toBeFalsy();
+    expect(textOf(viewed)).toMatch(/first line/);
+    const created = (await client.callTool({ name: 'str_replace_editor', arguments: { command: 'create', path: 'made.txt', file_text: 'made by a client' } })) as CallToolResult;
+    expect(created.isError).toBeFalsy();
+    expect(readFileSync(join(fixture, 'made.txt'), 'utf8')).toBe('made by a client');
+
+    // What later runs on the host stays read-only, as in a run; so do the plugin folders and the
+    // recipes being served, which a served tool could otherwise rewrite for the server's next start.
+    for (const path of ['.git/hooks/post-checkout', '.mcp.json', 'agents.yaml', 'tools/more-tools.ts', 'facts.yaml', '.manus/x']) {
+      const refused = (await client.callTool({ name: 'str_replace_editor', arguments: { command: 'create', path, file_text: 'x' } })) as CallToolResult;
+      expect(refused.isError, path).toBe(true);
+      expect(textOf(refused), path).toMatch(/protected|not allowed/);
+    }
+    const command = (await client.callTool({ name: 'bash', arguments: { command: 'touch by-bash; echo x > tools/more-tools.ts; echo x > facts.yaml; ls' } })) as CallToolResult;
+    expect(textOf(command)).toMatch(/by-bash/);
+    expect(existsSync(join(fixture, 'by-bash'))).toBe(true);
+    expect(existsSync(join(fixture, 'tools', 'more-tools.ts'))).toBe(false);
+    expect(readFileSync(join(fixture, 'facts.yaml'), 'utf8')).toBe(factsRecipe);
+    await client.close();
+    // No per-connection folder is made beside it.
+    expect(existsSync(join(fixture, 'workspace'))).toBe(false);
+  });
+
+  it('protects what a later run in a --workspace elsewhere would load', async () => {
+    const fixture = makeFixture({ 'agents.yaml': agentsYaml, 'project/notes.txt': 'first line\n' });
+    const { client } = await connectStdio(fixture, ['--workspace', 'project', '--sandbox', 'bwrap', '--tools', 'bash']);
+    const command = 'touch made.txt; echo x > agents.yaml; mkdir -p plugins && echo x > plugins/evil.ts; ls';
+    const result = (await client.callTool({ name: 'bash', arguments: { command } })) as CallToolResult;
+    expect(textOf(result)).toMatch(/protected/);
+    expect(existsSync(join(fixture, 'project', 'made.txt'))).toBe(true);
+    expect(existsSync(join(fixture, 'project', 'agents.yaml'))).toBe(false);
+    expect(existsSync(join(fixture, 'project', 'plugins', 'evil.ts'))).toBe(false);
+  });
+
+  it('refuses a --workspace that is not a folder', async () => {
+    const fixture = writeServeFixture();
+    const result = await runCli(['mcp', 'serve', '--workspace', 'no-such-folder', '--tools', 'str_replace_editor'], { cwd: fixture });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(/--workspace no-such-folder: .*not a folder/);
+  });
+
   it('refuses to start with a tool no plugin defines, naming what there is', async () => {
     const fixture = writeServeFixture();
     const result = await runCli(['mcp', 'serve', '--plugins', 'tools', '--tools', 'ecko'], { cwd: fixture });

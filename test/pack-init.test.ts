@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeFixture, runCli } from './support/run-cli.js';
-import { manusOnPath, packTarball, scratchProject } from './support/scratch-project.js';
+import { makeFixture, repositoryRoot, runCli } from './support/run-cli.js';
+import { addRuntimeDependencies, installForDevelopment, manusOnPath, packTarball, runtimeDependenciesMissing, runtimeTarball, scratchProject } from './support/scratch-project.js';
 import { scriptedModelName, startScriptedModelServer, type ScriptedModelServer } from './support/scripted-model-server.js';
 
 const run = promisify(execFile);
@@ -14,6 +14,9 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
 });
+
+const missing = runtimeDependenciesMissing();
+if (missing) process.stdout.write(`the pack's test with the runtime installed is not run: ${missing}\n`);
 
 describe('manus pack init', () => {
   const root = makeFixture({});
@@ -37,6 +40,15 @@ describe('manus pack init', () => {
     expect(manifest.dependencies).toBeUndefined();
   });
 
+  it("uses in its recipe only check kinds that the README's section on checks documents", async () => {
+    await made;
+    const readme = readFileSync(join(repositoryRoot, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Checks, budgets and CI'), readme.indexOf('\n## ', readme.indexOf('## Checks, budgets and CI') + 1));
+    const kinds = [...readFileSync(join(folder, 'recipes', 'hello.yaml'), 'utf8').matchAll(/^ {2}- (\w+):/gm)].map((match) => match[1]);
+    expect(kinds).toEqual(['answer_matches']);
+    for (const kind of kinds) expect(section).toContain(`- ${kind}:`);
+  });
+
   it('passes manus validate', async () => {
     await made;
     const result = await runCli(['validate', 'greetings'], { cwd: root });
@@ -54,6 +66,27 @@ describe('manus pack init', () => {
     expect(stdout).toContain('# pass 1');
     expect(stdout).toContain('# fail 0');
   });
+
+  it.skipIf(missing !== undefined)('passes its own test right after the runtime is installed into it from its tarball, with no manus on PATH', async () => {
+    const fresh = makeFixture({});
+    const init = await runCli(['pack', 'init', 'greetings'], { cwd: fresh });
+    expect(init.exitCode, init.stderr).toBe(0);
+    const pack = join(fresh, 'greetings');
+    // As `node --test` is run by hand: no manus on PATH (`npm test` would add node_modules/.bin).
+    const nodeTest = () => run(process.execPath, ['--test', 'test/'], {
+      cwd: pack,
+      env: { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: process.env.HOME },
+      timeout: 60_000,
+    }).catch((error: { stdout: string }) => error);
+    const before = await nodeTest();
+    expect(before.stdout).toContain('no manus command: install the runtime into this pack');
+    addRuntimeDependencies(pack);
+    installForDevelopment(pack, [runtimeTarball()]);
+    expect(JSON.parse(readFileSync(join(pack, 'package.json'), 'utf8')).devDependencies['manus-runtime']).toBeDefined();
+    const { stdout } = await nodeTest();
+    expect(stdout).toContain('# pass 1');
+    expect(stdout).toContain('# fail 0');
+  }, 240_000);
 
   it('installs from its tarball and runs as <package>/<recipe>', async () => {
     await made;

@@ -234,9 +234,15 @@ describe.runIf(process.platform === 'linux')('commands in bubblewrap', () => {
     // Planted before the protected state was taken: the same inode as agents.yaml under another name.
     linkSync(join(target.folder, 'agents.yaml'), join(target.folder, 'src', 'planted.yaml'));
     const attempt = target.run('echo "  evil: {}" >> src/planted.yaml');
-    await expect(attempt).rejects.toThrow(/agents\.yaml: modified, restored/);
+    if (process.getuid?.() === 0) {
+      // A root runtime does not hand a file with other names to the sandbox user: the write fails.
+      expect((await attempt).output).toMatch(/Permission denied/);
+      expect(target.changes).toHaveLength(0);
+    } else {
+      await expect(attempt).rejects.toThrow(/agents\.yaml: modified, restored/);
+      expect(target.changes).toHaveLength(1);
+    }
     expect(read(target.folder, 'agents.yaml')).toBe(agentsYaml);
-    expect(target.changes).toHaveLength(1);
   });
 
   it('keeps the bash tool\'s session out of protected paths', async (context) => {

@@ -127,7 +127,7 @@ describe('stalled streams', () => {
         headers: {},
         profile: {
           name: 'default', provider: 'openai-compatible', vision: false, stream: true, timeoutSeconds: 30,
-          streamIdleTimeoutSeconds: 0.3, headers: {}, retry: { maxAttempts: 1, baseDelayMs: 5, maxDelayMs: 5, maxRetryAfterSeconds: 1 },
+          streamIdleTimeoutSeconds: 0.3, headers: {}, retry: { maxAttempts: 1, baseDelayMs: 5, maxDelayMs: 5, maxRetryAfterSeconds: 1 }, fallback: [], fallbackCooldownSeconds: 300, cache: 'automatic',
         },
       });
       const failure = await client.complete({ messages: [{ role: 'user', content: 'hi' }] }).catch((error: unknown) => error);

@@ -52,6 +52,12 @@ describe('a tool the agent lists that no plugin defines', () => {
     expect(result.exitCode).toBe(0);
   });
 
+  it('says it once when the agents file and a recipe using it are validated together: the error, not also the warning', async () => {
+    const result = await runCli(['validate', 'agents.yaml', 'recipe.yaml'], { cwd: makeFixture(files) });
+    expect(result.exitCode).toBe(2);
+    expect(diagnosticLines(result)).toEqual([typo]);
+  });
+
   it('runs an agent whose tool comes from a plugin folder its recipe adds', async () => {
     const fixture = makeFixture({
       'tools/weather.mjs': weatherPlugin,

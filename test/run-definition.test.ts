@@ -143,7 +143,7 @@ describe('the npm packages a project plugin imports', () => {
 
   it('are not read for a definition that goes nowhere (a batch on this machine)', async () => {
     const project = projectWithImports();
-    const definition = await definitionOf(project, { withDependencies: false });
+    const definition = await definitionOf(project, { shipped: false });
     expect(shippedPackages(definition)).toEqual([]);
     expect(definition.files.map((file) => file.path)).toContain('plugins/decorate/pad.cjs');
   });

@@ -7,6 +7,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CheckResult } from '../runtime/checks/check-types.js';
 import { junitReportFileName, junitXml, writeJunitReport } from '../runtime/reports/junit-report.js';
 import { jsonReportFileName, writeJsonReport, type RunReport } from '../runtime/reports/run-report.js';
+import { writeLoopFixture } from './support/loop-fixture.js';
+import { runCli } from './support/run-cli.js';
+import { startScriptedModelServer } from './support/scripted-model-server.js';
 
 let root: string;
 
@@ -189,7 +192,8 @@ describe('the JUnit report', () => {
     expect(exhausted.suites).toMatchObject({ tests: '1', failures: '1' });
     const failure = exhausted.testcases[0].children[0];
     expect(failure.tag).toBe('failure');
-    expect(failure.attributes).toEqual({ message: 'budget-exhausted (the steps budget ran out): The steps budget ran out.', type: 'budget-exhausted' });
+    // Said once: the answer repeats what the budget says.
+    expect(failure.attributes).toEqual({ message: 'budget-exhausted: the steps budget ran out', type: 'budget-exhausted' });
     expect(failure.text).toContain('exit code: 3\nexhausted budget: steps');
 
     const providerFailure = parseStrictly(
@@ -259,5 +263,35 @@ describe('the JUnit report', () => {
     expect([...failure.attributes.message].length).toBe(200);
     expect(failure.attributes.message.endsWith('...')).toBe(true);
     expect(failure.text).toBe(detail);
+  });
+});
+
+describe('what the command line says and writes when a run cannot succeed', () => {
+  it('says once that a budget ran out', async () => {
+    const fixture = writeLoopFixture({ agentExtra: 'max_steps: 1' });
+    const server = await startScriptedModelServer({ turns: [{ toolCalls: [{ name: 'echo', arguments: { text: 'again' } }] }] });
+    try {
+      const result = await runCli(['run', 'recipe.yaml', '--ci', '--report', 'reports'], { cwd: fixture, env: { OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'test-key', MANUS_MODEL: 'scripted-model' } });
+      expect(result.exitCode).toBe(3);
+      expect(result.stderr).toMatch(/manus: run \S+ ended: the steps budget ran out\n/);
+      expect(result.stderr).not.toMatch(/budget ran out: The steps budget ran out/);
+      expect(readFileSync(join(fixture, 'reports', junitReportFileName), 'utf8')).toContain('message="budget-exhausted: the steps budget ran out"');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('writes a JUnit file with one failed testcase for a missing parameter, so a CI step that uploads it finds one', async () => {
+    const fixture = writeLoopFixture({ prompt: 'Describe {{topic}}.', recipeExtra: 'parameters:\n  topic:\n    type: string' });
+    const result = await runCli(['run', 'recipe.yaml', '--ci', '--report', 'reports'], { cwd: fixture });
+    expect(result.exitCode).toBe(2);
+    const junit = parseStrictly(readFileSync(join(fixture, 'reports', junitReportFileName), 'utf8'));
+    expect(junit.suite).toMatchObject({ name: 'loop-test', tests: '1', failures: '1' });
+    expect(junit.testcases).toHaveLength(1);
+    const [failure] = junit.testcases[0].children;
+    expect(failure.tag).toBe('failure');
+    expect(failure.attributes.type).toBe('config_invalid');
+    expect(failure.attributes.message).toMatch(/topic/);
+    expect(failure.text).toMatch(/exit code: 2/);
   });
 });

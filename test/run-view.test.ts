@@ -3,7 +3,7 @@
  * recordings, made before reports existed, among them), the page's escaping and redaction, the
  * batch folder as the contract describes it, and the images a run keeps for its report.
  */
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DOMParser } from 'linkedom';
@@ -28,6 +28,11 @@ const newFolder = () => {
 const recording = (name: string) => readFileSync(join(repositoryRoot, 'recipes', 'recordings', `${name}.jsonl`), 'utf8');
 const parse = (html: string) => new DOMParser().parseFromString(html, 'text/html');
 const lines = (events: Array<Record<string, unknown>>) => `${events.map((event) => JSON.stringify(event)).join('\n')}\n`;
+const writeEvents = (folder: string, events: Array<Record<string, unknown>>) => {
+  const file = join(folder, 'events.jsonl');
+  writeFileSync(file, lines(events));
+  return file;
+};
 
 /** A small run: one step with a tool call whose arguments and result are given. */
 function runEvents(result: string, extra: Array<Record<string, unknown>> = []) {
@@ -186,6 +191,53 @@ describe('the HTML page', () => {
   });
 });
 
+describe('the files a run wrote', () => {
+  const png = Buffer.from('89504e470d0a1a0a', 'hex');
+  const withFiles = (workspace: string, files: string[]) => runEvents('ok').map((event) =>
+    event.type === 'run-start' ? { ...event, workspace } : event.type === 'run-end' ? { ...event, files } : event);
+
+  it('shows the images among them, links each one, and shows no image from outside the workspace', async () => {
+    const folder = newFolder();
+    const workspace = join(folder, 'workspace');
+    mkdirSync(workspace);
+    writeFileSync(join(workspace, 'chart.png'), png);
+    writeFileSync(join(workspace, 'report.md'), '# Report');
+    writeFileSync(join(folder, 'outside.png'), png);
+    symlinkSync(join(folder, 'outside.png'), join(workspace, 'linked.png'));
+    const events = withFiles(workspace, ['chart.png', 'report.md', 'linked.png', '../outside.png']);
+    const file = await writeRunHtmlReport(writeEvents(folder, events), join(folder, 'out', 'manus-report.html'), { runDirectory: folder });
+    const page = parse(readFileSync(file, 'utf8'));
+    const images = [...page.querySelectorAll('#files figure img')];
+    expect(images.map((image) => [image.getAttribute('alt'), image.getAttribute('src')])).toEqual([['chart.png', `data:image/png;base64,${png.toString('base64')}`]]);
+    expect([...page.querySelectorAll('#files a')].map((link) => link.getAttribute('href'))).toEqual(['../workspace/chart.png', '../workspace/report.md', '../workspace/linked.png']);
+  });
+
+  it('are linked from a batch item\'s page, from the folder the batch ran in; not for an item run on a worker', async () => {
+    const cwd = newFolder();
+    const batch = join(cwd, '.manus', 'batches', 'b1');
+    const workspace = join(cwd, 'workspace', 'r0');
+    mkdirSync(join(batch, 'runs', 'r0'), { recursive: true });
+    mkdirSync(join(batch, 'runs', 'r1'), { recursive: true });
+    mkdirSync(workspace, { recursive: true });
+    writeFileSync(join(workspace, 'chart.png'), png);
+    writeEvents(join(batch, 'runs', 'r0'), withFiles('workspace/r0', ['chart.png']));
+    writeEvents(join(batch, 'runs', 'r1'), withFiles('workspace/r0', ['chart.png']));
+    writeFileSync(join(batch, 'batch.json'), JSON.stringify({ version: 1, id: 'b1', recipe: { name: 'many' }, status: 'success', settings: { cwd } }));
+    writeFileSync(join(batch, 'items.jsonl'), [
+      JSON.stringify({ index: 0, status: 'success', answer: 'here', runDirectory: 'runs/r0' }),
+      JSON.stringify({ index: 1, status: 'success', answer: 'returned', runDirectory: 'runs/r1', worker: { host: 'w1' } }),
+    ].join('\n'));
+    const written = await writeBatchHtmlReport(batch, join(cwd, 'reports', 'manus-report.html'));
+    const here = parse(readFileSync(written.items[0], 'utf8'));
+    expect([...here.querySelectorAll('#files a')].map((link) => link.getAttribute('href'))).toEqual(['../../workspace/r0/chart.png']);
+    expect(here.querySelectorAll('#files figure img').length).toBe(1);
+    // A worker's events name a workspace on the worker: nothing on this machine is read for them.
+    const returned = parse(readFileSync(written.items[1], 'utf8'));
+    expect(returned.querySelectorAll('#files a').length).toBe(0);
+    expect(returned.querySelectorAll('#files img').length).toBe(0);
+  });
+});
+
 describe('a batch folder', () => {
   function batchFolder(items: string, batch: Record<string, unknown> = {}): string {
     const folder = newFolder();
@@ -223,5 +275,15 @@ describe('a batch folder', () => {
     expect(page.querySelector('a.item-report')!.getAttribute('href')).toBe('manus-report-items/item-1.html');
     const item = parse(readFileSync(written.items[0], 'utf8'));
     expect(item.querySelector('#events-location')!.textContent).toBe('The item\'s events stayed on the worker w1, at /w/runs/r/events.jsonl.');
+  });
+
+  it('shows a batch\'s concurrency only when it ran in one process: a queue\'s workers choose their own', async () => {
+    const facts = async (batch: Record<string, unknown>) => {
+      const written = await writeBatchHtmlReport(batchFolder('', batch), join(newFolder(), 'manus-report.html'));
+      const page = parse(readFileSync(written.file, 'utf8'));
+      return [...page.querySelectorAll('dl.facts dt')].map((term) => term.textContent);
+    };
+    expect(await facts({ concurrency: 8 })).toContain('Concurrency');
+    expect(await facts({ concurrency: 8, queue: 'redis://127.0.0.1:6379/0' })).not.toContain('Concurrency');
   });
 });

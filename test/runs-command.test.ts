@@ -347,9 +347,9 @@ describe('manus runs', () => {
     const output = capture();
     expect(await runsCommand({ runsDir: runsDirectory }, output)).toBe(0);
     const lines = output.stdout().trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^ID +RECIPE +STATUS +STEPS +TOKENS +STARTED +DURATION$/);
-    expect(lines[1]).toMatch(/^20250302-100000-second +second-recipe +incomplete +0 +0 +2025-03-0\d \d\d:\d\d:00 +0 ms$/);
-    expect(lines[2]).toMatch(/^20250301-100000-first0 +first-recipe +success +3 +1,545 +2025-03-0\d \d\d:\d\d:00 +4\.2 s$/);
+    expect(lines[0]).toMatch(/^ID +RECIPE +STATUS +STEPS +TOKENS +COST +STARTED +DURATION$/);
+    expect(lines[1]).toMatch(/^20250302-100000-second +second-recipe +incomplete +0 +0 +- +2025-03-0\d \d\d:\d\d:00 +0 ms$/);
+    expect(lines[2]).toMatch(/^20250301-100000-first0 +first-recipe +success +3 +1,545 +- +2025-03-0\d \d\d:\d\d:00 +4\.2 s$/);
     expect(lines).toHaveLength(3);
     expect(output.stderr()).toBe('');
   });
@@ -406,7 +406,7 @@ describe('manus runs <id>', () => {
     );
     expect(transcript).toContain('\nStep 3\n  assistant: Wrote index.html.\n\nChecks after attempt 2: 1 passed, 0 failed\n');
     expect(transcript).toContain(
-      '\nEnd: success (exit code 0)\n  steps: 3, tokens: 1,545 (1,200 prompt, 345 completion), duration: 4.2 s\n  files: index.html\nAnswer:\n  The site is built:\n  index.html\n',
+      '\nEnd: success (exit code 0)\n  steps: 3, tokens: 1,545 (1,200 prompt, 345 completion), cost: unknown, duration: 4.2 s\n  files: index.html\nAnswer:\n  The site is built:\n  index.html\n',
     );
     expect(transcript).not.toContain('not shown');
     expect(output.stderr()).toBe('');

@@ -275,25 +275,25 @@ describe.skipIf(chromiumMissing)(`the HTML report${chromiumMissing ? ' (skipped:
     expect(await page.locator('figure[data-chart="durations"] .mark-rect path').count()).toBeGreaterThan(0);
     expect(await page.locator('#notes').textContent()).toContain('cut off');
 
-    const indexes = () => rows.evaluateAll((all) => all.filter((row) => !(row as HTMLElement).hidden).map((row) => row.getAttribute('data-index')));
+    const numbers = () => rows.evaluateAll((all) => all.filter((row) => !(row as HTMLElement).hidden).map((row) => row.getAttribute('data-item')));
     await page.locator('#batch-items th', { hasText: 'Duration' }).click();
-    expect(await indexes()).toEqual(['1', '0', '2']);
+    expect(await numbers()).toEqual(['2', '1', '3']);
     await page.locator('#batch-items th', { hasText: 'Duration' }).click();
-    expect(await indexes()).toEqual(['2', '0', '1']);
+    expect(await numbers()).toEqual(['3', '1', '2']);
     await page.locator('select[data-filter-for="batch-items"]').selectOption('checks-failed');
-    expect(await indexes()).toEqual(['0']);
+    expect(await numbers()).toEqual(['1']);
     await page.locator('select[data-filter-for="batch-items"]').selectOption('');
     await page.locator('input[data-filter-for="batch-items"]').fill('build-7');
-    expect(await indexes()).toEqual(['2']);
+    expect(await numbers()).toEqual(['3']);
     await page.locator('input[data-filter-for="batch-items"]').fill('');
     await keepScreenshot(page, 'batch');
 
     // An item's link opens its own run's report, which links back.
-    await page.locator('tr[data-index="1"] a.item-report').click();
+    await page.locator('tr[data-item="2"] a.item-report').click();
     expect(await page.locator('li.step').count()).toBe(flowRun.json.steps);
     expect(await page.locator('#run-header h1').textContent()).toContain('planned-report');
     await page.goBack();
-    await page.locator('tr[data-index="2"] a.item-report').click();
+    await page.locator('tr[data-item="3"] a.item-report').click();
     expect(await page.locator('#events-location').textContent()).toBe('The item\'s events stayed on the worker build-7 (worker-b), at /srv/manus/runs/20261201-150100-remote/events.jsonl.');
     expect(errors).toEqual([]);
   }, 60_000);

@@ -4,8 +4,9 @@
  * reaching outside the runs folder, get nothing.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumMissing as isChromiumMissing } from './support/fixture-site.js';
@@ -152,12 +153,36 @@ describe('manus view --serve', () => {
     await page.evaluate(() => ((window as { __sameDocument?: boolean }).__sameDocument = true));
     appendFileSync(join(batch, 'items.jsonl'), itemLine(1));
     writeFileSync(join(batch, 'batch.json'), JSON.stringify({ version: 1, id: 'batch-live', recipe: { name: 'live-batch' }, status: 'success', totals: { items: 2, succeeded: 2, failed: 0 } }));
-    await page.locator('#batch-items tbody tr[data-index="1"]').waitFor({ timeout: 10_000 });
+    await page.locator('#batch-items tbody tr[data-item="2"]').waitFor({ timeout: 10_000 });
     expect(await page.locator('#batch-totals').textContent()).toBe('2 in all: 2 succeeded, 0 failed');
     expect(await page.evaluate(() => (window as { __sameDocument?: boolean }).__sameDocument)).toBe(true);
-    await page.locator('tr[data-index="1"] a.item-report').click();
+    await page.locator('tr[data-item="2"] a.item-report').click();
     expect(await page.locator('h1').textContent()).toContain('item 2');
     expect(errors).toEqual([]);
+  }, 30_000);
+
+  it.skipIf(chromiumMissing)(`counts a live run's duration from its start, not up to its last event${chromiumMissing ? ' (skipped: no Chromium)' : ''}`, async () => {
+    const folder = join(project, '.manus', 'runs', '20261201-110000-quiet');
+    mkdirSync(folder, { recursive: true });
+    const startedAt = Date.now() - 90_000;
+    const event = (type: string, at: number, extra: Record<string, unknown> = {}) => JSON.stringify({ type, time: new Date(at).toISOString(), ...extra });
+    writeFileSync(join(folder, 'events.jsonl'), [
+      event('run-start', startedAt, { runId: '20261201-110000-quiet', pid: process.pid, host: hostname(), recipe: { name: 'quiet-run' }, agent: 'manus', budgets: { steps: 5 } }),
+      event('model-request', startedAt + 1000, { step: 1 }),
+      '',
+    ].join('\n'));
+    try {
+      const { page, errors } = await newPage();
+      await page.goto(`${origin}/runs/20261201-110000-quiet`);
+      // A minute and a half since it started, though its last event came a second after the start.
+      await page.waitForFunction(() => /^1 min 3\d s$/.test(document.getElementById('run-duration')?.textContent ?? ''), undefined, { timeout: 5_000 });
+      const first = await page.locator('#run-duration').textContent();
+      await page.waitForFunction((shown) => document.getElementById('run-duration')?.textContent !== shown, first, { timeout: 5_000 });
+      expect(errors).toEqual([]);
+    } finally {
+      // The list test that follows starts from a runs folder with no run in it.
+      rmSync(folder, { recursive: true, force: true });
+    }
   }, 30_000);
 
   it('says what is wrong with a view that cannot be made', async () => {

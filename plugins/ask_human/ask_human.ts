@@ -9,14 +9,12 @@ import { defineTool, ManusError, ToolError } from 'manus-runtime';
 
 export default defineTool({
   name: 'ask_human',
-  description:
-    'Ask the human a question and wait for the answer. Use it when you need information or a decision only ' +
-    'they can give; do not use it for things you can find out yourself. Give the question in "question".',
+  description: 'Ask the user a question only they can answer, and wait for the answer.',
   parameters: {
     type: 'object',
     properties: {
-      question: { type: 'string', minLength: 1, description: 'The question to ask (required).' },
-      inquire: { type: 'string', minLength: 1, description: 'Another name for question, accepted for compatibility.' },
+      question: { type: 'string', minLength: 1 },
+      inquire: { type: 'string', minLength: 1, description: 'Same as question.' },
     },
   },
   async execute(input, context) {

@@ -65,7 +65,7 @@ export class BrowserSession {
   private constructor(settings: BrowserSettings, files: WorkspaceFiles, browser: Browser, context: BrowserContext, ownsBrowser: boolean, network: ToolContext['network']) {
     this.settings = settings;
     this.network = network;
-    this.workspace = files.workspace;
+    this.workspace = files.root;
     this.files = files;
     this.browser = browser;
     this.context = context;
@@ -78,7 +78,7 @@ export class BrowserSession {
 
   static async start(settings: BrowserSettings, files: WorkspaceFiles, network: ToolContext['network']): Promise<BrowserSession> {
     const { browser, context, ownsBrowser } = await openBrowser(settings);
-    const session = new BrowserSession(settings, { workspace: files.workspace, protectedPaths: files.protectedPaths }, browser, context, ownsBrowser, network);
+    const session = new BrowserSession(settings, files, browser, context, ownsBrowser, network);
     try {
       context.setDefaultTimeout(settings.actionTimeoutMs);
       context.setDefaultNavigationTimeout(settings.navigationTimeoutMs);
@@ -363,7 +363,7 @@ export class BrowserSession {
 
   private ruleOptions(): RequestRuleOptions {
     return {
-      workspace: this.workspace,
+      files: this.files,
       domainRules: this.settings.domainRules,
       checkHost: this.network.allowPrivate ? undefined : this.network.checkHost,
       onRefused: (navigation) => this.notes.blocked.push(navigation),

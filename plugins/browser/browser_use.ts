@@ -12,8 +12,8 @@ export default defineTool<BrowserUseInput>({
   name: 'browser_use',
   // What Chromium runs, with which arguments, or which browser it attaches to, is the user's choice.
   settingGrants: { executable_path: 'browser', extra_args: 'browser', cdp_url: 'browser' },
-  description: [
-    'Use a web browser: open pages, click and type into elements, scroll, manage tabs, search the web and extract content.',
+  description: 'Control a web browser. Elements are addressed by index in the browser state\'s list of interactive elements.',
+  guide: [
     "Elements are addressed by 'index', the number in brackets in the list of interactive elements (shown in the browser state).",
     'Actions:',
     "- go_to_url {url}: open a page in the current tab. open_tab {url}: open it in a new tab.",

@@ -1,13 +1,13 @@
 /**
  * Saves the files pages download into the workspace (under `downloads_folder`), never over an
- * existing file, and keeps what finished or failed until an action reports it.
+ * existing file, and keeps what finished or failed until an action reports it. A download is
+ * streamed into a file the runtime creates exclusively through the workspace's open folders, so
+ * neither a name taken a moment ago nor a folder swapped for a link can send it elsewhere.
  */
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { basename, extname, join, relative } from 'node:path';
+import { basename, extname } from 'node:path';
 import type { Download } from 'playwright-core';
+import { ToolError } from 'manus-runtime';
 import { errorMessage } from './browser-errors.js';
-import { resolveToolPath } from 'manus-runtime';
 import type { WorkspaceFiles } from './workspace-files.js';
 import { withTimeout } from './time-limit.js';
 
@@ -21,7 +21,6 @@ export class DownloadStore {
   private readonly files: WorkspaceFiles;
   private readonly folder: string;
   private readonly pending = new Set<Promise<void>>();
-  private readonly reservedPaths = new Set<string>();
   private readonly startWaiters: Array<() => void> = [];
   private report: DownloadReport = { files: [], problems: [] };
   private started = 0;
@@ -67,29 +66,24 @@ export class DownloadStore {
   }
 
   private async saveAs(download: Download): Promise<void> {
-    const folder = resolveToolPath(this.files, this.folder, 'write');
-    await mkdir(folder, { recursive: true });
-    const target = this.reservePath(folder, download.suggestedFilename());
-    try {
-      await download.saveAs(target);
-      this.report.files.push(relative(this.files.workspace, target));
-    } finally {
-      this.reservedPaths.delete(target);
-    }
-  }
-
-  /** A free name in the folder: `report.csv`, then `report (2).csv`. */
-  private reservePath(folder: string, suggested: string): string {
-    const safe = basename(suggested).replace(/[\u0000-\u001f/\\]/g, '_').replace(/^\.+/, '') || 'download';
+    const folder = await this.files.makeFolder(this.folder);
+    const content = await download.createReadStream();
+    const safe = basename(download.suggestedFilename()).replace(/[\u0000-\u001f/\\]/g, '_').replace(/^\.+/, '') || 'download';
     const extension = extname(safe);
     const stem = safe.slice(0, safe.length - extension.length);
+    // A free name in the folder: `report.csv`, then `report (2).csv`; created exclusively, so two
+    // downloads of one name at once each get their own.
     for (let attempt = 1; ; attempt += 1) {
       const name = attempt === 1 ? safe : `${stem} (${attempt})${extension}`;
-      const candidate = resolveToolPath(this.files, join(folder, name), 'write');
-      // Checked synchronously, so the name is reserved before another download can look.
-      if (!this.reservedPaths.has(candidate) && !existsSync(candidate)) {
-        this.reservedPaths.add(candidate);
-        return candidate;
+      const path = folder === '.' ? name : `${folder}/${name}`;
+      try {
+        this.report.files.push(await this.files.createFile(path, content));
+        return;
+      } catch (error) {
+        if (ToolError.isInstance(error) && error.code === 'file_exists') continue;
+        // A download cut off half-way is not left looking like a whole file.
+        if (!(ToolError.isInstance(error) && error.code.startsWith('path_'))) await this.files.remove(path).catch(() => undefined);
+        throw error;
       }
     }
   }

@@ -4,12 +4,13 @@
  * acts, and waits for a navigation the action started.
  */
 import type { Locator } from 'playwright-core';
+import { basename } from 'node:path';
 import { errorMessage } from './browser-errors.js';
-import { resolveToolPath } from 'manus-runtime';
 import { BrowserError } from './browser-errors.js';
 import type { BrowserSession, BrowserTab } from './browser-session.js';
 import { locateElement } from './element-index.js';
 import { formatElement } from './element-list.js';
+import { mediaTypeOf } from './workspace-files.js';
 import { describePage } from './navigation-actions.js';
 import { NavigationWatch, type NavigationOutcome } from './navigation-watch.js';
 import { formatSeconds } from './time-limit.js';
@@ -63,8 +64,9 @@ export async function inputText(session: BrowserSession, tab: BrowserTab, index:
     throw new BrowserError('browser_action_failed', `${described} is a drop-down list: use get_dropdown_options and select_dropdown_option.`);
   }
   if (kind.tag === 'input' && kind.type === 'file') {
-    const file = resolveToolPath(session.files, text, 'read');
-    await element.setInputFiles(file);
+    // Read by the runtime and handed over as bytes: a path would be opened again by the browser.
+    const buffer = await session.files.readFile(text);
+    await element.setInputFiles({ name: basename(text), mimeType: mediaTypeOf(text), buffer });
     return `Chose the file ${text} in ${described}.`;
   }
   try {

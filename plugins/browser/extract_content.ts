@@ -12,13 +12,11 @@ import { existingBrowserSession } from './session-registry.js';
 
 export default defineTool({
   name: 'extract_content',
-  description:
-    'Extract information from the web page open in the browser. Give the goal: what to find or collect (for example ' +
-    '"the opening hours and ticket prices" or "every product name with its price"). Returns the relevant content and its source links.',
+  description: 'Extract what the goal asks for from the page open in the browser, with its links.',
   parameters: {
     type: 'object',
     properties: {
-      goal: { type: 'string', minLength: 1, description: 'What to extract from the current page.' },
+      goal: { type: 'string', minLength: 1, description: 'e.g. "every product with its price".' },
     },
     required: ['goal'],
     additionalProperties: false,

@@ -26,7 +26,7 @@ export function navigableUrl(session: BrowserSession, requested: string): string
   }
   if (url.href === 'about:blank') return url.href;
   if (url.protocol === 'file:') {
-    const refusal = fileUrlRefusal(session.workspace, url.href);
+    const refusal = fileUrlRefusal(session.files, url.href);
     if (refusal) throw new BrowserError('browser_domain_blocked', `Cannot open ${url.href}: ${refusal}.`);
     return url.href;
   }

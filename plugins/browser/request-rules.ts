@@ -12,8 +12,9 @@
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page, Request, Route, WebSocketRoute } from 'playwright-core';
 import { errorMessage } from './browser-errors.js';
-import { ManusError, resolveToolPath } from 'manus-runtime';
+import { ManusError } from 'manus-runtime';
 import type { DomainRules } from './domain-rules.js';
+import { mediaTypeOf, type WorkspaceFiles } from './workspace-files.js';
 
 export interface RefusedNavigation {
   url: string;
@@ -23,7 +24,7 @@ export interface RefusedNavigation {
 }
 
 export interface RequestRuleOptions {
-  workspace: string;
+  files: WorkspaceFiles;
   domainRules: DomainRules;
   /** Refuses a host that is or resolves to a private address; absent when the user allows them. */
   checkHost?: (hostname: string) => Promise<void>;
@@ -38,9 +39,16 @@ type RuleTarget = BrowserContext | Page;
  * without routes runs faster, since every routed request makes a round trip to Node.
  */
 export async function confineFileUrls(target: RuleTarget, options: RequestRuleOptions): Promise<void> {
-  await target.route(/^file:/, (route) => {
-    const reason = fileUrlRefusal(options.workspace, route.request().url());
-    return reason ? refuse(route, reason, 'accessdenied', options) : route.continue().catch(() => undefined);
+  await target.route(/^file:/, async (route) => {
+    const url = route.request().url();
+    const reason = fileUrlRefusal(options.files, url);
+    if (reason) return refuse(route, reason, 'accessdenied', options);
+    // Served by the runtime through the workspace's open folders: Chromium opening the path
+    // itself could be sent outside by a folder swapped for a link after the check.
+    const path = fileURLToPath(url);
+    const body = await options.files.readFile(path).catch((error: unknown) => error as Error);
+    if (body instanceof Error) return refuse(route, `file: URLs may only show files inside the workspace (${errorMessage(body)})`, 'accessdenied', options);
+    return route.fulfill({ status: 200, body, contentType: mediaTypeOf(path) }).catch(() => undefined);
   });
 }
 
@@ -84,10 +92,13 @@ function refuse(route: Route, reason: string, errorCode: 'accessdenied' | 'block
   return route.abort(errorCode).catch(() => undefined);
 }
 
-/** Why a file: URL may not be opened, or undefined when it names a file inside the workspace. */
-export function fileUrlRefusal(workspace: string, url: string): string | undefined {
+/**
+ * Why a file: URL may not be opened, or undefined when it names a path inside the workspace. The
+ * file itself is checked again, link by link, when it is read to be served.
+ */
+export function fileUrlRefusal(files: WorkspaceFiles, url: string): string | undefined {
   try {
-    resolveToolPath({ workspace }, fileURLToPath(url), 'read');
+    files.relativePath(fileURLToPath(url));
     return undefined;
   } catch (error) {
     return `file: URLs may only show files inside the workspace (${errorMessage(error)})`;

@@ -2,9 +2,8 @@
  * The rows a chart draws: given inline, or read from a CSV or JSON file in the workspace. Files
  * are parsed with Vega's own reader, so the values are typed the way Vega itself would type them.
  */
-import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { resolveToolPath, ToolError, type ToolContext } from 'manus-runtime';
+import { ToolError, type ToolContext } from 'manus-runtime';
 
 export type DataRow = Record<string, unknown>;
 
@@ -18,15 +17,18 @@ export function checkInlineRows(rows: unknown[]): DataRow[] {
 }
 
 export async function readDataFile(context: ToolContext, requestedPath: string): Promise<DataRow[]> {
-  const path = resolveToolPath(context, requestedPath, 'read');
+  // A path outside the workspace is refused before its format is looked at.
+  context.files.relativePath(requestedPath);
   const format = dataFormatOf(requestedPath);
   let text: string;
   try {
-    const bytes = await readFile(path);
-    if (bytes.length > maximumFileBytes) throw new ToolError(`The file ${requestedPath} is larger than ${maximumFileBytes / 1024 / 1024} MB; aggregate it first.`, 'data_too_large');
+    const bytes = await context.files.readFile(requestedPath, { maximumBytes: maximumFileBytes });
     text = bytes.toString('utf8').replace(/^\uFEFF/, '');
   } catch (error) {
-    if (ToolError.isInstance(error)) throw error;
+    if (ToolError.isInstance(error) && error.code === 'file_too_large') {
+      throw new ToolError(`The file ${requestedPath} is larger than ${maximumFileBytes / 1024 / 1024} MB; aggregate it first.`, 'data_too_large');
+    }
+    if (ToolError.isInstance(error) && error.code.startsWith('path_')) throw error;
     throw new ToolError(`The data file ${requestedPath} cannot be read: ${(error as Error).message}`, 'file_not_found');
   }
   if (format === 'json') return jsonRows(text, requestedPath);

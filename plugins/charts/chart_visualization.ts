@@ -3,9 +3,8 @@
  * PNG and a self-contained interactive HTML page. The specification is checked against Vega-Lite's
  * JSON Schema first, so a mistake comes back to the model as a list of what is wrong.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { basename, dirname, relative, sep } from 'node:path';
-import { defineTool, resolveToolPath, ToolError, type ToolContext, type ToolResult } from 'manus-runtime';
+import { basename } from 'node:path';
+import { defineTool, ToolError, type ToolContext, type ToolResult } from 'manus-runtime';
 import { checkInlineRows, readDataFile, type DataRow } from './chart-data.js';
 import { checkSpecification } from './spec-validation.js';
 
@@ -61,21 +60,21 @@ export default defineTool({
     const lines: string[] = [];
     for (const format of formats) {
       const path = outputs[format];
-      await mkdir(dirname(path), { recursive: true });
+      const writeFile = (data: string | Buffer) => context.files.writeFile(path, data, { parents: true });
       if (format === 'svg') {
-        await writeFile(path, svg);
+        await writeFile(svg);
       } else if (format === 'png') {
         const svgWidth = Number(/<svg[^>]*\swidth="([\d.]+)"/.exec(svg)?.[1]);
         const image = await rasterise(svg, Math.round(input.width ?? svgWidth));
-        await writeFile(path, image.png);
+        await writeFile(image.png);
         if (input.return_image !== false) images.push({ data: image.png.toString('base64'), mimeType: 'image/png' });
         lines.push(`PNG size: ${image.width}x${image.height} pixels.`);
       } else {
         const { interactivePage } = await import('./interactive-page.js');
         const title = typeof input.specification.title === 'string' ? input.specification.title : basename(input.output);
-        await writeFile(path, await interactivePage(specification, title));
+        await writeFile(await interactivePage(specification, title));
       }
-      written.push(workspaceRelative(context, path));
+      written.push(path);
     }
     const warningLines = [...new Set(warnings)].map((warning) => `Warning: ${warning}`);
     return {
@@ -86,11 +85,14 @@ export default defineTool({
   },
 });
 
-/** Every output is checked before anything is drawn, so a refused path costs no rendering. */
+/**
+ * Workspace-relative output paths. Each is checked to lie inside the workspace before anything is
+ * drawn, so a path outside costs no rendering; protected paths are refused when written.
+ */
 function outputPaths(context: ToolContext, output: string, formats: ChartFormat[]): Record<ChartFormat, string> {
   const stem = output.replace(/\.(svg|png|html?)$/i, '');
   const paths = {} as Record<ChartFormat, string>;
-  for (const format of formats) paths[format] = resolveToolPath(context, `${stem}.${format}`, 'write');
+  for (const format of formats) paths[format] = context.files.relativePath(`${stem}.${format}`);
   return paths;
 }
 
@@ -115,8 +117,4 @@ function sizedSpecification(specification: Record<string, unknown>, width: numbe
     ...(height !== undefined ? { height } : {}),
     autosize: { type: width === undefined ? 'fit-y' : height === undefined ? 'fit-x' : 'fit', contains: 'padding' },
   };
-}
-
-function workspaceRelative(context: ToolContext, path: string): string {
-  return relative(context.workspace, path).split(sep).join('/');
 }

@@ -50,22 +50,12 @@ const pythonEnvironment = { PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1',
 
 export default defineTool({
   name: 'python_execute',
-  description: [
-    'Run Python 3 code in the sandbox, with the workspace as the working folder.',
-    'Returns what the code printed (stdout, then stderr), its exit status, and the files it created or changed',
-    'in the workspace. Use print() to see values. Save files you produce (data, charts) in the workspace.',
-    'An uncaught exception returns its traceback as an error. The code is stopped after `timeout` seconds.',
-  ].join(' '),
+  description: 'Run Python 3 in the workspace; returns what it printed and the files it changed. print() what you need to see.',
   parameters: {
     type: 'object',
     properties: {
-      code: { type: 'string', description: 'The Python code to run.' },
-      timeout: {
-        type: 'number',
-        exclusiveMinimum: 0,
-        maximum: maximumTimeoutSeconds,
-        description: `Seconds before the code is stopped. Default ${defaultTimeoutSeconds}, at most ${maximumTimeoutSeconds}.`,
-      },
+      code: { type: 'string' },
+      timeout: { type: 'number', exclusiveMinimum: 0, maximum: maximumTimeoutSeconds, default: defaultTimeoutSeconds, description: 'Seconds.' },
     },
     required: ['code'],
   },

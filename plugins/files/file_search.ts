@@ -3,16 +3,15 @@
  * before viewing or editing it. Results are `path:line: text`, in a stable order, and bounded both
  * in count and in characters.
  */
-import { readFile, readdir, stat } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
-import { defineTool, resolveToolPath, ToolError } from 'manus-runtime';
-import type { SchemaInput, ToolContext } from 'manus-runtime';
+import { defineTool, ToolError } from 'manus-runtime';
+import type { SchemaInput, ToolContext, WorkspaceFolder } from 'manus-runtime';
 
 
 interface SearchState {
   context: ToolContext;
   expression: RegExp;
   fileFilter: (relativeToRoot: string) => boolean;
+  /** Workspace-relative path of the searched folder or file. */
   root: string;
   maximumResults: number;
   maximumOutput: number;
@@ -34,16 +33,11 @@ const maximumShownLineLength = 240;
 const parameters = {
   type: 'object',
   properties: {
-    pattern: { type: 'string', minLength: 1, description: 'Regular expression to look for in each line.' },
-    path: { type: 'string', description: 'Folder or file to search, relative to the workspace. Default: the workspace.' },
-    glob: { type: 'string', description: 'Only search files whose path matches this glob.' },
-    case_sensitive: { type: 'boolean', description: 'Match letter case exactly. Default: false.' },
-    max_results: {
-      type: 'integer',
-      minimum: 1,
-      maximum: 1000,
-      description: `Most matching lines to return. Default: ${defaultMaximumResults}.`,
-    },
+    pattern: { type: 'string', minLength: 1, description: 'JavaScript regular expression.' },
+    path: { type: 'string', description: 'Folder or file; default the workspace.' },
+    glob: { type: 'string', description: 'e.g. "src/**/*.py".' },
+    case_sensitive: { type: 'boolean', default: false },
+    max_results: { type: 'integer', minimum: 1, maximum: 1000, default: defaultMaximumResults },
   },
   required: ['pattern'],
 } as const;
@@ -52,16 +46,16 @@ type SearchInput = SchemaInput<typeof parameters>;
 
 export default defineTool({
   name: 'file_search',
-  description:
-    'Search file contents in the workspace with a regular expression (JavaScript syntax). Returns matching ' +
-    'lines as `path:line: text`. Skips .git, node_modules, binary files and symbolic links. Case-insensitive ' +
-    'unless case_sensitive is true. Narrow with path (a folder or file) and glob (for example "*.ts" or ' +
-    '"src/**/*.py", matched against the path below the searched folder).',
+  description: 'Search workspace file contents for a pattern; returns `path:line: text`.',
   parameters,
   async execute(input, context) {
     const expression = compilePattern(input.pattern, input.case_sensitive === true);
     const fileFilter = input.glob ? globFilter(input.glob) : () => true;
-    const root = resolveToolPath(context, input.path ?? '.', 'read');
+    const information = await context.files.inspect(input.path ?? '.').catch((error: unknown) => {
+      if (ToolError.isInstance(error) && error.code === 'file_not_found') throw new ToolError(`The path ${input.path} does not exist.`, 'file_not_found');
+      throw error;
+    });
+    const root = information.path;
     const state: SearchState = {
       context,
       expression,
@@ -75,11 +69,16 @@ export default defineTool({
       searchedFiles: 0,
       stoppedEarly: undefined,
     };
-    const information = await stat(root).catch(() => {
-      throw new ToolError(`The path ${input.path} does not exist.`, 'file_not_found');
-    });
-    if (information.isDirectory()) await searchFolder(root, state);
-    else await searchFile(root, state);
+    if (information.kind === 'folder') {
+      const folder = await context.files.openFolder(root);
+      try {
+        await searchFolder(folder, state);
+      } finally {
+        await folder.close();
+      }
+    } else {
+      await searchText(root, await context.files.readFile(root).catch(() => undefined), state);
+    }
     return report(input, state);
   },
 });
@@ -92,28 +91,37 @@ function compilePattern(pattern: string, caseSensitive: boolean): RegExp {
   }
 }
 
-async function searchFolder(folder: string, state: SearchState): Promise<void> {
-  const entries = await readdir(folder, { withFileTypes: true });
+/** Each sub-folder is opened through the folder above it, so one swapped for a link is not entered. */
+async function searchFolder(folder: WorkspaceFolder, state: SearchState): Promise<void> {
+  const entries = await folder.list();
   entries.sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
   for (const entry of entries) {
     if (state.stoppedEarly) return;
     state.context.signal.throwIfAborted();
-    const path = join(folder, entry.name);
-    if (entry.isDirectory()) {
-      if (!skippedFolders.has(entry.name)) await searchFolder(path, state);
-    } else if (entry.isFile() && state.fileFilter(relative(state.root, path).split(sep).join('/'))) {
-      await searchFile(path, state);
+    const path = folder.path === '.' ? entry.name : `${folder.path}/${entry.name}`;
+    if (entry.kind === 'folder') {
+      if (skippedFolders.has(entry.name)) continue;
+      const subfolder = await folder.folder(entry.name);
+      try {
+        await searchFolder(subfolder, state);
+      } finally {
+        await subfolder.close();
+      }
+    } else if (entry.kind === 'file' && entry.size <= maximumFileBytes && state.fileFilter(belowRoot(state.root, path))) {
+      // A file that changed into something else since the listing is skipped like a link.
+      await searchText(path, await folder.readFile(entry.name, { maximumBytes: maximumFileBytes }).catch(() => undefined), state);
     }
   }
 }
 
-async function searchFile(path: string, state: SearchState): Promise<void> {
-  const information = await stat(path);
-  if (information.size > maximumFileBytes) return;
-  const bytes = await readFile(path);
+function belowRoot(root: string, path: string): string {
+  return root === '.' ? path : path.slice(root.length + 1);
+}
+
+async function searchText(shownPath: string, bytes: Buffer | undefined, state: SearchState): Promise<void> {
+  if (!bytes || bytes.length > maximumFileBytes) return;
   if (bytes.subarray(0, binaryProbeBytes).includes(0)) return;
   state.searchedFiles += 1;
-  const shownPath = relative(state.context.workspace, path).split(sep).join('/');
   const lines = bytes.toString('utf8').split(/\r?\n/);
   let matchedHere = false;
   for (const [index, line] of lines.entries()) {

@@ -2,9 +2,8 @@
  * A tree of the workspace (or one folder of it) with file sizes, so a model can see what exists
  * without a shell. Folders end with "/"; folders past the depth show how many entries they hold.
  */
-import { lstat, readdir, readlink } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
-import { defineTool, resolveToolPath, ToolError } from 'manus-runtime';
+import { defineTool, ToolError } from 'manus-runtime';
+import type { WorkspaceFolder } from 'manus-runtime';
 
 
 interface ListState {
@@ -22,28 +21,21 @@ const unexpandedFolders = new Set(['.git', 'node_modules']);
 
 export default defineTool({
   name: 'list_files',
-  description:
-    'List files and folders in the workspace as a tree with sizes. Folders end with "/". Hidden files are ' +
-    'included; .git and node_modules are shown but not opened; symbolic links are shown, not followed.',
+  description: 'List workspace files and folders as a tree with sizes.',
   parameters: {
     type: 'object',
     properties: {
-      path: { type: 'string', description: 'Folder to list, relative to the workspace. Default: the workspace.' },
-      depth: {
-        type: 'integer',
-        minimum: 1,
-        maximum: 10,
-        description: `How many levels of folders to open. Default: ${defaultDepth}.`,
-      },
+      path: { type: 'string', description: 'Default the workspace.' },
+      depth: { type: 'integer', minimum: 1, maximum: 10, default: defaultDepth },
     },
   },
   async execute(input, context) {
-    const root = resolveToolPath(context, input.path ?? '.', 'read');
-    const shownRoot = relative(context.workspace, root).split(sep).join('/') || '.';
-    const information = await lstat(root).catch(() => {
-      throw new ToolError(`The path ${input.path} does not exist.`, 'file_not_found');
+    const information = await context.files.inspect(input.path ?? '.').catch((error: unknown) => {
+      if (ToolError.isInstance(error) && error.code === 'file_not_found') throw new ToolError(`The path ${input.path} does not exist.`, 'file_not_found');
+      throw error;
     });
-    if (!information.isDirectory()) return `${shownRoot} (${formatSize(information.size)})`;
+    const shownRoot = information.path;
+    if (information.kind !== 'folder') return `${shownRoot} (${formatSize(information.size)})`;
     const state: ListState = {
       maximumDepth: input.depth ?? defaultDepth,
       maximumOutput: readPositiveNumber(context.settings.max_output, defaultMaximumOutput),
@@ -52,7 +44,12 @@ export default defineTool({
       clipped: false,
     };
     addLine(state, `${shownRoot}/`);
-    await listFolder(root, 1, state, context.signal);
+    const root = await context.files.openFolder(shownRoot);
+    try {
+      await listFolder(root, 1, state, context.signal);
+    } finally {
+      await root.close();
+    }
     const note = state.clipped
       ? `\n[Listing clipped at ${state.maximumOutput} characters. List a subfolder with path, or lower depth.]`
       : '';
@@ -60,37 +57,45 @@ export default defineTool({
   },
 });
 
-async function listFolder(folder: string, depth: number, state: ListState, signal: AbortSignal): Promise<void> {
+/** Each sub-folder is opened through the folder above it, so one swapped for a link is not entered. */
+async function listFolder(folder: WorkspaceFolder, depth: number, state: ListState, signal: AbortSignal): Promise<void> {
   signal.throwIfAborted();
   const indent = '  '.repeat(depth);
-  const entries = await readdir(folder, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
-    addLine(state, `${indent}(not readable: ${error.code ?? error.message})`);
+  const entries = await folder.list().catch((error: Error) => {
+    addLine(state, `${indent}(not readable: ${error.message})`);
     return [];
   });
   // Folders first, then files, each alphabetically, as most file browsers show them.
   entries.sort((left, right) => {
-    if (left.isDirectory() !== right.isDirectory()) return left.isDirectory() ? -1 : 1;
+    if ((left.kind === 'folder') !== (right.kind === 'folder')) return left.kind === 'folder' ? -1 : 1;
     return left.name < right.name ? -1 : left.name > right.name ? 1 : 0;
   });
   for (const entry of entries) {
     if (state.clipped) return;
-    const path = join(folder, entry.name);
-    if (entry.isSymbolicLink()) {
-      addLine(state, `${indent}${entry.name} -> ${await readlink(path)}`);
-    } else if (entry.isDirectory()) {
+    if (entry.kind === 'link') {
+      addLine(state, `${indent}${entry.name} -> ${entry.linkTarget}`);
+    } else if (entry.kind === 'folder') {
       if (unexpandedFolders.has(entry.name)) {
         addLine(state, `${indent}${entry.name}/ (not opened)`);
-      } else if (depth >= state.maximumDepth) {
-        const count = await readdir(path).then((names) => names.length, () => undefined);
-        const contents = count === undefined ? 'not readable' : `${count} ${count === 1 ? 'entry' : 'entries'}`;
-        addLine(state, `${indent}${entry.name}/ (${contents})`);
-      } else {
-        addLine(state, `${indent}${entry.name}/`);
-        await listFolder(path, depth + 1, state, signal);
+        continue;
+      }
+      const subfolder = await folder.folder(entry.name).catch(() => undefined);
+      try {
+        if (!subfolder) {
+          addLine(state, `${indent}${entry.name}/ (not readable)`);
+        } else if (depth >= state.maximumDepth) {
+          const count = await subfolder.list().then((names) => names.length, () => undefined);
+          const contents = count === undefined ? 'not readable' : `${count} ${count === 1 ? 'entry' : 'entries'}`;
+          addLine(state, `${indent}${entry.name}/ (${contents})`);
+        } else {
+          addLine(state, `${indent}${entry.name}/`);
+          await listFolder(subfolder, depth + 1, state, signal);
+        }
+      } finally {
+        await subfolder?.close();
       }
     } else {
-      const { size } = await lstat(path);
-      addLine(state, `${indent}${entry.name} (${formatSize(size)})`);
+      addLine(state, `${indent}${entry.name} (${formatSize(entry.size)})`);
     }
   }
 }

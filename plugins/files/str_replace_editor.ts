@@ -1,25 +1,24 @@
 /**
  * The file editor models know from OpenManus: view, create, str_replace, insert and undo_edit.
- * Every path is confined to the workspace, and writes to the run's protected paths (plugin folders,
- * agents.yaml, the recipe, `.git/hooks`, hard links to any of them) are refused. Each file keeps its own undo history for the run, and
+ * Every file is opened through `context.files`, so no path leaves the workspace, even while the
+ * agent's processes swap folders for links, and writes to the run's protected paths (plugin
+ * folders, agents.yaml, the recipe, `.git/hooks`) and to files with other hard links are refused.
+ * Each file keeps its own undo history for the run, and
  * commands on one file run one after another even when a turn asks for several at once.
  */
-import { mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, sep } from 'node:path';
-import { defineTool, resolveToolPath, ToolError, truncateMiddle } from 'manus-runtime';
-import type { SchemaInput, ToolContext, ToolResult } from 'manus-runtime';
+import { ToolError, defineTool, truncateMiddle } from 'manus-runtime';
+import type { SchemaInput, ToolContext, ToolResult, WorkspaceFolder } from 'manus-runtime';
 
 
 /** What every command needs to know about the call. */
 interface EditTarget {
   context: ToolContext;
-  realPath: string;
-  /** The path relative to the workspace, as shown to the model. */
+  /** The path relative to the workspace, as shown to the model; every operation opens it afresh through `context.files`. */
   displayPath: string;
   maximumOutput: number;
 }
 
-/** Earlier contents of each file by real path, newest last; null marks a file this tool created. */
+/** Earlier contents of each file by workspace-relative path, newest last; null marks a file this tool created. */
 type EditHistory = Map<string, Array<string | null>>;
 
 const defaultMaximumOutput = 16_000;
@@ -36,19 +35,18 @@ const parameters = {
     command: {
       type: 'string',
       enum: ['view', 'create', 'str_replace', 'insert', 'undo_edit'],
-      description: 'The command to run.',
     },
-    path: { type: 'string', description: 'File or directory path, relative to the workspace or absolute inside it.' },
-    file_text: { type: 'string', description: 'Content of the new file (create).' },
-    old_str: { type: 'string', description: 'Exact text to replace; must occur once in the file (str_replace).' },
-    new_str: { type: 'string', description: 'Replacement text (str_replace) or text to insert (insert).' },
-    insert_line: { type: 'integer', minimum: 0, description: 'Insert after this line; 0 inserts at the top (insert).' },
+    path: { type: 'string' },
+    file_text: { type: 'string', description: 'For create.' },
+    old_str: { type: 'string', description: 'Exact text occurring once in the file.' },
+    new_str: { type: 'string', description: 'For str_replace and insert.' },
+    insert_line: { type: 'integer', minimum: 0, description: 'Insert after this line; 0 for the top.' },
     view_range: {
       type: 'array',
       items: { type: 'integer' },
       minItems: 2,
       maxItems: 2,
-      description: 'Lines [start, end] to show, counting from 1; end -1 means the last line (view of a file).',
+      description: '[start, end] from 1; end -1 for the last line.',
     },
   },
   required: ['command', 'path'],
@@ -59,7 +57,12 @@ type EditorInput = SchemaInput<typeof parameters>;
 export default defineTool({
   name: 'str_replace_editor',
   description: [
-    'View, create and edit files in the workspace. Paths may be relative to the workspace or absolute inside it.',
+    'View, create and edit workspace files.',
+    'view: a file with line numbers, or a folder two levels deep. create: a new file, never overwriting.',
+    'str_replace: old_str, verbatim, by new_str. insert: new_str after insert_line. undo_edit: revert the last edit.',
+  ].join('\n'),
+  guide: [
+    'Paths may be relative to the workspace or absolute inside it.',
     '* view: a file is shown with line numbers (like `cat -n`); view_range [start, end] shows only those lines',
     '  (end -1 means to the last line). A directory is listed two levels deep, hidden entries skipped.',
     '* create: writes file_text to a new file (parent folders are created); it never overwrites a file.',
@@ -71,15 +74,12 @@ export default defineTool({
   ].join('\n'),
   parameters,
   async execute(input, context) {
-    const access = input.command === 'view' ? 'read' : 'write';
-    const realPath = resolveToolPath(context, input.path, access);
     const target: EditTarget = {
       context,
-      realPath,
-      displayPath: relative(context.workspace, realPath).split(sep).join('/') || '.',
+      displayPath: context.files.relativePath(input.path),
       maximumOutput: readMaximumOutput(context.settings),
     };
-    return serialisedByPath(realPath, () => runCommand(input, target));
+    return serialisedByPath(`${context.files.root}\0${target.displayPath}`, () => runCommand(input, target));
   },
 });
 
@@ -103,10 +103,8 @@ async function runCommand(input: EditorInput, target: EditTarget): Promise<strin
 }
 
 async function view(target: EditTarget, viewRange: number[] | undefined): Promise<string> {
-  const information = await stat(target.realPath).catch((error: NodeJS.ErrnoException) => {
-    throw fileSystemError(error, target.displayPath);
-  });
-  if (information.isDirectory()) {
+  const information = await target.context.files.inspect(target.displayPath);
+  if (information.kind === 'folder') {
     if (viewRange) throw new ToolError('view_range applies to files, not to directories.', 'invalid_parameter');
     return listDirectory(target);
   }
@@ -120,19 +118,17 @@ async function view(target: EditTarget, viewRange: number[] | undefined): Promis
 
 async function create(target: EditTarget, fileText: string): Promise<ToolResult> {
   try {
-    await mkdir(dirname(target.realPath), { recursive: true });
-    // The exclusive flag makes "never overwrite" hold even against a file created a moment ago.
-    await writeFile(target.realPath, fileText, { flag: 'wx' });
+    // Created exclusively, so "never overwrite" holds even against a file created a moment ago.
+    await target.context.files.createFile(target.displayPath, fileText, { parents: true });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') {
+    if (ToolError.isInstance(error) && error.code === 'file_exists') {
       throw new ToolError(
         `File already exists at: ${target.displayPath}. The create command does not overwrite files; ` +
           'use str_replace or insert to change it.',
         'file_exists',
       );
     }
-    throw fileSystemError(error as NodeJS.ErrnoException, target.displayPath);
+    throw error;
   }
   await remember(target, null);
   return { content: `File created successfully at: ${target.displayPath}`, files: [target.displayPath] };
@@ -205,17 +201,19 @@ async function insert(target: EditTarget, insertLine: number, newText: string): 
 
 async function undo(target: EditTarget): Promise<string | ToolResult> {
   const history = await editHistory(target.context);
-  const earlier = history.get(target.realPath);
+  const earlier = history.get(target.displayPath);
   if (!earlier || earlier.length === 0) {
     throw new ToolError(`No edit history found for ${target.displayPath}.`, 'nothing_to_undo');
   }
   const previous = earlier.pop() as string | null;
-  if (earlier.length === 0) history.delete(target.realPath);
+  if (earlier.length === 0) history.delete(target.displayPath);
   if (previous === null) {
-    await rm(target.realPath, { force: true });
+    await target.context.files.remove(target.displayPath).catch((error: unknown) => {
+      if (!(ToolError.isInstance(error) && error.code === 'file_not_found')) throw error;
+    });
     return `Undid the creation of ${target.displayPath}: the file was removed.`;
   }
-  await writeFile(target.realPath, previous);
+  await target.context.files.writeFile(target.displayPath, previous);
   const header = `Last edit to ${target.displayPath} undone successfully. Here's the result of running \`cat -n\` on it:\n`;
   const lines = splitLines(previous.replaceAll('\r\n', '\n'));
   const body =
@@ -237,20 +235,16 @@ interface TextFile {
 }
 
 async function readTextFile(target: EditTarget, options: { forEditing: boolean }): Promise<TextFile> {
-  const information = await stat(target.realPath).catch((error: NodeJS.ErrnoException) => {
-    throw fileSystemError(error, target.displayPath);
+  const bytes = await target.context.files.readFile(target.displayPath, { maximumBytes: maximumFileBytes }).catch((error: unknown) => {
+    if (!ToolError.isInstance(error)) throw error;
+    if (error.code === 'is_directory') {
+      throw new ToolError(`${target.displayPath} is a directory; this command needs a file.`, 'is_directory');
+    }
+    if (error.code === 'file_too_large') {
+      throw new ToolError(`${error.message.replace(/\.$/, '')} the editor reads; use file_search or a shell tool for it.`, 'file_too_large');
+    }
+    throw error;
   });
-  if (information.isDirectory()) {
-    throw new ToolError(`${target.displayPath} is a directory; this command needs a file.`, 'is_directory');
-  }
-  if (information.size > maximumFileBytes) {
-    throw new ToolError(
-      `${target.displayPath} is ${information.size} bytes, over the editor's limit of ${maximumFileBytes}; ` +
-        'use file_search or a shell tool for it.',
-      'file_too_large',
-    );
-  }
-  const bytes = await readFile(target.realPath);
   if (bytes.subarray(0, binaryProbeBytes).includes(0)) {
     throw new ToolError(`${target.displayPath} looks like a binary file; the editor handles text only.`, 'binary_file');
   }
@@ -266,24 +260,37 @@ async function readTextFile(target: EditTarget, options: { forEditing: boolean }
     original,
     text: usesCrlf ? original.replaceAll('\r\n', '\n') : original,
     normalise: (text) => (usesCrlf ? text.replaceAll('\r\n', '\n') : text),
-    save: (text) => writeFile(target.realPath, usesCrlf ? text.replaceAll('\n', '\r\n') : text),
+    save: async (text) => {
+      await target.context.files.writeFile(target.displayPath, usesCrlf ? text.replaceAll('\n', '\r\n') : text);
+    },
   };
 }
 
 async function listDirectory(target: EditTarget): Promise<string> {
   const entries: string[] = [];
-  const visit = async (folder: string, depth: number) => {
-    const children = await readdir(folder, { withFileTypes: true });
+  // Each folder is listed through the one opened before it, so a folder swapped for a link is not entered.
+  const visit = async (folder: WorkspaceFolder, depth: number) => {
+    const children = await folder.list();
     children.sort((left, right) => left.name.localeCompare(right.name));
     for (const child of children) {
       if (child.name.startsWith('.')) continue;
-      const childPath = join(folder, child.name);
-      const shown = relative(target.context.workspace, childPath).split(sep).join('/');
-      entries.push(child.isDirectory() ? `${shown}/` : shown);
-      if (child.isDirectory() && depth < 2) await visit(childPath, depth + 1);
+      const shown = folder.path === '.' ? child.name : `${folder.path}/${child.name}`;
+      entries.push(child.kind === 'folder' ? `${shown}/` : shown);
+      if (child.kind !== 'folder' || depth >= 2) continue;
+      const subfolder = await folder.folder(child.name);
+      try {
+        await visit(subfolder, depth + 1);
+      } finally {
+        await subfolder.close();
+      }
     }
   };
-  await visit(target.realPath, 1);
+  const root = await target.context.files.openFolder(target.displayPath);
+  try {
+    await visit(root, 1);
+  } finally {
+    await root.close();
+  }
   const header = `Here are the files and directories up to 2 levels deep in ${target.displayPath}, excluding hidden items:\n`;
   const listing = entries.length === 0 ? '(empty)' : entries.join('\n');
   return header + truncateMiddle(listing, target.maximumOutput - header.length, 'view a subfolder to see all of it').text;
@@ -374,9 +381,9 @@ async function editHistory(context: ToolContext): Promise<EditHistory> {
 
 async function remember(target: EditTarget, previous: string | null): Promise<void> {
   const history = await editHistory(target.context);
-  const earlier = history.get(target.realPath) ?? [];
+  const earlier = history.get(target.displayPath) ?? [];
   earlier.push(previous);
-  history.set(target.realPath, earlier);
+  history.set(target.displayPath, earlier);
 }
 
 const pendingByPath = new Map<string, Promise<void>>();
@@ -405,15 +412,4 @@ function required<T>(value: T | undefined, name: string, command: string): T {
 function readMaximumOutput(settings: Record<string, unknown>): number {
   const value = settings.max_output;
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : defaultMaximumOutput;
-}
-
-function fileSystemError(error: NodeJS.ErrnoException, displayPath: string): ToolError {
-  if (error.code === 'ENOENT') return new ToolError(`The path ${displayPath} does not exist.`, 'file_not_found');
-  if (error.code === 'ENOTDIR') {
-    return new ToolError(`A part of the path ${displayPath} is a file, not a folder.`, 'not_a_directory');
-  }
-  if (error.code === 'EACCES' || error.code === 'EPERM') {
-    return new ToolError(`Permission denied for ${displayPath}.`, 'access_denied');
-  }
-  return new ToolError(`${displayPath}: ${error.message}`, 'file_system_error');
 }

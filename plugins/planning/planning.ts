@@ -46,14 +46,13 @@ const parameters = {
     command: {
       type: 'string',
       enum: ['create', 'update', 'list', 'get', 'set_active', 'mark_step', 'delete'],
-      description: 'The command to run.',
     },
-    plan_id: { type: 'string', minLength: 1, description: 'Identifier of the plan.' },
-    title: { type: 'string', description: 'Title of the plan (create, update).' },
-    steps: { type: 'array', items: { type: 'string' }, description: 'The plan\'s steps in order (create, update).' },
-    step_index: { type: 'integer', minimum: 0, description: 'Index of the step, counting from 0 (mark_step).' },
-    step_status: { type: 'string', enum: stepStatuses, description: 'New status of the step (mark_step).' },
-    step_notes: { type: 'string', description: 'Notes on the step (mark_step).' },
+    plan_id: { type: 'string', minLength: 1, description: 'Default the active plan.' },
+    title: { type: 'string' },
+    steps: { type: 'array', items: { type: 'string' } },
+    step_index: { type: 'integer', minimum: 0, description: 'From 0.' },
+    step_status: { type: 'string', enum: stepStatuses },
+    step_notes: { type: 'string' },
   },
   required: ['command'],
 } as const;
@@ -62,8 +61,9 @@ type PlanningInput = SchemaInput<typeof parameters>;
 
 export default defineTool({
   name: 'planning',
-  description: [
-    'Create and track plans for complex tasks. Commands:',
+  description: 'Make and track a plan for a complex task: create it, then mark_step as you go.',
+  guide: [
+    'Commands:',
     '* create: a new plan from title and steps (plan_id optional); it becomes the active plan.',
     '* update: change the title and/or steps of a plan; unchanged steps keep their status and notes.',
     '* list: all plans with their progress.',

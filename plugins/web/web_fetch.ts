@@ -11,17 +11,12 @@ import { readFetchSettings } from './web-settings.js';
 
 export default defineTool({
   name: 'web_fetch',
-  description: [
-    'Fetch a web page (http or https) without a browser and return its main content as markdown, with',
-    'headings, lists, tables, code and links kept. JSON and plain text come back as they are; PDFs and binary',
-    'files are refused. Give "goal" to get only what the page says about it (for example "the opening hours',
-    'and prices"), which keeps long pages short. Use the browser instead for pages that need scripts, logins or clicks.',
-  ].join(' '),
+  description: 'Read a web page without a browser, as markdown. Use the browser for pages that need scripts or clicks.',
   parameters: {
     type: 'object',
     properties: {
-      url: { type: 'string', description: 'The absolute URL of the page, such as https://example.com/about.' },
-      goal: { type: 'string', description: 'What to extract from the page. Omit to get the whole page as markdown.' },
+      url: { type: 'string' },
+      goal: { type: 'string', description: 'Only what the page says about this; omit for the whole page.' },
     },
     required: ['url'],
     additionalProperties: false,

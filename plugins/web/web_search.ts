@@ -11,23 +11,15 @@ import { readFetchSettings } from './web-settings.js';
 
 export default defineTool({
   name: 'web_search',
-  description: [
-    'Search the web and return the top results with title, URL and snippet. Engines are tried in order until',
-    'one answers; the result names the engine used. Set fetch_content to also read the start of each result',
-    'page (slower). Use web_fetch on a result URL to read a whole page.',
-  ].join(' '),
+  description: 'Search the web: titles, URLs and snippets of the top results. Read a whole result with web_fetch.',
   parameters: {
     type: 'object',
     properties: {
-      query: { type: 'string', minLength: 1, description: 'What to search for.' },
-      num_results: { type: 'integer', minimum: 1, maximum: maximumResults, default: 5, description: `How many results (1 to ${maximumResults}). Default 5.` },
-      lang: {
-        type: 'string',
-        pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?$',
-        description: 'Language of the results as a code such as "en", "de" or "ja".',
-      },
-      country: { type: 'string', pattern: '^[A-Za-z]{2}$', description: 'Country of the results as a two-letter code such as "us" or "de".' },
-      fetch_content: { type: 'boolean', description: 'Also fetch each result page and include the start of its text.' },
+      query: { type: 'string', minLength: 1 },
+      num_results: { type: 'integer', minimum: 1, maximum: maximumResults, default: 5 },
+      lang: { type: 'string', pattern: '^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})?$', description: 'e.g. "en".' },
+      country: { type: 'string', pattern: '^[A-Za-z]{2}$', description: 'e.g. "us".' },
+      fetch_content: { type: 'boolean', description: 'Add the start of each page\'s text (slower).' },
     },
     required: ['query'],
     additionalProperties: false,

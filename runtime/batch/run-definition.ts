@@ -51,16 +51,20 @@ export class RunDefinitionError extends ManusError {
 
 export interface RunDefinitionOptions {
   /**
-   * Whether the npm packages the plugins import go into the definition (true by default): a
-   * definition that goes nowhere (a batch on this machine) need not read them.
+   * Whether the definition is shipped to workers (true by default). One that goes nowhere (a batch
+   * on this machine) is only hashed, to notice changes: it reads none of the npm packages the
+   * plugins import, and the files the run reads may lie anywhere, as they may for `manus run`.
    */
-  withDependencies?: boolean;
+  shipped?: boolean;
   /** The most the npm packages the plugins need may ship, in bytes; `dependencySizeLimit` by default. */
   dependencySizeLimit?: number;
 }
 
 export function collectRunDefinition(plan: RunPlan, cwd: string, options: RunDefinitionOptions = {}): RunDefinition {
   const root = resolve(cwd);
+  const shipped = options.shipped !== false;
+  /** `path`, when it leads inside `boundary` or nothing is shipped; otherwise the batch stops. */
+  const insideOrRefused = (path: string, boundary: string): string => (shipped ? insideBoundaryOrRefused(path, boundary) : path);
   const files = new Set<string>();
   const builtIn = join(packageRoot, 'plugins');
   files.add(plan.recipe.file);
@@ -80,28 +84,28 @@ export function collectRunDefinition(plan: RunPlan, cwd: string, options: RunDef
   const codeFiles: string[] = [];
   for (const { folder, boundary } of walked) {
     if (resolve(folder) === builtIn || !existsSync(folder)) continue;
-    for (const file of folderFiles(insideOrRefused(folder, boundary), boundary)) {
+    for (const file of folderFiles(insideOrRefused(folder, boundary), shipped ? boundary : undefined)) {
       files.add(file);
       codeFiles.push(file);
     }
   }
-  const shipped = new Map<string, string>();
+  const byPath = new Map<string, string>();
   for (const file of files) {
     // A pack's recipe and prompts, linked, lead only inside the pack; the project's inside its folder.
     const owner = packs.find((pack) => isInside(pack.folder, resolve(file)));
     insideOrRefused(file, owner?.realFolder ?? realRoot);
     const path = relative(root, resolve(file));
-    if (path.startsWith('..') || isAbsolute(path)) {
+    if (shipped && (path.startsWith('..') || isAbsolute(path))) {
       throw new UsageError(`${file} is outside the folder the batch runs in (${root}); a queued batch ships only the files under it, so run it from a folder that holds the recipe, its prompts and plugins`);
     }
-    shipped.set(path.split(sep).join('/'), file);
+    byPath.set(path.split(sep).join('/'), file);
   }
   // A pack a plugin also imports is shipped twice over at the same paths: once is enough.
-  const dependencies = options.withDependencies === false ? [] : pluginDependencyFiles(root, codeFiles, packs, options.dependencySizeLimit);
+  const dependencies = shipped ? pluginDependencyFiles(root, codeFiles, packs, options.dependencySizeLimit) : [];
   for (const dependency of dependencies) {
-    if (!shipped.has(dependency.path)) shipped.set(dependency.path, dependency.file);
+    if (!byPath.has(dependency.path)) byPath.set(dependency.path, dependency.file);
   }
-  const entries = [...shipped].map(([path, file]) => ({ path, content: readFileSync(file).toString('base64') }))
+  const entries = [...byPath].map(([path, file]) => ({ path, content: readFileSync(file).toString('base64') }))
     .sort((left, right) => left.path.localeCompare(right.path));
   return { hash: definitionHash(entries), recipe: relative(root, resolve(plan.recipe.file)).split(sep).join('/'), files: entries };
 }
@@ -148,7 +152,7 @@ export function materialiseRunDefinition(definition: RunDefinition, expectedHash
 }
 
 /** `path`, when it leads inside `boundary`; a folder or file the run needs that leads outside it stops the batch. */
-function insideOrRefused(path: string, boundary: string): string {
+function insideBoundaryOrRefused(path: string, boundary: string): string {
   if (!leadsInside(path, boundary)) {
     const target = existsSync(path) ? realpathSync(path) : 'nothing';
     throw new UsageError(`${path} leads outside ${boundary} (to ${target}); a queued batch ships a pack's files only from inside the pack and the project's own only from inside the folder the batch runs in`);
@@ -159,16 +163,16 @@ function insideOrRefused(path: string, boundary: string): string {
 /**
  * The files under `folder`, but none in node_modules (only the packages the plugins import
  * travel, with their dependencies) and none npm never packs. A linked file is taken only where
- * it leads inside `boundary`, a real folder; a linked folder is not walked.
+ * it leads inside `boundary`, a real folder, when there is one; a linked folder is not walked.
  */
-function folderFiles(folder: string, boundary: string): string[] {
+function folderFiles(folder: string, boundary: string | undefined): string[] {
   const found: string[] = [];
   for (const entry of readdirSync(folder, { withFileTypes: true })) {
     if (isNeverShipped(entry.name)) continue;
     const path = join(folder, entry.name);
     if (entry.isDirectory()) {
       if (entry.name !== 'node_modules') found.push(...folderFiles(path, boundary));
-    } else if (entry.isFile() || (entry.isSymbolicLink() && leadsInside(path, boundary) && statSync(path).isFile())) found.push(path);
+    } else if (entry.isFile() || (entry.isSymbolicLink() && (boundary === undefined || leadsInside(path, boundary)) && existsSync(path) && statSync(path).isFile())) found.push(path);
   }
   return found;
 }

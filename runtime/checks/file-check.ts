@@ -3,12 +3,11 @@
  * parse (JSON, or YAML for .yaml/.yml) and satisfy the schema; with `matches` its text must
  * contain a match of the regular expression.
  */
-import { readFile, stat } from 'node:fs/promises';
 import type { ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
-import { errorMessage } from '../errors.js';
+import { errorMessage, ToolError } from '../errors.js';
 import { compileJsonSchema } from '../json-schema.js';
-import { resolveInWorkspace } from '../workspace-paths.js';
+import { WorkspaceFiles, type WorkspaceEntryInformation } from '../workspace-files.js';
 import { compileCheckPattern } from './check-pattern.js';
 import type { CheckDefinition, CheckInput, CheckResult } from './check-types.js';
 
@@ -30,24 +29,28 @@ export async function runFileCheck(check: FileCheck, input: Pick<CheckInput, 'wo
   };
 }
 
-/** Why the file fails the check, or undefined when it passes. */
+/**
+ * Why the file fails the check, or undefined when it passes. Read through the workspace's open
+ * folders: processes the agent left running may still be swapping folders for links.
+ */
 async function fileProblem(check: FileCheck, workspace: string): Promise<string | undefined> {
-  let path: string;
+  let files: WorkspaceFiles;
+  let facts: WorkspaceEntryInformation;
   try {
-    path = resolveInWorkspace(workspace, check.file, { access: 'read' });
+    files = new WorkspaceFiles(workspace);
+    facts = await files.inspect(check.file);
   } catch (error) {
+    if (ToolError.isInstance(error) && error.code === 'file_not_found') return `${check.file} does not exist in the workspace`;
     return errorMessage(error);
   }
-  const facts = await stat(path).catch(() => undefined);
-  if (!facts) return `${check.file} does not exist in the workspace`;
-  if (!facts.isFile()) return `${check.file} is not a regular file`;
+  if (facts.kind !== 'file') return `${check.file} is not a regular file`;
   if (check.schema === undefined && check.matches === undefined) return undefined;
   if (facts.size > largestCheckedFileBytes) {
     return `${check.file} is ${facts.size} bytes, more than the ${largestCheckedFileBytes} bytes a file check reads`;
   }
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = (await files.readFile(check.file, { maximumBytes: largestCheckedFileBytes })).toString('utf8');
   } catch (error) {
     return `${check.file} could not be read: ${errorMessage(error)}`;
   }

@@ -34,6 +34,8 @@ export const profileDefaults = {
   vision: false,
   timeout_seconds: 120,
   stream_idle_timeout_seconds: 60,
+  fallback_cooldown_seconds: 300,
+  cache: 'automatic',
   api_version: '2024-10-21',
   headers: {},
   headers_env: {},

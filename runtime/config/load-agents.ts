@@ -65,7 +65,14 @@ export function readModelProfile(name: string, raw: ProfileYaml = {}): ModelProf
     deployment: raw.deployment,
     headers: raw.headers ?? { ...profileDefaults.headers },
     headersEnv: raw.headers_env ?? { ...profileDefaults.headers_env },
-    price: raw.price && { inputPerMillion: raw.price.input_per_million, outputPerMillion: raw.price.output_per_million },
+    price: raw.price && {
+      inputPerMillion: raw.price.input_per_million,
+      outputPerMillion: raw.price.output_per_million,
+      ...(raw.price.cached_input_per_million !== undefined ? { cachedInputPerMillion: raw.price.cached_input_per_million } : {}),
+    },
+    fallback: raw.fallback ?? [],
+    fallbackCooldownSeconds: raw.fallback_cooldown_seconds ?? profileDefaults.fallback_cooldown_seconds,
+    cache: raw.cache ?? profileDefaults.cache,
     retry: readRetrySettings(raw.retry),
     rateLimit: raw.rate_limit && {
       requestsPerMinute: raw.rate_limit.requests_per_minute,

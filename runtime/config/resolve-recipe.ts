@@ -14,6 +14,7 @@ import { didYouMean } from './did-you-mean.js';
 import { emptyAgentsConfig, loadAgentsFile, readModelProfile } from './load-agents.js';
 import { loadRecipeFile } from './load-recipe.js';
 import { mcpServerEnvironmentRequest, profileEndpointRequest, reviewRecipeTrust, trustRequestNote, type TrustRequest } from './recipe-requests.js';
+import { knownModelOf, unpricedModelProblem } from '../model/cost-budget-prices.js';
 import { defaultApiKeyEnv } from '../model/model-connection.js';
 import { renderTemplate } from './template.js';
 import type { TrustGrant } from './trust-grants.js';
@@ -237,7 +238,7 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
   const mcpToolNames = [...new Set(allSetups.flatMap((setup) => setup.mcpToolNames))];
   const environment = options.environment ?? process.env;
   // A run asks only when a key would really be sent; validate names every key the profile reads.
-  for (const each of uniqueProfiles([...setups.values()].map((setup) => setup.profile))) {
+  for (const each of reachableProfiles(setups.values())) {
     const keysSent = [defaultApiKeyEnv(each), ...Object.values(each.headersEnv ?? {})]
       .filter((variable) => options.reportTrust || Boolean(environment[variable]));
     const endpoint = profileEndpointRequest(each, keysSent);
@@ -254,13 +255,22 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
       if (options.reportTrust) diagnostics.push(trustRequestNote(request));
     }
   }
-  for (const each of uniqueProfiles([...setups.values()].map((setup) => setup.profile))) {
-    if ((overrides.maxCost ?? recipe.budgets.cost) === undefined || each.price) continue;
-    diagnostics.push({
-      severity: 'error',
-      message: `a cost budget needs prices: add price: { input_per_million, output_per_million } to the model profile '${each.name}'`,
-      location: each.location ?? { file: recipe.file },
-    });
+  if ((overrides.maxCost ?? recipe.budgets.cost) !== undefined) {
+    const checked = new Set<string>();
+    const priced = [...setups.values()].flatMap(({ profile, modelOverride }) => [
+      { profile, modelOverride },
+      ...(profile.fallbackProfiles ?? []).map((fallback) => ({ profile: fallback, modelOverride: undefined })),
+    ]);
+    for (const { profile, modelOverride } of priced) {
+      const model = knownModelOf(profile, modelOverride, environment);
+      const key = `${profile.name}\u0000${model?.model ?? ''}`;
+      if (checked.has(key)) continue;
+      checked.add(key);
+      // A model known only once the run connects (Ollama's first model) is checked then, before its first request.
+      if (!model && !profile.price) continue;
+      const problem = await unpricedModelProblem(profile, model);
+      if (problem) diagnostics.push({ severity: 'error', message: problem, location: profile.location ?? { file: recipe.file } });
+    }
   }
   if (diagnostics.some((diagnostic) => diagnostic.severity === 'error')) throw new ConfigError(diagnostics);
 
@@ -569,12 +579,16 @@ function mcpServerNotDeclared(agent: AgentConfig, tool: string, servers: readonl
   };
 }
 
+/** The code of a tool an agent lists that no plugin defines: an error in a run, a warning for an agents file alone. */
+export const unknownToolCode = 'unknown_tool';
+
 /** The error for a tool an agent lists but no plugin of the run defines. */
 export function toolNotAvailable(agent: AgentConfig, tool: string, available: Iterable<string>): Diagnostic {
   return {
     severity: 'error',
     message: `agent '${agent.name}' lists the tool '${tool}', which no plugin defines${didYouMean(tool, available)}`,
     location: agent.toolLocations[tool] ?? agent.location,
+    code: unknownToolCode,
   };
 }
 
@@ -601,9 +615,9 @@ function resolveProfile(
   model: string | undefined,
   diagnostics: Diagnostic[],
 ): { profile: ModelProfileConfig; modelOverride?: string } {
-  if (model && agents.profiles.has(model)) return { profile: agents.profiles.get(model)! };
+  if (model && agents.profiles.has(model)) return { profile: withFallbacks(agents.profiles.get(model)!, agents, diagnostics) };
   const profile = agents.profiles.get(agent.llm);
-  if (profile) return { profile, modelOverride: model };
+  if (profile) return { profile: withFallbacks(profile, agents, diagnostics), modelOverride: model };
   if (agent.llm !== agentDefaults.llm) {
     diagnostics.push({
       severity: 'error',
@@ -612,6 +626,32 @@ function resolveProfile(
     });
   }
   return { profile: fallbackProfile, modelOverride: model };
+}
+
+/** The profile with the profiles its `fallback:` names, each a declared profile other than itself. */
+function withFallbacks(profile: ModelProfileConfig, agents: AgentsConfig, diagnostics: Diagnostic[]): ModelProfileConfig {
+  if (profile.fallback.length === 0) return profile;
+  const fallbackProfiles: ModelProfileConfig[] = [];
+  for (const name of profile.fallback) {
+    const fallback = agents.profiles.get(name);
+    if (fallback && name !== profile.name) {
+      fallbackProfiles.push(fallback);
+      continue;
+    }
+    diagnostics.push({
+      severity: 'error',
+      message: fallback
+        ? `the model profile '${profile.name}' names itself as its fallback`
+        : `the model profile '${profile.name}' falls back to '${name}', which is not declared under llm:${didYouMean(name, agents.profiles.keys())}`,
+      location: profile.location,
+    });
+  }
+  return { ...profile, fallbackProfiles };
+}
+
+/** Every profile a setup may send requests to: its own and its fallbacks. */
+function reachableProfiles(setups: Iterable<AgentSetup>): ModelProfileConfig[] {
+  return uniqueProfiles([...setups].flatMap((setup) => [setup.profile, ...(setup.profile.fallbackProfiles ?? [])]));
 }
 
 function resolveTask(

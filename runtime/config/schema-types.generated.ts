@@ -143,11 +143,27 @@ export interface ProfileYaml {
     [k: string]: string;
   };
   /**
-   * Token prices in US dollars per million tokens, for cost budgets.
+   * Profiles to move to, in order, when this one's provider fails after its retries with an exhausted quota, rate limits, server errors, timeouts or an unreachable endpoint, or when a conversation still too long after compaction fits a fallback's larger context_window. Never on a request's own fault or a rejected key.
+   */
+  fallback?: string[];
+  /**
+   * How long a run stays on a fallback before it tries this profile again.
+   */
+  fallback_cooldown_seconds?: number;
+  /**
+   * automatic: the provider caches prompt prefixes itself (OpenAI, DeepSeek, most others). explicit: the endpoint needs cache markers (Anthropic through OpenAI-compatible gateways); they are put on the system prompt and the last stored message.
+   */
+  cache?: 'automatic' | 'explicit';
+  /**
+   * Token prices in US dollars per million tokens. Overrides the built-in price table, which knows the models of most hosted providers; a model it does not know needs this for a cost budget.
    */
   price?: {
     input_per_million: number;
     output_per_million: number;
+    /**
+     * Prompt tokens served from the provider's cache; charged as other input when left out.
+     */
+    cached_input_per_million?: number;
   };
   /**
    * Limits shared by every run in the process that uses this profile at the same endpoint and model. Requests wait for room instead of failing; a 429 from the provider slows all of them down.
@@ -283,7 +299,7 @@ export interface McpServerYaml {
     deny?: string[];
   };
   /**
-   * The run fails (exit code 6) when the server cannot start or is lost; otherwise it goes on without it.
+   * The run fails (exit code 6) when the server cannot start or is lost; otherwise it goes on without it. Only servers whose tools the agent lists are started, so this matters only for a server an agent lists tools of (mcp_<server>_<tool> or mcp_<server>_*).
    */
   required?: boolean;
   /**

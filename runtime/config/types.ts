@@ -35,6 +35,12 @@ export interface ModelProfileConfig {
   /** Shared by every client of this profile in the process; undefined means no limit. */
   rateLimit?: RateLimitSettings;
   price?: TokenPrices;
+  /** Names of the profiles to fall back to, in order. */
+  fallback: string[];
+  /** The fallback profiles themselves, once the recipe is resolved. */
+  fallbackProfiles?: ModelProfileConfig[];
+  fallbackCooldownSeconds: number;
+  cache: 'automatic' | 'explicit';
   location?: SourceLocation;
   /** Defined by the package's own agents.yaml; a profile from any other file may not choose where keys go. */
   trusted?: boolean;

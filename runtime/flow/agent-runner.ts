@@ -7,10 +7,10 @@
 import { runAgentLoop, type LoopOutcome, type LoopSettings, type ResumeState, type SharedBudget } from '../agent-loop.js';
 import type { RunBudgets, RunPlan } from '../config/resolve-recipe.js';
 import { FinalAnswerSchema } from '../final-answer.js';
-import { ModelClient } from '../model/model-client.js';
-import { resolveModelConnection } from '../model/model-connection.js';
+import { connectProfileModel } from '../model/profile-model.js';
 import type { ChatModel, TokenUsage } from '../model/model-types.js';
-import { redactingModel } from '../model/redacting-model.js';
+import { profilePriceBook } from '../model/pricing.js';
+import { addUsage, zeroUsage } from '../model/token-usage.js';
 import { TokenCounter } from '../model/token-counter.js';
 import { UsageLedger } from '../model/usage-ledger.js';
 import type { RunOptions } from '../run.js';
@@ -18,11 +18,11 @@ import type { PreparedRun, RunModel } from '../run-preparation.js';
 import { RunResourceRegistry } from '../run-resources.js';
 import { imageRecorder } from '../run-images.js';
 import { sandboxForRun } from '../sandbox/run-sandbox.js';
+import { WorkspaceFiles } from '../workspace-files.js';
 import { defineTool, type AnyToolDefinition, type JsonSchema, type ToolContext, type TraceWriter } from '../tool.js';
 import type { Toolbox } from '../toolbox.js';
 import { agentToolName } from './agent-tool-names.js';
 import { AgentToolbox } from './agent-toolbox.js';
-import { addUsage, zeroUsage } from './flow-budget.js';
 import type { FlowAgent } from './flow-plan.js';
 
 export interface AgentRunRequest {
@@ -79,7 +79,7 @@ export class AgentRunner {
       trace,
       tokenCounter: new TokenCounter(agent.profile.model ?? this.services.plan.profile.model ?? 'gpt-4o'),
       vision: agent.profile.vision,
-      prices: agent.profile.price,
+      prices: model.prices ?? profilePriceBook(agent.profile),
       contextWindow: agent.profile.contextWindow,
       resume: request.resume,
       signal: request.signal,
@@ -175,6 +175,7 @@ export class AgentRunner {
       sandbox: () => sandboxForRun(run),
       network: run.network,
       protectedPaths: run.protectedPaths,
+      files: new WorkspaceFiles(run.workspace, run.protectedPaths),
     };
   }
 
@@ -192,14 +193,8 @@ export class AgentRunner {
     const key = `${agent.profile.name}\u0000${agent.modelOverride ?? ''}`;
     let connected = this.models.get(key);
     if (!connected) {
-      connected = resolveModelConnection(agent.profile, options.environment, { modelOverride: agent.modelOverride }).then((connection) => {
-        const client = new ModelClient(connection, {
-          onRetry: (notice) => run.trace.emit('model-retry', { ...notice }),
-          onRateWait: (notice) => run.trace.emit('model-rate-wait', { ...notice }),
-        });
-        client.prepare();
-        return redactingModel(client, run.redactor);
-      });
+      connected = connectProfileModel(agent.profile, { environment: options.environment, modelOverride: agent.modelOverride, trace: run.trace, redactor: run.redactor })
+        .then(({ model: profileModel }) => profileModel);
       this.models.set(key, connected);
     }
     return connected;

@@ -5,7 +5,7 @@
  */
 import type { BudgetName, SharedBudget } from '../agent-loop.js';
 import type { RunBudgets } from '../config/resolve-recipe.js';
-import type { TokenUsage } from '../model/model-types.js';
+import { addUsage, zeroUsage, type TokenUsage } from '../model/token-usage.js';
 import type { StepBudgets } from './step-kind.js';
 
 export interface FlowSpending {
@@ -113,14 +113,3 @@ function addSpending(total: FlowSpending, spent: { steps?: number; usage?: Token
   total.cost += spent.cost ?? 0;
 }
 
-export function zeroUsage(): TokenUsage {
-  return { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
-}
-
-export function addUsage(left: TokenUsage, right: TokenUsage): TokenUsage {
-  return {
-    promptTokens: left.promptTokens + right.promptTokens,
-    completionTokens: left.completionTokens + right.completionTokens,
-    totalTokens: left.totalTokens + right.totalTokens,
-  };
-}

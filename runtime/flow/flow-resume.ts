@@ -6,7 +6,8 @@
 import type { ResumeState } from '../agent-loop.js';
 import type { TokenUsage } from '../model/model-types.js';
 import { resumeStateOf, type AnsweredQuestion, type RecordedRun } from '../recorded-run.js';
-import { addUsage, zeroUsage, type FlowSpending } from './flow-budget.js';
+import { addUsage, zeroUsage } from '../model/token-usage.js';
+import type { FlowSpending } from './flow-budget.js';
 import type { StepResult } from './step-kind.js';
 
 export interface FinishedStep extends StepResult {

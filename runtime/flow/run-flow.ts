@@ -12,7 +12,9 @@ import type { RunOptions } from '../run.js';
 import type { PreparedRun, RunModel, RunToolbox } from '../run-preparation.js';
 import type { ChatMessage, TraceWriter } from '../tool.js';
 import { AgentRunner } from './agent-runner.js';
-import { addUsage, FlowBudget, withinBudgets, zeroUsage } from './flow-budget.js';
+import { addUsage, zeroUsage } from '../model/token-usage.js';
+import { branchNames } from './branch-names.js';
+import { FlowBudget, withinBudgets } from './flow-budget.js';
 import { flowDefaults, type FlowStepDefinition } from './flow-definition.js';
 import type { FlowAgent, FlowPlan } from './flow-plan.js';
 import type { FlowResume } from './flow-resume.js';
@@ -65,6 +67,8 @@ class FlowRun {
   private readonly files = new Set<string>();
   private readonly runner: AgentRunner;
   private lastHistory: ChatMessage[] = [];
+  /** Whether an agent step used a model whose price is unknown, so the flow's cost is unknown too. */
+  private costUnknown = false;
 
   constructor(private readonly input: FlowRunInput) {
     this.flow = input.plan.flow;
@@ -90,7 +94,7 @@ class FlowRun {
 
   private outcome(stopped: StepResult | undefined, last: StepResult | undefined): FlowOutcome {
     const spent = this.budget.spent;
-    const base = { steps: spent.steps, usage: { ...spent.usage }, cost: spent.cost, files: [...this.files], history: this.lastHistory, flowSteps: this.records };
+    const base = { steps: spent.steps, usage: { ...spent.usage }, cost: this.costUnknown ? undefined : spent.cost, files: [...this.files], history: this.lastHistory, flowSteps: this.records };
     if (stopped) {
       const exhausted = this.budget.exhausted();
       if (stopped.status === 'interrupted') return { ...base, status: 'interrupted', answer: 'The run was interrupted.' };
@@ -197,7 +201,8 @@ class FlowRun {
       if (!Array.isArray(items)) {
         return { status: 'failure', answer: '', reason: `for_each of the parallel step '${step.name}' gave ${describeValue(items)}, not a list` };
       }
-      branches = items.map((item, index) => ({ step: step.step!, path: `${path}/${index + 1}`, item }));
+      const names = branchNames(items);
+      branches = items.map((item, index) => ({ step: step.step!, path: `${path}/${names[index]}`, item }));
     } else {
       branches = (step.steps ?? []).map((child) => ({ step: child, path: `${path}/${child.name}`, item: scope.item, name: child.name }));
     }
@@ -281,6 +286,7 @@ class FlowRun {
     });
     for (const file of outcome.files) this.files.add(file);
     this.lastHistory = outcome.history;
+    if (outcome.cost === undefined) this.costUnknown = true;
     return {
       status: outcome.status,
       answer: outcome.answer,

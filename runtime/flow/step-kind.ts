@@ -37,7 +37,8 @@ export interface StepResult {
 export interface AgentRunResult extends StepResult {
   steps: number;
   usage: TokenUsage;
-  cost: number;
+  /** Undefined when a model it used has an unknown price. */
+  cost?: number;
   history: ChatMessage[];
 }
 

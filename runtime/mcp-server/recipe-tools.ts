@@ -22,12 +22,15 @@ export interface RecipeToolOptions {
   overrides: Pick<RecipeOverrides, 'trust' | 'sandbox'>;
 }
 
-/** Resolves the recipe now, so a broken one stops the server before it starts rather than at a call. */
-export async function loadRecipeTool(file: string, options: RecipeToolOptions): Promise<ServedTool> {
+/**
+ * Resolves the recipe now, so a broken one stops the server before it starts rather than at a call.
+ * The recipe comes back too: its files are protected from the tools served beside it.
+ */
+export async function loadRecipeTool(file: string, options: RecipeToolOptions): Promise<{ tool: ServedTool; recipe: Recipe }> {
   const plan = await resolveRecipe(file, { cwd: options.cwd, environment: options.environment, overrides: options.overrides, strictParameters: false });
   const { recipe } = plan;
   const response = recipe.response;
-  return {
+  const tool: ServedTool = {
     name: toolName(recipe.name),
     description: recipe.description || `Runs the recipe ${recipe.name}.`,
     inputSchema: recipeInputSchema(recipe),
@@ -41,6 +44,7 @@ export async function loadRecipeTool(file: string, options: RecipeToolOptions): 
       }
     },
   };
+  return { tool, recipe };
 }
 
 async function runRecipe(recipe: Recipe, input: Record<string, unknown>, call: ServedCall, options: RecipeToolOptions) {

@@ -5,6 +5,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { RunResult } from '../run.js';
+import { endingText } from '../run-status.js';
 import type { ToolResult } from '../tool.js';
 
 /** Where a recipe run's id and outcome travel in a result's `_meta`. */
@@ -27,10 +28,9 @@ export function errorContent(message: string): CallToolResult {
 export function runResultContent(result: RunResult): CallToolResult {
   const meta = { [runMetaKey]: { id: result.runId, status: result.status, steps: result.steps, files: result.files } };
   if (result.status !== 'success') {
-    const what = result.exhaustedBudget ? `the ${result.exhaustedBudget} budget ran out` : result.status;
     const failedChecks = result.checks.filter((check) => !check.passed && !check.skipped).map((check) => `check failed: ${check.name}: ${check.detail}`);
     return {
-      content: [{ type: 'text', text: [`run ${result.runId} ended: ${what}: ${result.answer}`, ...failedChecks].join('\n') }],
+      content: [{ type: 'text', text: [`run ${result.runId} ended: ${endingText(result, result.answer)}`, ...failedChecks].join('\n') }],
       isError: true,
       _meta: meta,
     };

@@ -3,11 +3,14 @@
  * Everything is loaded and checked before the server starts, so a typo in a tool name or a broken
  * recipe is a usage error rather than a server that fails later.
  */
+import { realpathSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { locateRecipe } from '../packs/locate-recipe.js';
 import { agentsFilesFor, loadAgentsConfig } from '../config/resolve-recipe.js';
 import { agentDefaults } from '../config/defaults.js';
 import { readModelProfile } from '../config/load-agents.js';
 import type { TrustGrant } from '../config/trust-grants.js';
+import type { Recipe } from '../config/types.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { SecretRedactor } from '../secret-redaction.js';
 import type { SandboxSettings } from '../tool.js';
@@ -37,6 +40,8 @@ export interface McpServeOptions {
   trust: TrustGrant[];
   sandbox?: SandboxSettings['kind'];
   runsDirectory?: string;
+  /** The folder the user chose for plugin tools to work in; each connection gets a new one otherwise. */
+  workspace?: string;
   version: string;
 }
 
@@ -56,7 +61,8 @@ export async function startMcpServer(options: McpServeOptions): Promise<McpServi
   if (options.transport === 'http' && !isLoopbackHost(options.host) && !options.token) {
     throw new UsageError(`serving on ${options.host} needs a bearer token: pass --token-env NAME with the token in the environment variable NAME (or bind to 127.0.0.1)`);
   }
-  const tools = await servedTools(options);
+  const workspace = options.workspace === undefined ? undefined : chosenWorkspace(options.workspace, options.cwd);
+  const { tools, recipes } = await servedTools(options);
   const { config: agentsConfig } = loadAgentsConfig(agentsFilesFor(undefined, options.cwd));
   const profile = agentsConfig.profiles.get(agentDefaults.llm) ?? readModelProfile(agentDefaults.llm);
   const redactor = SecretRedactor.forRun(profile, options.environment);
@@ -72,6 +78,8 @@ export async function startMcpServer(options: McpServeOptions): Promise<McpServi
       trustGrants: new Set(options.trust),
       sandbox: options.sandbox,
       tools: tools.map((tool) => tool.name),
+      workspace,
+      served: { pluginFolders: options.pluginFolders.map((folder) => resolve(options.cwd, folder)), recipes },
     }),
   });
 
@@ -84,16 +92,26 @@ export async function startMcpServer(options: McpServeOptions): Promise<McpServi
   return { url: serving.url, ended: new Promise(() => undefined), close: serving.close };
 }
 
-async function servedTools(options: McpServeOptions): Promise<ServedTool[]> {
+/** The user's folder, checked once, by its real path, so a link swapped later does not move it. */
+function chosenWorkspace(folder: string, cwd: string): string {
+  const path = resolve(cwd, folder);
+  if (!statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--workspace ${folder}: ${path} is not a folder`);
+  return realpathSync(path);
+}
+
+async function servedTools(options: McpServeOptions): Promise<{ tools: ServedTool[]; recipes: Recipe[] }> {
   const fromPlugins = await loadPluginTools(options.tools, { cwd: options.cwd, pluginFolders: options.pluginFolders });
   const fromRecipes: ServedTool[] = [];
+  const recipes: Recipe[] = [];
   for (const file of options.recipes) {
-    fromRecipes.push(await loadRecipeTool(locateRecipe(file, options.cwd).file, {
+    const served = await loadRecipeTool(locateRecipe(file, options.cwd).file, {
       cwd: options.cwd,
       environment: options.environment,
       runsDirectory: options.runsDirectory,
       overrides: { trust: options.trust, sandbox: options.sandbox },
-    }));
+    });
+    fromRecipes.push(served.tool);
+    recipes.push(served.recipe);
   }
   const tools = [...fromPlugins, ...fromRecipes];
   const seen = new Set<string>();
@@ -101,5 +119,5 @@ async function servedTools(options: McpServeOptions): Promise<ServedTool[]> {
     if (seen.has(tool.name)) throw new ConfigError([{ severity: 'error', message: `two served tools are named '${tool.name}': give each recipe a distinct name, or serve fewer tools`, location: { file: options.cwd } }]);
     seen.add(tool.name);
   }
-  return tools;
+  return { tools, recipes };
 }

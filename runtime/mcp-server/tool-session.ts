@@ -17,14 +17,16 @@ import { ModelClient } from '../model/model-client.js';
 import { resolveModelConnection } from '../model/model-connection.js';
 import type { ChatModel } from '../model/model-types.js';
 import { redactingModel } from '../model/redacting-model.js';
-import { ProtectedPaths, protectedPathsFor } from '../protected-paths.js';
+import { ProtectedPaths } from '../protected-paths.js';
 import { RunResourceRegistry } from '../run-resources.js';
 import { RunTrace } from '../run-trace.js';
 import { newRunId, runsDirectoryFor } from '../run-preparation.js';
 import { sandboxForRun } from '../sandbox/run-sandbox.js';
+import { WorkspaceFiles } from '../workspace-files.js';
 import type { SecretRedactor } from '../secret-redaction.js';
 import type { AgentsConfig } from '../config/types.js';
 import type { SandboxSettings, ToolContext } from '../tool.js';
+import { servedProtectedPaths, type ServedSources } from './served-protected-paths.js';
 
 export interface ToolSessionOptions {
   cwd: string;
@@ -39,6 +41,10 @@ export interface ToolSessionOptions {
   sandbox?: SandboxSettings['kind'];
   /** The names served, for the record. */
   tools: string[];
+  /** The real path of the folder the user chose with `--workspace`; a new `workspace/<id>` otherwise. */
+  workspace?: string;
+  /** What the server loads, protected from its tools. */
+  served: ServedSources;
 }
 
 export class ToolSession {
@@ -59,12 +65,10 @@ export class ToolSession {
     const runsDirectory = runsDirectoryFor(options.cwd, options.environment, options.runsDirectory);
     this.runDirectory = join(runsDirectory, this.runId);
     mkdirSync(this.runDirectory, { recursive: true });
-    const workspace = resolve(options.cwd, 'workspace', this.runId);
-    mkdirSync(workspace, { recursive: true });
-    this.workspace = realpathSync(workspace);
+    this.workspace = options.workspace ?? newWorkspace(options.cwd, this.runId);
     this.trace = new RunTrace(join(this.runDirectory, 'events.jsonl'), options.redactor);
     this.protectedPaths = new ProtectedPaths(
-      () => protectedPathsFor({ agentsConfig: options.agentsConfig }, { cwd: options.cwd, workspace: this.workspace, runsDirectory, environment: options.environment }),
+      () => servedProtectedPaths(options.agentsConfig, options.served, { cwd: options.cwd, workspace: this.workspace, runsDirectory, environment: options.environment }),
       {
         repositoryRoots: [...new Set([options.cwd, this.workspace])],
         onChanged: (changes) => this.trace.emit('protected-path-changed', { changes }),
@@ -80,7 +84,7 @@ export class ToolSession {
       sandbox: options.sandbox ?? sandboxDefaults.kind,
       trust: [...options.trustGrants],
       // Relative, as a run records it: no machine paths in the record.
-      workspace: relative(options.cwd, this.workspace),
+      workspace: relative(options.cwd, this.workspace) || '.',
     });
   }
 
@@ -120,6 +124,7 @@ export class ToolSession {
       // The user's configuration, as for a run; served tools act for the client's model, which is not trusted.
       network: (this.network ??= createToolNetwork(loadUserConfig(this.options.environment).config.network)),
       protectedPaths: this.protectedPaths,
+      files: new WorkspaceFiles(this.workspace, this.protectedPaths),
     };
   }
 
@@ -174,4 +179,10 @@ export class ToolSession {
     this.model = redactingModel(client, this.options.redactor);
     return this.model;
   }
+}
+
+function newWorkspace(cwd: string, runId: string): string {
+  const workspace = resolve(cwd, 'workspace', runId);
+  mkdirSync(workspace, { recursive: true });
+  return realpathSync(workspace);
 }

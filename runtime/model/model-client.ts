@@ -14,6 +14,9 @@ import { classifyProviderFailure, retryDelay, type FailureClassification } from 
 import { StreamWatchdog } from './stream-watchdog.js';
 import { TokenCounter } from './token-counter.js';
 import { abortableSleep } from './abortable-sleep.js';
+import { withCacheMarkers } from './cache-markers.js';
+import { lazyPrices, singlePriceBook, type PriceBook } from './pricing.js';
+import { usageFromProvider } from './token-usage.js';
 
 export interface ModelClientOptions {
   onRetry?: (notice: RetryNotice) => void;
@@ -45,10 +48,12 @@ export class ModelClient implements ChatModel {
   private sdkClient?: Promise<OpenAI>;
   private readonly rateLimiter?: RequestRateLimiter;
   private tokenCounter?: TokenCounter;
+  readonly prices: PriceBook;
 
   constructor(connection: ModelConnection, options: ModelClientOptions = {}) {
     this.connection = connection;
     this.options = options;
+    this.prices = singlePriceBook(lazyPrices(connection.profile.price, { model: connection.model, baseUrl: connection.baseUrl }));
     this.rateLimiter = options.rateLimiter
       ?? sharedRateLimiter({ profileName: connection.profile.name, baseUrl: connection.baseUrl, model: connection.model }, connection.profile.rateLimit);
   }
@@ -117,7 +122,8 @@ export class ModelClient implements ChatModel {
   private requestBody(request: ModelRequest): ChatCompletionCreateParams {
     const { connection } = this;
     const { profile } = connection;
-    const body: Record<string, unknown> = { model: connection.model, messages: request.messages };
+    const messages = profile.cache === 'explicit' ? withCacheMarkers(request.messages, request.stableMessages ?? request.messages.length) : request.messages;
+    const body: Record<string, unknown> = { model: connection.model, messages };
     if (request.tools && request.tools.length > 0) {
       body.tools = request.tools;
       body.tool_choice = request.toolChoice ?? 'auto';
@@ -154,7 +160,7 @@ export class ModelClient implements ChatModel {
         .map((call, index) => ({ id: call.id || `call_${index}`, name: call.function.name, arguments: call.function.arguments ?? '' })),
       reasoning: message.reasoning_content ?? message.reasoning,
       finishReason: choice.finish_reason ?? null,
-      usage: usageFrom(completion.usage),
+      usage: usageFromProvider(completion.usage),
       model: completion.model ?? this.connection.model,
     };
   }
@@ -226,7 +232,7 @@ async function assembleStream(
   const calls: Array<{ id: string; name: string; arguments: string }> = [];
   for await (const chunk of stream) {
     onChunk();
-    if (chunk.usage) usage = usageFrom(chunk.usage);
+    if (chunk.usage) usage = usageFromProvider(chunk.usage);
     if (chunk.model) model = chunk.model;
     const choice = chunk.choices?.[0];
     if (!choice) continue;
@@ -256,11 +262,4 @@ async function assembleStream(
     .filter((call) => call !== undefined)
     .map((call, index) => ({ ...call, id: call.id || `call_${index}` }));
   return { content: content === '' && toolCalls.length > 0 ? null : content, toolCalls, reasoning: reasoning || undefined, finishReason, usage, model };
-}
-
-function usageFrom(raw: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number } | null | undefined): TokenUsage | undefined {
-  if (!raw) return undefined;
-  const promptTokens = raw.prompt_tokens ?? 0;
-  const completionTokens = raw.completion_tokens ?? 0;
-  return { promptTokens, completionTokens, totalTokens: raw.total_tokens ?? promptTokens + completionTokens };
 }

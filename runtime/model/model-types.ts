@@ -1,4 +1,8 @@
 import type { ChatMessage, JsonSchema } from '../tool.js';
+import type { PriceBook } from './pricing.js';
+import type { TokenUsage } from './token-usage.js';
+
+export type { TokenUsage };
 
 export interface ToolSpecification {
   type: 'function';
@@ -10,6 +14,10 @@ export interface ModelRequest {
   tools?: ToolSpecification[];
   toolChoice?: 'auto' | 'required' | 'none';
   parallelToolCalls?: boolean;
+  /** How many leading messages are the stored conversation, the same in the next request; the rest are this step's. */
+  stableMessages?: number;
+  /** Sent again after the conversation was compacted because it was too long. */
+  compacted?: boolean;
   /** Ask for a JSON reply matching this schema (used by tools that extract structured data). */
   responseSchema?: JsonSchema;
   signal?: AbortSignal;
@@ -23,11 +31,6 @@ export interface RawToolCall {
   arguments: string;
 }
 
-export interface TokenUsage {
-  promptTokens: number;
-  completionTokens: number;
-  totalTokens: number;
-}
 
 export interface ModelReply {
   content: string | null;
@@ -36,6 +39,10 @@ export interface ModelReply {
   finishReason: string | null;
   usage?: TokenUsage;
   model: string;
+  /** The fallback profile that answered, when it was not the run's own. */
+  profile?: string;
+  /** What the reply cost, when that is known already (a recorded reply); otherwise the loop prices it. */
+  cost?: number;
   attempts: number;
   durationMs: number;
 }
@@ -43,6 +50,8 @@ export interface ModelReply {
 /** Anything that answers chat requests: the provider client, or recorded replies during a replay. */
 export interface ChatModel {
   complete(request: ModelRequest): Promise<ModelReply>;
+  /** The prices of the models that answer, when this model knows its endpoints. */
+  readonly prices?: PriceBook;
 }
 
 export interface RetryNotice {

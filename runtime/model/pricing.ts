@@ -1,12 +1,75 @@
-/** Money spent on tokens, from a profile's prices in US dollars per million tokens. */
-import type { TokenUsage } from './model-types.js';
+/**
+ * Money spent on tokens, in US dollars. A profile's own `price:` wins; otherwise the model is
+ * looked up in a maintained price table, loaded only once a cost is wanted. A model neither knows
+ * has an unknown cost: undefined, never 0.
+ */
+import type { TokenUsage } from './token-usage.js';
 
 export interface TokenPrices {
   inputPerMillion: number;
   outputPerMillion: number;
+  /** Prompt tokens served from the provider's cache; charged as other input when not given. */
+  cachedInputPerMillion?: number;
 }
 
-export function costOf(usage: TokenUsage, prices: TokenPrices | undefined): number {
-  if (!prices) return 0;
-  return (usage.promptTokens * prices.inputPerMillion + usage.completionTokens * prices.outputPerMillion) / 1_000_000;
+export function costOf(usage: TokenUsage, prices: TokenPrices): number {
+  const cached = usage.cachedPromptTokens ?? 0;
+  const cachedPrice = prices.cachedInputPerMillion ?? prices.inputPerMillion;
+  return ((usage.promptTokens - cached) * prices.inputPerMillion + cached * cachedPrice + usage.completionTokens * prices.outputPerMillion) / 1_000_000;
+}
+
+/** What a price is asked for: the model id the endpoint was sent, and the endpoint. */
+export interface PricedModel {
+  model: string;
+  baseUrl?: string;
+}
+
+/**
+ * The prices of the profiles a run's model may answer from: its own (no name) and its fallbacks.
+ * Undefined for a model with an unknown price.
+ */
+export interface PriceBook {
+  pricesFor(profile?: string): Promise<TokenPrices | undefined>;
+}
+
+/** The profile's prices when it has them, else the table's for the model, looked up once and only when asked. */
+export function lazyPrices(profilePrices: TokenPrices | undefined, model: PricedModel): () => Promise<TokenPrices | undefined> {
+  if (profilePrices) {
+    const known = Promise.resolve(profilePrices);
+    return () => known;
+  }
+  let lookup: Promise<TokenPrices | undefined> | undefined;
+  return () => (lookup ??= import('./price-table.js').then(({ tablePrices }) => tablePrices(model)));
+}
+
+/** A book of one profile's prices. */
+export function singlePriceBook(prices: () => Promise<TokenPrices | undefined>): PriceBook {
+  return { pricesFor: () => prices() };
+}
+
+interface PricedProfile {
+  name: string;
+  price?: TokenPrices;
+  model?: string;
+  baseUrl?: string;
+  fallbackProfiles?: PricedProfile[];
+}
+
+/**
+ * The prices of a profile whose endpoint is not connected (a replay, which keeps the profile each
+ * reply came from): its own or its fallbacks', each from `price:` or the table's for its model.
+ */
+export function profilePriceBook(profile: PricedProfile): PriceBook {
+  const books = new Map<string, () => Promise<TokenPrices | undefined>>();
+  const pricesOf = (each: PricedProfile) => {
+    let prices = books.get(each.name);
+    if (!prices) books.set(each.name, (prices = lazyPrices(each.price, { model: each.model ?? '', baseUrl: each.baseUrl })));
+    return prices();
+  };
+  return {
+    pricesFor: async (name) => {
+      const each = name === undefined ? profile : profile.fallbackProfiles?.find((fallback) => fallback.name === name);
+      return each ? pricesOf(each) : undefined;
+    },
+  };
 }

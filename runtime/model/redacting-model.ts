@@ -18,6 +18,7 @@ export function redactingModel(model: ChatModel, redactor: SecretRedactor): Chat
   };
   return {
     complete: (request) => model.complete({ ...request, messages: request.messages.map(redactOnce) }),
+    prices: model.prices,
   };
 }
 

@@ -47,6 +47,8 @@ export interface BatchRecord {
   inputs?: { file?: string; count?: number };
   concurrency?: number;
   queue?: string;
+  /** The folder the batch ran in: its items' recorded workspaces are relative to it. */
+  cwd?: string;
   budgets: Record<string, unknown>;
   status: string;
   exitCode?: number;
@@ -71,6 +73,7 @@ export async function readBatchFolder(directory: string): Promise<BatchRecord> {
     inputs: inputs && { file: textField(inputs.file), count: numberField(inputs.count) },
     concurrency: numberField(batch.concurrency),
     queue: textField(batch.queue),
+    cwd: textField(recordField(batch.settings)?.cwd),
     budgets: recordField(batch.budgets) ?? {},
     status: textField(batch.status) ?? 'unknown',
     exitCode: numberField(batch.exitCode),

@@ -6,6 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { itemNumber } from '../batch/item-number.js';
 import type { SecretRedactor } from '../secret-redaction.js';
 import { readBatchFolder, type BatchItem, type BatchRecord } from './batch-folder.js';
 import { formatCount, formatDuration, formatLocalTime } from './display-format.js';
@@ -41,7 +42,7 @@ export async function writeBatchHtmlReport(batchDirectory: string, outputFile: s
   const batch = await readBatchFolder(batchDirectory);
   const output = resolve(outputFile);
   const itemsFolder = join(dirname(output), batchItemsFolderName);
-  const itemFile = (item: BatchItem) => `item-${item.index + 1}.html`;
+  const itemFile = (item: BatchItem) => `item-${itemNumber(item.index)}.html`;
   const items: string[] = [];
   for (const item of batch.items) {
     const file = join(itemsFolder, itemFile(item));
@@ -57,7 +58,7 @@ export async function batchItemHtml(batch: BatchRecord, item: BatchItem, options
   const events = item.events?.stored === 'local' ? item.events.path : undefined;
   if (events && existsSync(events)) {
     const view = await loadRunView(events);
-    return runHtml(view, { runDirectory: dirname(events), redactor: options.redactor, outputDirectory: options.outputDirectory, backLink: options.backLink, live: options.live });
+    return runHtml(view, { runDirectory: dirname(events), redactor: options.redactor, workspace: itemWorkspace(batch, item), outputDirectory: options.outputDirectory, backLink: options.backLink, live: options.live });
   }
   const shown = options.redactor ? options.redactor.redactValue(item) : item;
   const where = shown.events?.stored === 'worker'
@@ -65,7 +66,7 @@ export async function batchItemHtml(batch: BatchRecord, item: BatchItem, options
     : `The item's events are not here${shown.events ? ` (expected at ${shown.events.path})` : ''}.`;
   const facts: Array<[string, string]> = [
     ['Batch', batch.id],
-    ['Item', String(shown.index + 1)],
+    ['Item', String(itemNumber(shown.index))],
     ['Run', shown.runId ?? '-'],
     ['Status', shown.status],
     ['Exit code', shown.exitCode === undefined ? '-' : String(shown.exitCode)],
@@ -77,14 +78,22 @@ export async function batchItemHtml(batch: BatchRecord, item: BatchItem, options
   const body = [
     '<main>',
     options.backLink ? `<p><a href="${escapeHtml(options.backLink.href)}">${escapeHtml(options.backLink.text)}</a></p>` : '',
-    `<h1>${escapeHtml(batch.recipe.name || batch.id)}, item ${shown.index + 1} <span class="status status-${escapeHtml(statusClass(shown.status))}">${escapeHtml(shown.status)}</span></h1>`,
+    `<h1>${escapeHtml(batch.recipe.name || batch.id)}, item ${itemNumber(shown.index)} <span class="status status-${escapeHtml(statusClass(shown.status))}">${escapeHtml(shown.status)}</span></h1>`,
     `<p class="note" id="events-location">${escapeHtml(where)}</p>`,
     `<dl class="facts">${facts.map(([term, value]) => `<dt>${escapeHtml(term)}</dt><dd>${escapeHtml(value)}</dd>`).join('')}</dl>`,
     shown.error ? `<pre class="answer failed">${escapeHtml(`${shown.error.code}: ${shown.error.message}`)}</pre>` : '',
     `<h3>Answer</h3><pre class="answer${shown.status === 'success' ? '' : ' failed'}">${escapeHtml(shown.answer)}</pre>`,
     '</main>',
   ].join('\n');
-  return htmlPage({ title: `${batch.recipe.name || batch.id} item ${shown.index + 1} - ${shown.status}`, body });
+  return htmlPage({ title: `${batch.recipe.name || batch.id} item ${itemNumber(shown.index)} - ${shown.status}`, body });
+}
+
+/**
+ * Where an item's run wrote its files: its recorded workspace, from the folder the batch ran in. A
+ * run on a worker recorded the worker's workspace, which names nothing here to link or read.
+ */
+function itemWorkspace(batch: BatchRecord, item: BatchItem): (recorded: string) => string | undefined {
+  return (recorded) => (item.worker === undefined && batch.cwd !== undefined ? resolve(batch.cwd, recorded) : undefined);
 }
 
 export async function batchHtml(record: BatchRecord, options: BatchHtmlOptions): Promise<string> {
@@ -100,8 +109,8 @@ export async function batchHtml(record: BatchRecord, options: BatchHtmlOptions):
     ['Created', escapeHtml(formatLocalTime(batch.createdAt))],
     ['Finished', escapeHtml(batch.finishedAt ? formatLocalTime(batch.finishedAt) : 'not yet')],
     ['Duration', escapeHtml(formatDuration(totals.durationMs))],
-    ['Concurrency', batch.concurrency === undefined ? '-' : String(batch.concurrency)],
-    ...(batch.queue ? [['Queue', escapeHtml(batch.queue)] as [string, string]] : []),
+    // On a queue, each worker runs as many items at once as it was started with.
+    ...(batch.queue ? [['Queue', escapeHtml(batch.queue)] as [string, string]] : [['Concurrency', batch.concurrency === undefined ? '-' : String(batch.concurrency)] as [string, string]]),
     ['Items', `<span id="batch-totals">${batchTotalsHtml(batch)}</span>`],
     ['Tokens', `${escapeHtml(formatCount(totals.totalTokens))} <span class="muted">(${escapeHtml(formatCount(totals.promptTokens))} prompt, ${escapeHtml(formatCount(totals.completionTokens))} completion)</span>`],
     ...(totals.cost === undefined ? [] : [['Cost', `$${totals.cost.toFixed(4)}`] as [string, string]]),
@@ -147,8 +156,8 @@ function itemRow(item: BatchItem, href: string): string {
   const answer = item.error ? `${item.error.code}: ${item.error.message}` : item.answer;
   const where = item.events?.stored === 'worker' ? ` <span class="muted">(events on ${escapeHtml(item.worker?.host ?? 'a worker')})</span>` : '';
   return [
-    `<tr data-status="${escapeHtml(item.status)}" data-index="${item.index}">`,
-    `<td class="number" data-value="${item.index + 1}">${item.index + 1}</td>`,
+    `<tr data-status="${escapeHtml(item.status)}" data-item="${itemNumber(item.index)}">`,
+    `<td class="number" data-value="${itemNumber(item.index)}">${itemNumber(item.index)}</td>`,
     `<td><span class="status status-${escapeHtml(statusClass(item.status))}">${escapeHtml(item.status)}</span>${failedChecks.length > 0 ? `<div class="flow-reason">failed: ${escapeHtml(failedChecks.map((check) => check.name).join(', '))}</div>` : ''}</td>`,
     `<td>${escapeHtml(previewText(parameters, 120))}</td>`,
     `<td class="number" data-value="${item.durationMs ?? 0}">${escapeHtml(formatDuration(item.durationMs))}</td>`,

@@ -1,12 +1,13 @@
 /**
  * What CI reads after a batch: one JSON summary (the batch and every item's outcome) and a JUnit
  * file with one test case per item, its checks in its failure and output, so a dashboard shows
- * which inputs failed and why. Test names stay the same from batch to batch (the item's index and
- * parameters), so a dashboard can follow an input's history.
+ * which inputs failed and why. Test names stay the same from batch to batch (the item's number and
+ * input), so a dashboard can follow an input's history.
  */
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { BatchItemRecord, BatchRecord } from '../batch/batch-folder.js';
+import { itemInputSummary, itemNumber } from '../batch/item-number.js';
 import { attributes, firstLine, junitReportFileName, junitTimestamp, seconds } from './junit-report.js';
 import { writeFileAtomically } from './report-file.js';
 import { escapeXmlText } from './xml-text.js';
@@ -14,12 +15,19 @@ import { escapeXmlText } from './xml-text.js';
 export const batchReportFileName = 'manus-batch-report.json';
 export const batchReportVersion = 1;
 
-/** The batch as the contract describes it, without the settings only a resumed batch needs. */
-export type BatchReport = { batch: Omit<BatchRecord, 'settings'>; items: BatchItemRecord[] };
+/** How much of an item's input its test name shows. */
+const parameterSummaryWidth = 80;
+
+/**
+ * The batch as the contract describes it, without the settings only a resumed batch needs. Each
+ * item carries the number people see beside the index the folder keys it by.
+ */
+export type BatchReport = { batch: Omit<BatchRecord, 'settings'>; items: Array<BatchItemRecord & { number: number }> };
 
 export function batchReport(record: BatchRecord, items: BatchItemRecord[]): BatchReport {
   const { settings: _settings, ...batch } = record;
-  return { batch, items: [...items].sort((left, right) => left.index - right.index) };
+  const sorted = [...items].sort((left, right) => left.index - right.index);
+  return { batch, items: sorted.map((item) => ({ number: itemNumber(item.index), ...item })) };
 }
 
 export async function writeBatchJsonReport(directory: string, report: BatchReport): Promise<string> {
@@ -60,7 +68,8 @@ export function batchJunitXml(report: BatchReport, options: { hostname?: string 
 }
 
 function itemTestcase(recipeName: string, item: Partial<BatchItemRecord> & { index: number; status: string }): string[] {
-  const name = `item ${item.index}${parameterSummary(item.parameters ?? {})}`;
+  const input = itemInputSummary(item.parameters ?? {}, parameterSummaryWidth);
+  const name = `item ${itemNumber(item.index)}${input ? ` (${input})` : ''}`;
   const open = `    <testcase${attributes({ name, classname: recipeName, time: seconds(item.durationMs ?? 0) })}>`;
   if (item.status === 'pending' || item.status === 'running') {
     return [open, `      <skipped${attributes({ message: item.status === 'running' ? 'the item was still running when the batch stopped' : 'the item did not start' })}/>`, '    </testcase>'];
@@ -92,12 +101,4 @@ function itemTestcase(recipeName: string, item: Partial<BatchItemRecord> & { ind
   ].join('\n');
   lines.push(`      <system-out>${escapeXmlText(output)}</system-out>`, '    </testcase>');
   return lines;
-}
-
-/** A short, stable rendering of the item's parameters for its test name. */
-function parameterSummary(parameters: Record<string, string>): string {
-  const entries = Object.entries(parameters);
-  if (entries.length === 0) return '';
-  const text = entries.map(([key, value]) => `${key}=${value}`).join(', ');
-  return ` (${text.length > 80 ? `${text.slice(0, 77)}...` : text})`;
 }

@@ -46,6 +46,9 @@ details.tool-call[open] > summary::before { content: "\\25BE"; }
 figure.screenshot { margin: 6px 0; }
 figure.screenshot img { max-width: 100%; max-height: 420px; border: 1px solid var(--line); border-radius: 4px; }
 figure.screenshot figcaption { color: var(--muted); font-size: 12px; }
+figure.file-image { display: inline-block; margin: 6px 12px 6px 0; vertical-align: top; }
+figure.file-image img { max-width: 100%; max-height: 480px; border: 1px solid var(--line); border-radius: 4px; background: #fff; }
+figure.file-image figcaption { color: var(--muted); font-size: 12px; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { background: var(--panel); white-space: nowrap; }

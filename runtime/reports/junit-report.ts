@@ -6,6 +6,7 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { CheckResult } from '../checks/check-types.js';
+import { endingText } from '../run-status.js';
 import { writeFileAtomically } from './report-file.js';
 import type { FlowStepRecord } from '../flow/run-flow.js';
 import type { RunReport } from './run-report.js';
@@ -55,6 +56,45 @@ export function junitXml(report: RunReport, options: { hostname?: string } = {})
   ].join('\n');
 }
 
+/** Why a run never started: an error in the recipe, its parameters or the command line. */
+export interface RunNotStarted {
+  recipe: { name: string; file?: string };
+  error: { code: string; message: string };
+  exitCode: number;
+  startedAt: string;
+}
+
+/**
+ * The report of a run that stopped before it started, so a CI step that uploads the JUnit file
+ * finds one, failed, saying why: one testcase, `run`, as for a run that started.
+ */
+export function notStartedJunitXml(failed: RunNotStarted, options: { hostname?: string } = {}): string {
+  const counts = { tests: '1', failures: '1', errors: '0', time: seconds(0) };
+  const body = [`status: not started`, `exit code: ${failed.exitCode}`, `error: ${failed.error.code}`, failed.error.message].join('\n');
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites${attributes({ name: 'manus', ...counts })}>`,
+    `  <testsuite${attributes({ name: failed.recipe.name, ...counts, skipped: '0', timestamp: junitTimestamp(failed.startedAt), hostname: options.hostname ?? hostname() })}>`,
+    '    <properties>',
+    ...[['recipe_file', failed.recipe.file], ['status', 'not-started'], ['exit_code', String(failed.exitCode)]]
+      .filter(([, value]) => value !== undefined && value !== '')
+      .map(([name, value]) => `      <property${attributes({ name: name!, value: value! })}/>`),
+    '    </properties>',
+    `    <testcase${attributes({ name: 'run', classname: failed.recipe.name, time: seconds(0) })}>`,
+    `      <failure${attributes({ message: firstLine(failed.error.message), type: failed.error.code })}>${escapeXmlText(body)}</failure>`,
+    '    </testcase>',
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+}
+
+export async function writeNotStartedJunitReport(directory: string, failed: RunNotStarted): Promise<string> {
+  const file = join(directory, junitReportFileName);
+  await writeFileAtomically(file, notStartedJunitXml(failed));
+  return file;
+}
+
 function propertiesElement(report: RunReport): string[] {
   const properties: Array<[string, string | number | undefined]> = [
     ['run_id', report.runId],
@@ -77,7 +117,7 @@ function runTestcase(report: RunReport, failed: boolean): string[] {
   const lines = [`    <testcase${attributes({ name: 'run', classname: report.recipe.name, time: seconds(report.durationMs) })}>`];
   if (failed) {
     const reason = report.error?.message ?? report.answer;
-    const message = firstLine(`${report.status}${report.exhaustedBudget ? ` (the ${report.exhaustedBudget} budget ran out)` : ''}: ${reason}`);
+    const message = firstLine(report.exhaustedBudget ? `${report.status}: ${endingText(report, reason)}` : `${report.status}: ${reason}`);
     const body = [
       `status: ${report.status}`,
       `exit code: ${report.exitCode}`,

@@ -8,6 +8,7 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { SecretRedactor } from '../secret-redaction.js';
+import { describeCacheHits } from '../model/token-usage.js';
 import { formatCount, formatDuration, formatLocalTime } from './display-format.js';
 import { htmlPage } from './html-page.js';
 import { escapeHtml } from './html-text.js';
@@ -15,6 +16,7 @@ import { writeFileAtomically } from './report-file.js';
 import { runCharts, type ReportChart } from './report-charts.js';
 import { flowHtml, plansHtml, statusClass, stepHtml, toolTime, type ImageSource } from './run-html-steps.js';
 import { loadRunView, type CheckRoundView, type RunView } from './run-view.js';
+import { isImageFile, workspaceImage } from './workspace-images.js';
 
 export const htmlReportFileName = 'manus-report.html';
 
@@ -95,10 +97,13 @@ export function headerHtml(run: RunView): string {
   facts.push(['Status', `<span class="status status-${escapeHtml(statusClass(run.status))}" id="run-status">${escapeHtml(run.status)}</span>${run.exhaustedBudget ? ` the ${escapeHtml(run.exhaustedBudget)} budget ran out` : ''}`]);
   if (run.exitCode !== undefined) facts.push(['Exit code', String(run.exitCode)]);
   facts.push(['Started', escapeHtml(formatLocalTime(run.startedAt))]);
-  facts.push(['Duration', escapeHtml(formatDuration(run.durationMs))]);
+  // A run still going lasts until now, not until its last event: a live page counts on from its start.
+  const going = !run.ended && run.startedAt !== undefined;
+  facts.push(['Duration', `<span id="run-duration"${going ? ` data-started-at="${escapeHtml(run.startedAt!)}"` : ''}>${escapeHtml(formatDuration(run.durationMs))}</span>`]);
   facts.push(['Steps', `<span id="run-steps">${run.steps.length}</span>${run.budgets.steps ? ` <span class="muted">of ${run.budgets.steps}</span>` : ''}`]);
-  facts.push(['Tokens', `${escapeHtml(formatCount(run.usage.totalTokens))} <span class="muted">(${escapeHtml(formatCount(run.usage.promptTokens))} prompt, ${escapeHtml(formatCount(run.usage.completionTokens))} completion)${run.budgets.tokens ? `, budget ${escapeHtml(formatCount(run.budgets.tokens))}` : ''}</span>`]);
-  if (run.cost !== undefined || run.budgets.cost !== undefined) facts.push(['Cost', `${run.cost === undefined ? '-' : `$${run.cost.toFixed(4)}`}${run.budgets.cost !== undefined ? ` <span class="muted">budget $${run.budgets.cost}</span>` : ''}`]);
+  const cacheHits = describeCacheHits(run.usage);
+  facts.push(['Tokens', `${escapeHtml(formatCount(run.usage.totalTokens))} <span class="muted">(${escapeHtml(formatCount(run.usage.promptTokens))} prompt, ${escapeHtml(formatCount(run.usage.completionTokens))} completion${cacheHits ? `; ${escapeHtml(cacheHits)}` : ''})${run.budgets.tokens ? `, budget ${escapeHtml(formatCount(run.budgets.tokens))}` : ''}</span>`]);
+  facts.push(['Cost', `${run.cost === undefined ? 'unknown <span class="muted">(no price for the model: add price: to its profile)</span>' : `$${run.cost.toFixed(4)}`}${run.budgets.cost !== undefined ? ` <span class="muted">budget $${run.budgets.cost}</span>` : ''}`]);
   if (run.attempts !== undefined && run.attempts > 1) facts.push(['Attempts', String(run.attempts)]);
   const parts = [
     `<h1>${escapeHtml(run.recipe.name || run.runId)} <span class="status status-${escapeHtml(statusClass(run.status))}">${escapeHtml(run.status)}</span></h1>`,
@@ -149,12 +154,18 @@ function checksHtml(rounds: readonly CheckRoundView[]): string {
 function filesHtml(run: RunView, options: RunHtmlOptions): string {
   if (run.files.length === 0) return '<p class="muted">The run reported no files.</p>';
   const workspace = typeof options.workspace === 'function' ? (run.workspace ? options.workspace(run.workspace) : undefined) : options.workspace ?? run.workspace;
+  const local = workspace !== undefined && isAbsolute(workspace) ? workspace : undefined;
   const items = run.files.map((file) => {
-    const href = options.outputDirectory && workspace && isAbsolute(workspace) ? fileHref(options.outputDirectory, workspace, file) : undefined;
+    const href = options.outputDirectory && local ? fileHref(options.outputDirectory, local, file) : undefined;
     return `<li>${href ? `<a href="${escapeHtml(href)}">${escapeHtml(file)}</a>` : escapeHtml(file)}</li>`;
   });
+  // The charts and pictures a run made are what a reader looks for first: shown, not only linked.
+  const images = local ? run.files.filter(isImageFile).flatMap((file) => {
+    const source = workspaceImage(local, file);
+    return source ? [`<figure class="file-image"><img src="${escapeHtml(source)}" alt="${escapeHtml(file)}"><figcaption>${escapeHtml(file)}</figcaption></figure>`] : [];
+  }) : [];
   const where = workspace ? `<p class="muted">In the workspace ${escapeHtml(workspace)}</p>` : '';
-  return `${where}<ul class="files">${items.join('')}</ul>`;
+  return `${where}<ul class="files">${items.join('')}</ul>${images.join('')}`;
 }
 
 /** A relative link from the page to a workspace file; none for a path that leaves the workspace. */

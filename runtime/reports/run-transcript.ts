@@ -4,6 +4,7 @@
  * arguments and results are shortened unless `full` is set; the final answer never is.
  */
 import type { RunEventRecord, RunRecord, RunSummary } from '../run-history.js';
+import { describeCacheHits } from '../model/token-usage.js';
 import { truncateMiddle } from '../truncate.js';
 import { formatCount, formatDuration, formatLocalTime, formatTable } from './display-format.js';
 import { isRecord, numberField, recordField, textField } from './event-fields.js';
@@ -19,17 +20,18 @@ const resultLimit = 800;
 const checkDetailLimit = 1200;
 
 export function formatRunTable(summaries: readonly RunSummary[]): string {
-  const header = ['ID', 'RECIPE', 'STATUS', 'STEPS', 'TOKENS', 'STARTED', 'DURATION'];
+  const header = ['ID', 'RECIPE', 'STATUS', 'STEPS', 'TOKENS', 'COST', 'STARTED', 'DURATION'];
   const rows = summaries.map((summary) => [
     summary.id,
     summary.recipe || '-',
     summary.status,
     String(summary.steps),
     formatCount(summary.totalTokens),
+    summary.cost === undefined ? '-' : `$${summary.cost.toFixed(4)}`,
     formatLocalTime(summary.started),
     formatDuration(summary.durationMs),
   ]);
-  return formatTable(header, rows, new Set([3, 4]));
+  return formatTable(header, rows, new Set([3, 4, 5]));
 }
 
 export function formatTranscript(run: RunRecord, options: TranscriptOptions = {}): string {
@@ -79,6 +81,8 @@ class Transcript {
         return this.toolResult(event);
       case 'model-retry':
         return this.line(`  (the model request failed: ${textField(event.reason) ?? 'unknown reason'}; retried after ${formatDuration(numberField(event.delayMs))})`);
+      case 'profile-switch':
+        return this.line(`  (the model profile ${textField(event.from) ?? '?'} gave way to ${textField(event.to) ?? '?'}: ${textField(event.reason) ?? 'no reason given'})`);
       case 'model-rate-wait':
         return this.line(`  (the model request waited ${formatDuration(numberField(event.waitMs))} for the rate limit: ${textField(event.limit) ?? 'unknown'})`);
       case 'stuck-nudge':
@@ -183,10 +187,12 @@ class Transcript {
     const exitCode = numberField(event.exitCode);
     if (event === this.lastEnd) this.flow();
     this.line(`\nEnd: ${textField(event.status) ?? 'unknown'}${exitCode === undefined ? '' : ` (exit code ${exitCode})`}`);
+    const promptTokens = numberField(usage?.promptTokens) ?? 0;
+    const cacheHits = describeCacheHits({ promptTokens, completionTokens: 0, totalTokens: 0, cachedPromptTokens: numberField(usage?.cachedPromptTokens) });
     const tokens = usage
-      ? `${formatCount(numberField(usage.totalTokens) ?? 0)} (${formatCount(numberField(usage.promptTokens) ?? 0)} prompt, ${formatCount(numberField(usage.completionTokens) ?? 0)} completion)`
+      ? `${formatCount(numberField(usage.totalTokens) ?? 0)} (${formatCount(promptTokens)} prompt, ${formatCount(numberField(usage.completionTokens) ?? 0)} completion${cacheHits ? `; ${cacheHits}` : ''})`
       : '0';
-    const cost = numberField(event.cost) === undefined ? '' : `, cost: $${(event.cost as number).toFixed(4)}`;
+    const cost = `, cost: ${numberField(event.cost) === undefined ? 'unknown' : `$${(event.cost as number).toFixed(4)}`}`;
     this.line(`  steps: ${numberField(event.steps) ?? 0}, tokens: ${tokens}${cost}, duration: ${formatDuration(numberField(event.durationMs))}`);
     if (event.exhaustedBudget) this.line(`  the ${String(event.exhaustedBudget)} budget ran out`);
     const error = recordField(event.error);

@@ -7,15 +7,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
+import { addUsage, type TokenUsage } from '../model/token-usage.js';
 import { parseEventLines, summarize, type RunEventRecord } from '../run-history.js';
 import { isRecord, numberField, recordField, textField } from './event-fields.js';
 import { flowTree, type FlowTreeNode } from './flow-tree.js';
 
-export interface UsageFigures {
-  promptTokens: number;
-  completionTokens: number;
-  totalTokens: number;
-}
+export type UsageFigures = TokenUsage;
 
 export interface ToolCallView {
   callId: string;
@@ -138,7 +135,13 @@ function usageField(value: unknown): UsageFigures | undefined {
   if (!usage) return undefined;
   const totalTokens = numberField(usage.totalTokens);
   if (totalTokens === undefined) return undefined;
-  return { promptTokens: numberField(usage.promptTokens) ?? 0, completionTokens: numberField(usage.completionTokens) ?? 0, totalTokens };
+  const cachedPromptTokens = numberField(usage.cachedPromptTokens);
+  return {
+    promptTokens: numberField(usage.promptTokens) ?? 0,
+    completionTokens: numberField(usage.completionTokens) ?? 0,
+    totalTokens,
+    ...(cachedPromptTokens ? { cachedPromptTokens } : {}),
+  };
 }
 
 function compactText(value: unknown): string {
@@ -233,6 +236,8 @@ export class RunViewBuilder {
         return this.stepEnd(event, path);
       case 'model-retry':
         return this.stepNote(event, path, `The model request failed (${textField(event.reason) ?? 'unknown reason'}) and was retried.`);
+      case 'profile-switch':
+        return this.stepNote(event, path, `The model profile ${textField(event.from) ?? '?'} gave way to ${textField(event.to) ?? '?'}: ${textField(event.reason) ?? 'no reason given'}.`);
       case 'model-rate-wait':
         return this.stepNote(event, path, `The model request waited ${Math.round(numberField(event.waitMs) ?? 0)} ms for the rate limit.`);
       case 'stuck-nudge':
@@ -363,11 +368,7 @@ export class RunViewBuilder {
 
   /** While a run has not ended, its totals are what its steps recorded so far. */
   private addRunningUsage(usage: UsageFigures): void {
-    this.run.usage = {
-      promptTokens: this.run.usage.promptTokens + usage.promptTokens,
-      completionTokens: this.run.usage.completionTokens + usage.completionTokens,
-      totalTokens: this.run.usage.totalTokens + usage.totalTokens,
-    };
+    this.run.usage = addUsage(this.run.usage, usage);
   }
 
   private toolStart(event: RunEventRecord, path: string | undefined): void {

@@ -3,8 +3,7 @@
  * listings with size, modification time (nanoseconds) and inode. Like `listWorkspaceFiles`, it
  * skips .git folders and the runtime's .manus folder and does not follow symbolic links.
  */
-import { lstat, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { OpenFolder } from '../open-folder.js';
 
 export interface WorkspaceSnapshot {
   /** Workspace-relative path ("/" separators) to a signature of the file's state. */
@@ -27,24 +26,37 @@ export async function snapshotWorkspace(
   { maximumEntries = defaultMaximumEntries }: { maximumEntries?: number } = {},
 ): Promise<WorkspaceSnapshot> {
   const files = new Map<string, string>();
-  const pending = [''];
   let entries = 0;
-  while (pending.length > 0) {
-    const folder = pending.pop() as string;
-    const listing = await readdir(join(workspace, folder), { withFileTypes: true }).catch(() => []);
-    for (const entry of listing) {
+  // Each folder is opened through the one above it, so a folder swapped for a link to another
+  // place is not listed: the names and sizes of files outside never reach the model.
+  const visit = async (folder: OpenFolder, path: string): Promise<boolean> => {
+    for (const entry of await folder.entries().catch(() => [])) {
       entries += 1;
-      if (entries > maximumEntries) return { files, complete: false };
-      const relativePath = folder === '' ? entry.name : `${folder}/${entry.name}`;
+      if (entries > maximumEntries) return false;
+      const relativePath = path === '' ? entry.name : `${path}/${entry.name}`;
       if (entry.isDirectory()) {
-        if (entry.name !== '.git' && relativePath !== '.manus') pending.push(relativePath);
+        if (entry.name === '.git' || relativePath === '.manus') continue;
+        const subfolder = await folder.openFolder(entry.name).catch(() => undefined);
+        if (!subfolder) continue;
+        try {
+          if (!(await visit(subfolder, relativePath))) return false;
+        } finally {
+          await subfolder.close();
+        }
       } else if (entry.isFile()) {
-        const information = await lstat(join(workspace, relativePath), { bigint: true }).catch(() => undefined);
-        if (information) files.set(relativePath, `${information.size}:${information.mtimeNs}:${information.ino}`);
+        const information = await folder.entryStatusExact(entry.name).catch(() => undefined);
+        if (information?.isFile()) files.set(relativePath, `${information.size}:${information.mtimeNs}:${information.ino}`);
       }
     }
+    return true;
+  };
+  const root = await OpenFolder.open(workspace).catch(() => undefined);
+  if (!root) return { files, complete: true };
+  try {
+    return { files, complete: await visit(root, '') };
+  } finally {
+    await root.close();
   }
-  return { files, complete: true };
 }
 
 export function compareSnapshots(before: WorkspaceSnapshot, after: WorkspaceSnapshot): WorkspaceChanges {

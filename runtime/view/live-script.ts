@@ -41,6 +41,22 @@ export function liveRunScript(eventsUrl: string): string {
   source.addEventListener('flow', function (message) { replaceInside('flow-tree', JSON.parse(message.data).html); });
   source.addEventListener('plans', function (message) { replaceInside('plans', JSON.parse(message.data).html); });
   source.addEventListener('end', function () { source.close(); location.reload(); });
+  // As formatDuration writes it, for the time since the run started.
+  function duration(milliseconds) {
+    if (milliseconds < 1000) return Math.round(milliseconds) + ' ms';
+    var total = milliseconds / 1000;
+    if (total < 60) return total.toFixed(1) + ' s';
+    var seconds = Math.floor(total % 60), minutes = Math.floor(total / 60) % 60, hours = Math.floor(total / 3600);
+    if (hours === 0) return minutes + ' min ' + String(seconds).padStart(2, '0') + ' s';
+    return hours + ' h ' + String(minutes).padStart(2, '0') + ' min';
+  }
+  function tick() {
+    var element = document.getElementById('run-duration');
+    var started = element && Date.parse(element.getAttribute('data-started-at') || '');
+    if (started) element.textContent = duration(Math.max(0, Date.now() - started));
+  }
+  tick();
+  setInterval(tick, 1000);
 })();
 `;
 }

@@ -11,6 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join, sep } from 'node:path';
+import { itemIndex, itemNumber } from '../batch/item-number.js';
 import { createRequestGuard } from '../mcp-server/http-request-guard.js';
 import { batchFolderNames, readBatchFolder, type BatchItem, type BatchRecord } from '../reports/batch-folder.js';
 import { batchHtml, batchItemHtml, batchItemRowsHtml, batchTotalsHtml } from '../reports/batch-html-report.js';
@@ -92,7 +93,7 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
   if (segments[0] === 'batches' && segments.length >= 2) {
     const batch = await batchRecord(options.batchesDirectory, segments[1]);
     const base = `/batches/${encodeURIComponent(batch.id)}`;
-    const itemHref = (item: BatchItem) => `${base}/items/${item.index + 1}`;
+    const itemHref = (item: BatchItem) => `${base}/items/${itemNumber(item.index)}`;
     if (segments.length === 2) {
       const live = batch.finishedAt === undefined ? { script: liveListScript(`${base}/events`) } : undefined;
       return sendHtml(response, await batchHtml(batch, { redactor: options.redactor, itemHref, backLink: { href: '/', text: 'All runs and batches' }, live }));
@@ -105,7 +106,7 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
     }
     if (segments[2] === 'items' && segments.length >= 4) {
       const item = batchItem(batch, segments[3], options);
-      const itemBase = `${base}/items/${item.index + 1}`;
+      const itemBase = `${base}/items/${itemNumber(item.index)}`;
       const events = item.events?.stored === 'local' ? item.events.path : undefined;
       if (segments.length === 4) {
         if (events && existsSync(events)) return sendHtml(response, await runPage(dirname(events), itemBase, options.redactor, { href: base, text: `Batch ${batch.id}` }));
@@ -148,7 +149,8 @@ async function batchRecord(batchesDirectory: string, id: string): Promise<BatchR
 
 /** An item by its number (from 1); its events are served only from inside the runs or batches folder. */
 function batchItem(batch: BatchRecord, number: string, options: ViewServerOptions): BatchItem {
-  const item = /^\d+$/.test(number) ? batch.items.find((candidate) => candidate.index + 1 === Number(number)) : undefined;
+  const index = itemIndex(number);
+  const item = batch.items.find((candidate) => candidate.index === index);
   if (!item) throw new NotFound(`Batch ${batch.id} has no item ${number}.`);
   if (item.events?.stored === 'local' && !inside(item.events.path, [options.runsDirectory, options.batchesDirectory])) {
     return { ...item, events: undefined };

@@ -23,6 +23,8 @@ export interface CliOptions {
   stdin?: string;
   /** Another copy of the built command, for tests that need a package folder of their own. */
   entry?: string;
+  /** The command line that starts `manus` instead of Node with the entry, such as npx's. */
+  command?: string[];
 }
 
 /**
@@ -31,7 +33,7 @@ export interface CliOptions {
  */
 export function runCli(args: string[], options: CliOptions): Promise<CliResult> {
   const entry = options.entry ?? cliEntry;
-  if (!existsSync(entry)) throw new Error(`${entry} is missing: run "npm run build" first`);
+  if (options.command === undefined && !existsSync(entry)) throw new Error(`${entry} is missing: run "npm run build" first`);
   const environment: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: process.env.HOME ?? tmpdir(),
@@ -52,7 +54,8 @@ export function runCli(args: string[], options: CliOptions): Promise<CliResult> 
     else environment[key] = value;
   }
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [entry, ...args], { cwd: options.cwd, env: environment, stdio: ['pipe', 'pipe', 'pipe'] });
+    const [program, ...start] = options.command ?? [process.execPath, entry];
+    const child = spawn(program, [...start, ...args], { cwd: options.cwd, env: environment, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));

@@ -30,6 +30,12 @@ export interface ScriptedToolCall {
 export interface ScriptedUsage {
   prompt_tokens: number;
   completion_tokens: number;
+  /** Cached prompt tokens as OpenAI reports them. */
+  prompt_tokens_details?: { cached_tokens: number };
+  /** As DeepSeek reports them. */
+  prompt_cache_hit_tokens?: number;
+  /** As Anthropic-compatible gateways report them. */
+  cache_read_input_tokens?: number;
 }
 
 export type ScriptedFault =

@@ -5,6 +5,7 @@ import { afterEach } from 'vitest';
 import { sandboxForRun } from '../../runtime/sandbox/run-sandbox.js';
 import type { ToolContext } from '../../runtime/tool.js';
 import { createToolNetwork } from '../../runtime/network/tool-network.js';
+import { WorkspaceFiles } from '../../runtime/workspace-files.js';
 
 /**
  * A real ToolContext for calling a tool's `execute` directly in unit tests: real folders, a
@@ -19,7 +20,7 @@ export function createTestToolContext(overrides: Partial<ToolContext> & { answer
   const events: Array<{ type: string; data: Record<string, unknown> }> = [];
   const answers = [...(overrides.answers ?? [])];
   const abortController = new AbortController();
-  const context: ToolContext = {
+  const base: Omit<ToolContext, 'files'> = {
     runId: 'test-run',
     workspace: realpathSync(workspace),
     runDirectory,
@@ -58,6 +59,7 @@ export function createTestToolContext(overrides: Partial<ToolContext> & { answer
     network: createToolNetwork(),
     ...overrides,
   };
+  const context: ToolContext = { ...base, files: overrides.files ?? new WorkspaceFiles(base.workspace, base.protectedPaths) };
   return {
     context,
     root,

@@ -10,6 +10,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Job, Queue as BullQueue } from 'bullmq';
 import type { Redis as RedisClient } from 'ioredis';
 import type { ExecutorHooks, ItemWork } from '../batch-run.js';
+import { itemNumber } from '../item-number.js';
 import { batchSpentKey, batchStopKey, definitionKey, definitionLifetimeSeconds, readItemJobResult, readWorker, resumeEventsCapBytes, safeRunId, type ItemJobData, type ItemJobProgress, type ItemJobResult } from './queue-protocol.js';
 import type { QueueExecutorSettings } from './queue-executor.js';
 
@@ -123,7 +124,7 @@ export class Follower {
     if (!item.resumeFrom) return {};
     const events = gzipSync(readFileSync(join(item.resumeFrom, 'events.jsonl')));
     if (events.length > resumeEventsCapBytes) {
-      this.hooks.notice(`item ${item.index}'s events are ${events.length} bytes compressed, over the ${resumeEventsCapBytes}-byte cap a job carries; it starts again`);
+      this.hooks.notice(`item ${itemNumber(item.index)}'s events are ${events.length} bytes compressed, over the ${resumeEventsCapBytes}-byte cap a job carries; it starts again`);
       return {};
     }
     return { resume: { runId: basename(item.resumeFrom), events: events.toString('base64') } };
@@ -399,7 +400,7 @@ export class Follower {
     this.requeues.set(jobId, requeued + 1);
     this.startedJobs.delete(jobId);
     this.announced.delete(jobId);
-    this.hooks.notice(`item ${entry.item.index}'s job was no longer on the queue's Redis (did it restart without its data?); it is enqueued again`);
+    this.hooks.notice(`item ${itemNumber(entry.item.index)}'s job was no longer on the queue's Redis (did it restart without its data?); it is enqueued again`);
   }
 
   private wakeUp(): void {

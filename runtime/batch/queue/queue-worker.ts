@@ -18,6 +18,7 @@ import { InterruptedError } from '../../errors.js';
 import { useRateLimiterFactory } from '../../model/rate-limiter.js';
 import { isInside } from '../../workspace-paths.js';
 import { runBatchItem, type ItemRunOutcome, type ItemRunRequest } from '../batch-item-run.js';
+import { itemNumber } from '../item-number.js';
 import { retryDelayFor } from '../item-retry.js';
 import { materialiseRunDefinition, RunDefinitionError, type RunDefinition } from '../run-definition.js';
 import { definitionKey, keyPrefix, queuedOverrides, queueName, type ItemJobData, type QueuedOverrides, type ItemJobProgress, type ItemJobResult } from './queue-protocol.js';
@@ -122,7 +123,7 @@ export async function startQueueWorker(settings: QueueWorkerSettings): Promise<R
       const offStop = shared.budget.onStop((reason) => {
         if (reason === 'interrupted') abort.abort(new InterruptedError('the batch was interrupted'));
       });
-      settings.log(`item ${data.index} of batch ${data.batchId}: started${job.attemptsStarted > 1 ? ` (attempt ${job.attemptsStarted})` : ''}`);
+      settings.log(`item ${itemNumber(data.index)} of batch ${data.batchId}: started${job.attemptsStarted > 1 ? ` (attempt ${job.attemptsStarted})` : ''}`);
       let continued: ReturnType<typeof continuedRun>;
       let outcome: ItemRunOutcome;
       try {
@@ -158,10 +159,10 @@ export async function startQueueWorker(settings: QueueWorkerSettings): Promise<R
       }
       const delay = retryDelayFor(data.retry, outcome, job.attemptsMade + 1);
       if (delay !== undefined && !shared.budget.stopped) {
-        settings.log(`item ${data.index} of batch ${data.batchId}: ${outcome.status}; it is tried again`);
-        throw new Error(`item ${data.index} ended ${outcome.status}: ${outcome.answer}`);
+        settings.log(`item ${itemNumber(data.index)} of batch ${data.batchId}: ${outcome.status}; it is tried again`);
+        throw new Error(`item ${itemNumber(data.index)} ended ${outcome.status}: ${outcome.answer}`);
       }
-      settings.log(`item ${data.index} of batch ${data.batchId}: ${outcome.status} (exit ${String(outcome.exitCode)})`);
+      settings.log(`item ${itemNumber(data.index)} of batch ${data.batchId}: ${outcome.status} (exit ${String(outcome.exitCode)})`);
       return { kind: 'finished', outcome, worker: identity, ...(await eventsOf(outcome.runDirectory, settings.eventsCapBytes)) };
     } finally {
       shared.release();
