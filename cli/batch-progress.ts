@@ -6,6 +6,7 @@
 import type { BatchProgressEvent } from '../runtime/batch/batch-run.js';
 import { itemNumber } from '../runtime/batch/item-number.js';
 import type { BatchTotals } from '../runtime/batch/batch-folder.js';
+import { terminalText } from '../runtime/terminal-text.js';
 
 export interface BatchProgressOptions {
   write: (text: string) => void;
@@ -67,7 +68,7 @@ export function createBatchProgress(options: BatchProgressOptions): BatchProgres
           if (!options.live || !ok) {
             const label = ok ? paint('32', item.status) : paint('31', item.status);
             const answer = oneLine(item.error?.message ?? item.answer ?? '', 100);
-            line(`item ${itemNumber(item.index)}/${event.totals.items} ${label} (exit ${String(item.exitCode)})${item.runId ? ` run ${item.runId}` : ''}, ${(item.durationMs / 1000).toFixed(1)} s, ${item.usage.totalTokens} tokens${answer ? `: ${answer}` : ''}`);
+            line(`item ${itemNumber(item.index)}/${event.totals.items} ${label} (exit ${String(item.exitCode)})${item.runId ? ` run ${terminalText(item.runId)}` : ''}, ${(item.durationMs / 1000).toFixed(1)} s, ${item.usage.totalTokens} tokens${answer ? `: ${answer}` : ''}`);
           }
           if (options.live) draw(event.totals, true);
           break;
@@ -77,7 +78,7 @@ export function createBatchProgress(options: BatchProgressOptions): BatchProgres
           if (options.live) draw(event.totals);
           break;
         case 'notice':
-          line(paint('33', event.message));
+          line(paint('33', terminalText(event.message)));
           break;
         case 'stopping':
           line(paint('33', event.reason === 'interrupted'
@@ -112,6 +113,6 @@ function duration(milliseconds: number): string {
 }
 
 function oneLine(text: string, width: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = terminalText(text).replace(/\s+/g, ' ').trim();
   return flat.length <= width ? flat : `${flat.slice(0, width - 3)}...`;
 }

@@ -2,6 +2,7 @@
 import { itemInputSummary, itemNumber } from '../runtime/batch/item-number.js';
 import type { BatchReport } from '../runtime/reports/batch-report.js';
 import { summary } from './batch-progress.js';
+import { terminalText } from '../runtime/terminal-text.js';
 
 const answerWidth = 60;
 const inputWidth = 40;
@@ -30,13 +31,15 @@ export function printBatchTable(report: BatchReport, write: (text: string) => vo
   const header = ['#', 'input', 'status', 'exit', 'run', 'tokens', 'cost', 'time', 'answer'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
   const format = (row: string[]) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]))).join('  ').trimEnd();
-  write(`${[format(header), ...rows.map(format)].join('\n')}\n`);
+  // Answers, errors, ids and the recipe's name come from models, tools and files: shown terminal-safe.
+  const print = (text: string) => write(terminalText(text));
+  print(`${[format(header), ...rows.map(format)].join('\n')}\n`);
   const exit = batch.exitCode === undefined ? '' : `, exit ${batch.exitCode}`;
-  write(`batch ${batch.id} (${batch.recipe.name}): ${batch.status}${exit}; ${summary(batch.totals)}, ${(batch.totals.durationMs / 1000).toFixed(1)} s\n`);
-  if (batch.error) write(`the batch stopped: ${batch.error.message}\n`);
+  print(`batch ${batch.id} (${batch.recipe.name}): ${batch.status}${exit}; ${summary(batch.totals)}, ${(batch.totals.durationMs / 1000).toFixed(1)} s\n`);
+  if (batch.error) print(`the batch stopped: ${batch.error.message}\n`);
 }
 
 function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = terminalText(text).replace(/\s+/g, ' ').trim();
   return flat.length <= answerWidth ? flat : `${flat.slice(0, answerWidth - 3)}...`;
 }

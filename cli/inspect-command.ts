@@ -9,12 +9,14 @@ import { readPack } from '../runtime/packs/pack-manifest.js';
 import { shownPath } from '../runtime/packs/plugin-scan.js';
 import { packageRoot } from '../runtime/package-root.js';
 import { ExitCode } from './exit-codes.js';
+import { terminalText } from '../runtime/terminal-text.js';
 
 export async function inspectCommand(target: string, options: { json?: boolean }): Promise<number> {
   const cwd = process.cwd();
   const inspection = await inspectTarget(target, cwd);
   if (options.json) process.stdout.write(`${JSON.stringify(inspection, null, 2)}\n`);
-  else process.stdout.write(`${(inspection.kind === 'pack' ? packLines(inspection, cwd) : recipeLines(inspection, cwd)).join('\n')}\n`);
+  // A recipe's or pack's names and descriptions are its author's: shown terminal-safe.
+  else process.stdout.write(terminalText(`${(inspection.kind === 'pack' ? packLines(inspection, cwd) : recipeLines(inspection, cwd)).join('\n')}\n`));
   return ExitCode.success;
 }
 

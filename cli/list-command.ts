@@ -4,6 +4,7 @@ import { formatDiagnostic } from '../runtime/errors.js';
 import { agentsFilesFor, loadAgentsConfig, pluginFoldersFor } from '../runtime/config/resolve-recipe.js';
 import { displayPath, loadPluginFolders } from '../runtime/plugin-loading/load-plugins.js';
 import { parameterLines, wrapText } from './parameter-listing.js';
+import { terminalText } from '../runtime/terminal-text.js';
 
 export async function listTools(options: { plugins: string[]; json?: boolean }): Promise<number> {
   const cwd = process.cwd();
@@ -25,7 +26,7 @@ export async function listTools(options: { plugins: string[]; json?: boolean }):
         ...parameterLines(tool.parameters, '    '),
         `  ${displayPath(file)}`,
       ];
-      process.stdout.write(`${lines.join('\n')}\n`);
+      process.stdout.write(terminalText(`${lines.join('\n')}\n`));
     }
   }
   return diagnostics.some((diagnostic) => diagnostic.severity === 'error') ? 2 : 0;
@@ -47,7 +48,7 @@ export async function listAgents(options: { json?: boolean }): Promise<number> {
     process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
   } else {
     for (const agent of agents) {
-      process.stdout.write(`${agent.name}: ${agent.description}\n  tools: ${agent.tools.join(', ')}\n  model profile: ${agent.llm}, max steps: ${agent.maxSteps}\n`);
+      process.stdout.write(terminalText(`${agent.name}: ${agent.description}\n  tools: ${agent.tools.join(', ')}\n  model profile: ${agent.llm}, max steps: ${agent.maxSteps}\n`));
     }
   }
   return diagnostics.some((diagnostic) => diagnostic.severity === 'error') ? 2 : 0;

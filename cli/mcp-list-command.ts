@@ -22,6 +22,7 @@ import { RunResourceRegistry } from '../runtime/run-resources.js';
 import { createSandbox, probeBwrap } from '../runtime/sandbox/create-sandbox.js';
 import { Toolbox } from '../runtime/toolbox.js';
 import { parameterLines, wrapText } from './parameter-listing.js';
+import { terminalText } from '../runtime/terminal-text.js';
 
 interface ServerListing {
   server: string;
@@ -42,7 +43,7 @@ export async function listMcpServers(recipeFile: string | undefined, options: { 
     addPackAgents(agents.config, packsOfRecipe(recipe.recipe, cwd, diagnostics, own), diagnostics, own);
   }
   if (diagnostics.some((diagnostic) => diagnostic.severity === 'error')) throw new ConfigError(diagnostics);
-  for (const diagnostic of diagnostics) process.stderr.write(`${formatDiagnostic(diagnostic)}\n`);
+  for (const diagnostic of diagnostics) process.stderr.write(terminalText(`${formatDiagnostic(diagnostic)}\n`));
   const servers = mergeMcpServers(agents.config.mcpServers, user.config.mcpServers, recipe.recipe?.mcpServers ?? []);
 
   const listings = new Map<string, ServerListing>(servers.map((server) => [server.name, { server: server.name, tools: [] }]));
@@ -67,6 +68,7 @@ export async function listMcpServers(recipeFile: string | undefined, options: { 
       human: createHumanChannel({ interactive: false, answers: [], recipeAnswers: {} }),
       signal: new AbortController().signal,
       usage: new UsageLedger(),
+      networkAccess: user.config.network,
       agent: { name: 'mcp list', toolLocations: {} },
       trustGrants: grants,
       hostChosenByUser: false,
@@ -93,7 +95,8 @@ export async function listMcpServers(recipeFile: string | undefined, options: { 
   const all = [...listings.values()];
   if (options.json) process.stdout.write(`${JSON.stringify(all, null, 2)}\n`);
   else if (all.length === 0) process.stdout.write('no MCP servers are declared\n');
-  else for (const listing of all) process.stdout.write(`${describe(listing)}\n`);
+  // Servers' names and descriptions are theirs to choose: shown terminal-safe.
+  else for (const listing of all) process.stdout.write(terminalText(`${describe(listing)}\n`));
   return all.some((listing) => listing.error) ? ExitCode.toolSourceFailed : ExitCode.success;
 }
 

@@ -11,6 +11,7 @@ import { mcpServeCommand } from './mcp-serve-command.js';
 import type { SandboxSettings } from '../runtime/tool.js';
 import { sandboxKind } from './sandbox-option.js';
 import type { BatchCommandOptions } from './batch-command.js';
+import { terminalText } from '../runtime/terminal-text.js';
 
 /** The package's version, filled in by the build. */
 declare const MANUS_VERSION: string;
@@ -370,7 +371,7 @@ function positiveInteger(value: string): number {
 }
 
 export function printDiagnostics(diagnostics: Diagnostic[]): void {
-  for (const diagnostic of diagnostics) process.stderr.write(`${formatDiagnostic(diagnostic)}\n`);
+  for (const diagnostic of diagnostics) process.stderr.write(terminalText(`${formatDiagnostic(diagnostic)}\n`));
 }
 
 function finish(code: number): never {
@@ -385,12 +386,12 @@ export async function runCli(argv: readonly string[]): Promise<never> {
   } catch (error) {
     if (ManusError.isInstance(error)) {
       if (ConfigError.isInstance(error)) printDiagnostics(error.diagnostics);
-      else process.stderr.write(`manus: ${error.message}\n`);
+      else process.stderr.write(terminalText(`manus: ${error.message}\n`));
       process.exit(exitCodeForError(error));
     }
     // A failed system call (a full disk, a missing permission) is a fact to report, not a bug to trace.
-    if (isSystemError(error)) process.stderr.write(`manus: ${error.message}\n`);
-    else process.stderr.write(`manus: internal error: ${error instanceof Error ? error.stack : String(error)}\n`);
+    if (isSystemError(error)) process.stderr.write(terminalText(`manus: ${error.message}\n`));
+    else process.stderr.write(terminalText(`manus: internal error: ${error instanceof Error ? error.stack : String(error)}\n`));
     process.exit(ExitCode.taskFailed);
   }
   // Every command ends through finish(); reaching here means commander printed help and returned.

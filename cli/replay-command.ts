@@ -14,6 +14,7 @@ import { runsDirectoryFor } from '../runtime/run-preparation.js';
 import { ExitCode } from './exit-codes.js';
 import type { ReplayCommandOptions } from './program.js';
 import { runWithProgress } from './run-command.js';
+import { terminalText } from '../runtime/terminal-text.js';
 
 export async function replayCommand(target: string, options: ReplayCommandOptions): Promise<number> {
   const mode = options.tools as ReplayToolMode;
@@ -41,9 +42,9 @@ export async function replayCommand(target: string, options: ReplayCommandOption
   const first = divergences.first;
   // A real tool's result is compared before the run redacts it.
   const redactor = redactorForPlan(plan, process.env);
-  process.stderr.write(`replay diverged from the recording at step ${first.step}: ${first.what}\n`);
+  process.stderr.write(terminalText(`replay diverged from the recording at step ${first.step}: ${first.what}\n`));
   if (first.recorded !== undefined) {
-    process.stderr.write(`  recorded: ${oneLine(redactor.redact(first.recorded))}\n  actual:   ${oneLine(redactor.redact(first.actual ?? ''))}\n`);
+    process.stderr.write(terminalText(`  recorded: ${oneLine(redactor.redact(first.recorded))}\n  actual:   ${oneLine(redactor.redact(first.actual ?? ''))}\n`));
   }
   return ExitCode.taskFailed;
 }

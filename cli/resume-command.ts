@@ -7,6 +7,7 @@ import { runsDirectoryFor } from '../runtime/run-preparation.js';
 import { readRunResumption } from '../runtime/run-resumption.js';
 import type { ResumeCommandOptions } from './program.js';
 import { printPlanWarnings, runWithProgress } from './run-command.js';
+import { terminalText } from '../runtime/terminal-text.js';
 
 export async function resumeCommand(runId: string, options: ResumeCommandOptions): Promise<number> {
   const trust = [...parseTrustGrants(options.trust)];
@@ -27,7 +28,7 @@ export async function resumeCommand(runId: string, options: ResumeCommandOptions
   const plan = await resolveRecipe(resumption.recipeFile, { cwd: process.cwd(), overrides: resumption.overrides });
   printPlanWarnings(plan, options);
   const isFlow = plan.flow !== undefined;
-  for (const note of resumption.notes(isFlow)) process.stderr.write(`${note}\n`);
+  for (const note of resumption.notes(isFlow)) process.stderr.write(terminalText(`${note}\n`));
   const { answers, ...resume } = resumption.options(isFlow);
   const result = await runWithProgress(plan, { ...options, answer: answers ?? [] }, resume, resumption.label(isFlow));
   return result.exitCode;

@@ -22,6 +22,7 @@ import { locateRecipe } from '../runtime/packs/locate-recipe.js';
 import { exitCodeForError, exitCodeForRun, type ExitCodeValue } from './exit-codes.js';
 import { watchInterrupts } from './interrupts.js';
 import type { RunCommandOptions } from './program.js';
+import { terminalText } from '../runtime/terminal-text.js';
 
 export async function runCommand(recipeFile: string, options: RunCommandOptions): Promise<number> {
   const startedAt = new Date().toISOString();
@@ -74,7 +75,7 @@ async function reportNotStarted(recipeFile: string, error: unknown, directory: s
 export function printPlanWarnings(plan: RunPlan, options: { ci?: boolean }): void {
   const refused = options.ci === true || isCi() ? literalSecretErrors(plan.warnings) : [];
   if (refused.length > 0) throw new ConfigError(refused);
-  for (const warning of plan.warnings) process.stderr.write(`${formatDiagnostic(warning)}\n`);
+  for (const warning of plan.warnings) process.stderr.write(terminalText(`${formatDiagnostic(warning)}\n`));
 }
 
 export interface ProgressRunOptions {
@@ -152,16 +153,16 @@ export function isCi(): boolean {
 
 function printResult(result: RunResult, json: boolean): void {
   for (const check of result.checks.filter((entry) => !entry.passed && !entry.skipped)) {
-    process.stderr.write(`check failed: ${check.name}: ${check.detail}\n`);
+    process.stderr.write(terminalText(`check failed: ${check.name}: ${check.detail}\n`));
   }
   if (json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;
   }
   if (result.status === 'success') {
-    process.stdout.write(`${result.answer}\n`);
+    process.stdout.write(`${terminalText(result.answer)}\n`);
   } else {
-    process.stderr.write(`manus: run ${result.runId} ended: ${endingText(result, result.answer)}\n`);
+    process.stderr.write(terminalText(`manus: run ${result.runId} ended: ${endingText(result, result.answer)}\n`));
   }
-  if (result.files.length > 0) process.stderr.write(`files written in ${result.workspace}:\n${result.files.map((file) => `  ${file}`).join('\n')}\n`);
+  if (result.files.length > 0) process.stderr.write(terminalText(`files written in ${result.workspace}:\n${result.files.map((file) => `  ${file}`).join('\n')}\n`));
 }

@@ -9,6 +9,7 @@ import { listRuns, readRun, RunLookupError, type RunRecord } from '../runtime/ru
 import { runsDirectoryFor } from '../runtime/run-preparation.js';
 import { currentRedactor } from './current-redactor.js';
 import { ExitCode, exitCodeForError } from './exit-codes.js';
+import { terminalText } from '../runtime/terminal-text.js';
 
 export interface RunsCommandOptions {
   json?: boolean;
@@ -27,9 +28,11 @@ export interface CommandOutput {
   error(text: string): void;
 }
 
+// Transcripts and tables quote models, tools and pages: shown terminal-safe. JSON is data and
+// prints the text as it was recorded.
 const processOutput: CommandOutput = {
   out: (text) => process.stdout.write(text),
-  error: (text) => process.stderr.write(text),
+  error: (text) => process.stderr.write(terminalText(text)),
 };
 
 export async function runsCommand(options: RunsCommandOptions, output: CommandOutput = processOutput): Promise<number> {
@@ -43,7 +46,7 @@ export async function runsCommand(options: RunsCommandOptions, output: CommandOu
     for (const warning of summary.warnings) output.error(`warning: run ${summary.id}: ${warning}\n`);
   }
   if (summaries.length === 0) output.error(`no runs in ${runsDirectory}\n`);
-  else output.out(`${formatRunTable(summaries)}\n`);
+  else output.out(terminalText(`${formatRunTable(summaries)}\n`));
   return ExitCode.success;
 }
 
@@ -59,6 +62,6 @@ export async function showRunCommand(id: string, options: ShowRunOptions, output
   // Redacted before the transcript shortens anything, so no cut leaves part of a secret.
   const shown = currentRedactor().redactValue(run);
   if (options.json) output.out(`${JSON.stringify({ ...shown.summary, events: shown.events }, null, 2)}\n`);
-  else output.out(formatTranscript(shown, { full: options.full }));
+  else output.out(terminalText(formatTranscript(shown, { full: options.full })));
   return ExitCode.success;
 }

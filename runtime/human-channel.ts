@@ -8,6 +8,7 @@
 import { createInterface } from 'node:readline/promises';
 import { HumanInputNeededError, PermissionDeniedError } from './errors.js';
 import type { HumanChannel } from './tool.js';
+import { terminalText } from './terminal-text.js';
 
 export interface HumanChannelOptions {
   interactive: boolean;
@@ -62,7 +63,8 @@ export async function askOnTerminal(
   // The prompt reads the terminal raw, so Ctrl-C reaches it as a key: pass it on as the signal it means.
   terminal.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
   try {
-    return (await terminal.question(`\n${question}\n> `, { signal })).trim();
+    // The question is the model's text: shown terminal-safe.
+    return (await terminal.question(`\n${terminalText(question)}\n> `, { signal })).trim();
   } finally {
     terminal.close();
   }

@@ -3,6 +3,7 @@
  * recorded tool results (a faithful demo), or with the real tools (a regression test of the
  * recipe's tools), reporting the first step where the new run departs from the recording.
  */
+import { defaultNetworkAccess } from './network/guarded-lookup.js';
 import { readCompaction, readPermissions } from './config/agent-definition.js';
 import { agentDefaults, recipeDefaults } from './config/defaults.js';
 import type { RunPlan } from './config/resolve-recipe.js';
@@ -214,6 +215,7 @@ export function planFromRecording(run: RecordedRun, basePlan?: RunPlan): RunPlan
     // With recorded results no MCP server starts; with real tools the recipe's servers start again.
     mcpServers: basePlan?.mcpServers ?? [],
     mcpToolNames: basePlan?.mcpToolNames ?? [],
+    networkAccess: basePlan?.networkAccess ?? defaultNetworkAccess,
     flow: basePlan?.flow,
     callableAgents: basePlan?.callableAgents ?? new Map(),
     packs: basePlan?.packs ?? [],

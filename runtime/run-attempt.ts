@@ -135,6 +135,7 @@ function toolContexts(run: PreparedRun, plan: RunPlan, options: RunOptions, { mo
       settings: plan.toolSettings[call.name] ?? {},
       sandboxSettings: run.sandboxSettings,
       sandbox: () => sandboxForRun(run),
+      network: run.network,
       protectedPaths: run.protectedPaths,
       files: new WorkspaceFiles(run.workspace, run.protectedPaths),
     };

@@ -28,6 +28,7 @@ import { agentToolName, agentToolPrefix } from './flow/agent-tool-names.js';
 import { RunFaultGuard } from './tool-fault-guard.js';
 import type { HumanChannel, SandboxSettings } from './tool.js';
 import { copyWorkspaceSource } from './workspace-source.js';
+import { createToolNetwork, type ToolNetwork } from './network/tool-network.js';
 
 /** The run's place and services, from its start to its result. */
 export interface PreparedRun {
@@ -54,6 +55,8 @@ export interface PreparedRun {
   sandboxSettings(): Promise<SandboxSettings>;
   /** What the runtime, git or a shell would later load or run on the host; kept as it is now. */
   protectedPaths: ProtectedPaths;
+  /** The network as the user allows the run's tools and MCP clients to reach it. */
+  network: ToolNetwork;
   /** How questions reach a person: shared by the tools and the MCP servers' requests, so answers are used in order. */
   human: HumanChannel;
   /** Tokens spent for the run outside the loop's requests (MCP sampling); the loop counts them. */
@@ -141,6 +144,7 @@ export function prepareRun(plan: RunPlan, options: RunOptions): PreparedRun {
     progress: () => progress,
     sandboxSettings: () => (sandbox ??= chooseRunSandbox(plan, hostConsent, trace)),
     protectedPaths,
+    network: createToolNetwork(plan.networkAccess),
     human: createHumanChannel({
       interactive: options.interactive,
       answers: options.answers ?? [],

@@ -7,6 +7,7 @@ import type { ProtectedPaths } from './protected-paths.js';
 import type { Sandbox } from './sandbox/sandbox-types.js';
 import type { SchemaInput } from './schema-input.js';
 import type { TrustGrant } from './config/trust-grants.js';
+import type { ToolNetwork } from './network/tool-network.js';
 import type { WorkspaceFiles } from './workspace-files.js';
 
 export type JsonSchema = Record<string, unknown>;
@@ -122,6 +123,11 @@ export interface ToolContext {
    * a check that none of them changed.
    */
   sandbox(): Promise<Sandbox>;
+  /**
+   * The network as the user allows tools to reach it: a fetch and a host check that refuse
+   * loopback, private, link-local and metadata addresses unless the user's configuration allows them.
+   */
+  network: ToolNetwork;
   /**
    * The paths the agent must not write (plugin folders, agents.yaml, the recipe, `.git/hooks`, ...).
    * `files` refuses to write them; the run's sandbox mounts them read-only.

@@ -9,11 +9,12 @@ import { renderBrowserState } from '../plugins/browser/browser-state.js';
 import { DomainRules } from '../plugins/browser/domain-rules.js';
 import { existingBrowserSession, markStateProviderActive } from '../plugins/browser/session-registry.js';
 import { chromiumMissing as isChromiumMissing, chromiumPath, startFixtureSite, useFixtureSite } from './support/fixture-site.js';
-import { makeFixture, readEvents, runCli } from './support/run-cli.js';
+import { makeFixture, privateNetworkConfigHome, readEvents, runCli } from './support/run-cli.js';
 import { startScriptedModelServer, type RecordedChatRequest, type ScriptedTurn } from './support/scripted-model-server.js';
 import { toolMessages } from './support/loop-fixture.js';
 import { useBrowserTool } from './support/browser-tool.js';
 import { createTestToolContext, type TestToolContext } from './support/tool-context.js';
+import { createToolNetwork } from '../runtime/network/tool-network.js';
 
 const chromiumMissing = isChromiumMissing('browser_use');
 
@@ -312,7 +313,7 @@ describe.skipIf(chromiumMissing)(`browser_use${chromiumMissing ? ' (skipped: no 
 
   it('stops waiting at once when the run is interrupted', async () => {
     const controller = new AbortController();
-    const test = newContext({ signal: controller.signal });
+    const test = newContext({ signal: controller.signal, network: createToolNetwork({ allowPrivate: true }) });
     await act(test, { action: 'go_to_url', url: `${site.origin}/index.html` });
     const started = Date.now();
     setTimeout(() => controller.abort(new Error('interrupted')), 300);
@@ -321,7 +322,7 @@ describe.skipIf(chromiumMissing)(`browser_use${chromiumMissing ? ' (skipped: no 
   });
 
   it('closes the browser when the run disposes its resources', async () => {
-    const test = createTestToolContext();
+    const test = createTestToolContext({ network: createToolNetwork({ allowPrivate: true }) });
     await act(test, { action: 'go_to_url', url: `${site.origin}/index.html` });
     const page = activePage(test);
     const browser = page.context().browser()!;
@@ -329,6 +330,28 @@ describe.skipIf(chromiumMissing)(`browser_use${chromiumMissing ? ' (skipped: no 
     await test.dispose();
     expect(browser.isConnected()).toBe(false);
     expect(existingBrowserSession(test.context.resources)).toBeUndefined();
+  });
+});
+
+describe.skipIf(chromiumMissing)(`browser_use and private addresses${chromiumMissing ? ' (skipped: no Chromium)' : ''}`, () => {
+  const contexts: TestToolContext[] = [];
+  afterEach(async () => {
+    for (const test of contexts.splice(0)) await test.dispose();
+  });
+
+  it('refuses loopback pages under the defaults, by address and by name, and still opens them when the user allows it', async () => {
+    const defaults = createTestToolContext();
+    contexts.push(defaults);
+    const port = new URL(site.origin).port;
+    for (const url of [`${site.origin}/index.html`, `http://localhost:${port}/index.html`, `http://2130706433:${port}/index.html`, `http://[::ffff:127.0.0.1]:${port}/index.html`]) {
+      const result = await act(defaults, { action: 'go_to_url', url });
+      expect(result.isError, url).toBe(true);
+      expect(result.content).toMatch(/Blocked: .*private address/);
+      expect(activePage(defaults).url()).not.toContain('/index.html');
+    }
+    const allowed = createTestToolContext({ network: createToolNetwork({ allowPrivate: true }) });
+    contexts.push(allowed);
+    expect((await act(allowed, { action: 'go_to_url', url: `${site.origin}/index.html` })).isError).toBe(false);
   });
 });
 
@@ -433,7 +456,8 @@ async function runRecipe(recipe: string, turns: ScriptedTurn[]) {
   try {
     const result = await runCli(['run', 'recipe.yaml', '--json'], {
       cwd: fixture,
-      env: { OPENAI_BASE_URL: server.baseUrl, MANUS_MODEL: 'scripted-model', OPENAI_API_KEY: 'test-key' },
+      // The fixture site is on loopback: allowed in the user's configuration, as a user would.
+      env: { OPENAI_BASE_URL: server.baseUrl, MANUS_MODEL: 'scripted-model', OPENAI_API_KEY: 'test-key', XDG_CONFIG_HOME: privateNetworkConfigHome() },
       timeoutMs: 90_000,
     });
     const requests = server.requests.filter((request) => request.path.endsWith('/chat/completions')) as RecordedChatRequest[];

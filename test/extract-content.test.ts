@@ -7,6 +7,7 @@ import { existingBrowserSession } from '../plugins/browser/session-registry.js';
 import type { ChatMessage, JsonSchema, ToolResult } from '../runtime/tool.js';
 import { chromiumMissing as isChromiumMissing, useFixtureSite } from './support/fixture-site.js';
 import { useToolContexts, type TestToolContext } from './support/tool-context.js';
+import { createToolNetwork } from '../runtime/network/tool-network.js';
 
 const chromiumMissing = isChromiumMissing('extract_content');
 
@@ -27,6 +28,8 @@ function modelContext(answer: Answer, settings: Record<string, unknown> = {}) {
   const calls: ModelCall[] = [];
   const test = newContext({
     settings,
+    // The fixture site is on loopback: allowed, as a user would in their configuration.
+    network: createToolNetwork({ allowPrivate: true }),
     model: {
       complete: async (messages, options) => {
         const call = { messages, responseSchema: options?.responseSchema };

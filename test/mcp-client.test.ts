@@ -291,6 +291,8 @@ describe('MCP tools in a run', () => {
           // A recipe's server handed one of the user's variables needs the user's grant.
           overrides: { trust: ['env'] },
           environment: { TEST_HEADER: 'header-value' },
+          // A recipe's server on loopback needs the user's leave to reach private addresses.
+          userConfig: 'version: 1\nnetwork:\n  allow_private: true\n',
         });
         expect(result.status, result.answer).toBe('success');
         expect(events.find((event) => event.type === 'mcp-server-ready')).toMatchObject({ place });
@@ -300,6 +302,68 @@ describe('MCP tools in a run', () => {
       }
     });
   }
+
+  it('cuts a 30 MB result off while it is read, answers the call with an error saying so, and keeps the server usable', async () => {
+    const { result, model, events } = await run([
+      callReply('mcp_test_huge'),
+      callReply('mcp_test_echo', { text: 'still here' }),
+      terminateReply(),
+    ], { tools: ['mcp_test_huge', 'mcp_test_echo', 'terminate'], recipe: testServerRecipe('call_timeout_seconds: 100'), overrides: trusted });
+    expect(result.status, result.answer).toBe('success');
+    const [cut, echo] = toolText(model.requests[2]);
+    expect(cut).toMatch(/the MCP server 'test' answered with more than 10 MB \(max_result_mb\), so its reply was cut off while it was read/);
+    expect(echo).toBe('echo: still here');
+    expect(events.filter((event) => event.type === 'tool-call-end').map((event) => event.isError)).toEqual([true, false, false]);
+    expect(events.some((event) => event.type === 'mcp-server-restart')).toBe(false);
+    const small = await run([callReply('mcp_test_huge'), terminateReply()], { tools: ['mcp_test_huge', 'terminate'], recipe: testServerRecipe('max_result_mb: 0.5\nenv: { MCP_TEST_HUGE_MB: "1" }'), overrides: trusted });
+    expect(toolText(small.model.requests[1])[0]).toMatch(/more than 0\.5 MB/);
+  });
+
+  for (const mode of ['json', 'sse'] as const) {
+    it(`cuts a 30 MB result of an HTTP server (${mode}) off while it is read, and keeps the server usable`, async () => {
+      const server = await startTestHttpServer(mode);
+      try {
+        const { result, model } = await run([callReply('mcp_web_huge'), callReply('mcp_web_echo', { text: 'still here' }), terminateReply()], {
+          tools: ['mcp_web_huge', 'mcp_web_echo', 'terminate'],
+          userConfig: `version: 1\nmcp_servers:\n  web:\n    url: http://127.0.0.1:${server.port}/mcp\n    call_timeout_seconds: 100\n`,
+        });
+        expect(result.status, result.answer).toBe('success');
+        const [cut, echo] = toolText(model.requests[2]);
+        expect(cut).toMatch(/the MCP server 'web' answered with more than 10 MB \(max_result_mb\)/);
+        expect(echo).toBe('echo: still here');
+      } finally {
+        server.child.kill();
+      }
+    });
+  }
+
+  it('refuses a tool name two servers would give, naming both servers and where they were declared', async () => {
+    const server = (name: string, tool: string) => [`  ${name}:`, '    command: node', `    args: [${JSON.stringify(testServer)}]`, `    env: { MCP_TEST_TOOL_NAME: ${tool}, MCP_TEST_LABEL: ${name} }`];
+    const recipe = ['mcp_servers:', ...server('corp', 'vault_read'), ...server('corp_vault', 'read')].join('\n');
+    const attempt = run([terminateReply()], { tools: ['mcp_corp_vault_read', 'terminate'], recipe, overrides: trusted });
+    await expect(attempt).rejects.toThrow(/'mcp_corp_vault_read'.*the MCP server 'corp' \(declared in .*recipe\.yaml:\d+:\d+\) and the MCP server 'corp_vault' \(declared in .*recipe\.yaml:\d+:\d+\)/);
+  });
+
+  it('refuses a recipe\'s HTTP server on a private address unless the user allows private addresses; the user\'s own server may be anywhere', async () => {
+    const server = await startEverythingServer('streamableHttp');
+    try {
+      const url = `http://127.0.0.1:${server.port}/mcp`;
+      for (const address of [url, `http://localhost:${server.port}/mcp`, `http://[::ffff:127.0.0.1]:${server.port}/mcp`]) {
+        const refused = await run([terminateReply()], { tools: ['mcp_everything_echo', 'terminate'], recipe: `mcp_servers:\n  everything:\n    url: ${address}\n    required: true` });
+        expect(refused.result.status).toBe('tool-source-failed');
+        expect(refused.result.answer).toMatch(/everything.*private address/s);
+        expect(refused.model.requests).toHaveLength(0);
+      }
+      const users = await run([callReply('mcp_everything_echo', { message: 'from the user' }), terminateReply()], {
+        tools: ['mcp_everything_echo', 'terminate'],
+        userConfig: `version: 1\nmcp_servers:\n  everything:\n    url: ${url}\n`,
+      });
+      expect(users.result.status, users.result.answer).toBe('success');
+      expect(toolText(users.model.requests[1])[0]).toContain('from the user');
+    } finally {
+      server.child.kill();
+    }
+  });
 
   describe('a recipe\'s stdio server in the bubblewrap sandbox, without --trust mcp', () => {
     const asRoot = process.getuid?.() === 0;
@@ -445,6 +509,20 @@ async function listContainers(runId: string): Promise<string[]> {
 
 
 /** The published reference server over HTTP, on a free port. */
+async function startTestHttpServer(mode: 'json' | 'sse'): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, [testServer], { env: { ...process.env, MCP_TEST_HTTP: mode }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    let output = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (\d+)/.exec(output);
+      if (match) resolve(Number(match[1]));
+    });
+    child.on('exit', () => reject(new Error(`the test server exited: ${output}`)));
+  });
+  return { child, port };
+}
+
 async function startEverythingServer(mode: 'streamableHttp' | 'sse'): Promise<{ child: ChildProcess; port: number }> {
   const port = await new Promise<number>((resolve) => {
     const probe = createServer().listen(0, '127.0.0.1', () => {

@@ -7,7 +7,7 @@ import { comparingWithRecording, DivergenceLog, recordedTools } from '../runtime
 import terminateTool from '../runtime/terminate-tool.js';
 import { defineTool, type AnyToolDefinition } from '../runtime/tool.js';
 import { createTestToolContext } from './support/tool-context.js';
-import { cliEntry, readEvents, runCli } from './support/run-cli.js';
+import { cliEntry, privateNetworkConfigHome, readEvents, runCli } from './support/run-cli.js';
 import { terminate, toolMessages, writeLoopFixture } from './support/loop-fixture.js';
 import { startScriptedModelServer, type RecordedChatRequest, type ScriptedModelServer, type ScriptedTurn } from './support/scripted-model-server.js';
 
@@ -541,7 +541,8 @@ describe.skipIf(!existsSync(process.env.MANUS_CHROMIUM_PATH ?? '/usr/bin/chromiu
       ], async (server) => {
         const child = spawn(process.execPath, [cliEntry, 'run', 'recipe.yaml', '--json'], {
           cwd: fixture,
-          env: { PATH: process.env.PATH, ...environment(server), NO_COLOR: '1' },
+          // The fixture site is on loopback: allowed in the user's configuration, as a user would.
+          env: { PATH: process.env.PATH, ...environment(server), NO_COLOR: '1', XDG_CONFIG_HOME: privateNetworkConfigHome() },
         });
         let stdout = '';
         child.stdout.on('data', (chunk) => (stdout += chunk));

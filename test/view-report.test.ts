@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumMissing as isChromiumMissing, startFixtureSite, type FixtureSite } from './support/fixture-site.js';
 import { keepScreenshot, useReportBrowser } from './support/report-browser.js';
-import { makeFixture, readEvents, runCli, type CliResult } from './support/run-cli.js';
+import { makeFixture, privateNetworkConfigHome, readEvents, runCli, type CliResult } from './support/run-cli.js';
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from './support/scripted-model-server.js';
 
 const chromiumMissing = isChromiumMissing('report viewer');
@@ -73,7 +73,8 @@ const terminate = (message: string, status = 'success') => call('terminate', { s
 let site: FixtureSite;
 let model: ScriptedModelServer;
 let project: string;
-const environment = () => ({ VIEW_API_KEY: apiKey, DEPLOY_TOKEN: deployToken });
+// The fixture site is on loopback: allowed in the user's configuration, as a user would.
+const environment = () => ({ VIEW_API_KEY: apiKey, DEPLOY_TOKEN: deployToken, XDG_CONFIG_HOME: privateNetworkConfigHome() });
 let browseRun: CliResult;
 let flowRun: CliResult;
 let browseReportFolder: string;

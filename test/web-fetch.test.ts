@@ -8,6 +8,9 @@ import type { ChatMessage, JsonSchema, ToolContext } from '../runtime/tool.js';
 import { checkDomainAllowed, readDomainRules } from '../plugins/web/domain-rules.js';
 import { splitIntoChunks } from '../plugins/web/text-chunks.js';
 import { createTestToolContext } from './support/tool-context.js';
+import { createToolNetwork } from '../runtime/network/tool-network.js';
+import { makeFixture, runCli } from './support/run-cli.js';
+import { isPrivateAddress } from '../runtime/network/private-addresses.js';
 
 type Route = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -65,8 +68,11 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
+// The fixture site is on loopback: these tests allow private addresses, as a user would in their configuration.
+const privateAllowed = createToolNetwork({ allowPrivate: true });
+
 async function fetchWith(input: { url: string; goal?: string }, overrides: Partial<ToolContext> = {}) {
-  const test = createTestToolContext(overrides);
+  const test = createTestToolContext({ network: privateAllowed, ...overrides });
   try {
     const output = await webFetch.execute(input, test.context);
     return { output: typeof output === 'string' ? output : output.content, runDirectory: test.context.runDirectory };
@@ -255,5 +261,124 @@ describe('splitting text into parts', () => {
     const parts = splitIntoChunks(emoji, 5);
     expect(parts.join('')).toBe(emoji);
     for (const part of parts) expect(part).not.toMatch(/^[\uDC00-\uDFFF]|[\uD800-\uDBFF]$/);
+  });
+});
+
+/** A server on one loopback address, recording the paths asked for. */
+async function startServer(host: string, route: Route, port = 0) {
+  const paths: string[] = [];
+  const listener = createServer((request, response) => {
+    paths.push(request.url ?? '');
+    route(request, response);
+  });
+  await new Promise<void>((resolve, reject) => {
+    listener.once('error', reject);
+    listener.listen(port, host, resolve);
+  });
+  return {
+    paths,
+    port: (listener.address() as AddressInfo).port,
+    close: () => new Promise((resolve) => { listener.closeAllConnections(); listener.close(resolve); }),
+  };
+}
+
+describe('web_fetch and private addresses', () => {
+  const defaults = { network: createToolNetwork() };
+  const environmentBefore = { hosts: process.env.MANUS_TEST_HOSTS, publicAddresses: process.env.MANUS_TEST_PUBLIC_ADDRESSES };
+  // 127.0.0.2 stands for a public server; names are mapped without DNS. Both variables are test-only.
+  beforeAll(() => {
+    process.env.MANUS_TEST_PUBLIC_ADDRESSES = '127.0.0.2';
+    process.env.MANUS_TEST_HOSTS = 'internal.test=127.0.0.1;mixed.test=127.0.0.2,127.0.0.1;public.test=127.0.0.2;rebind.test=127.0.0.2|127.0.0.1';
+  });
+  afterAll(() => {
+    for (const [name, value] of [['MANUS_TEST_HOSTS', environmentBefore.hosts], ['MANUS_TEST_PUBLIC_ADDRESSES', environmentBefore.publicAddresses]] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  });
+
+  it('refuses loopback under the defaults, in every spelling, without sending a request', async () => {
+    requested.length = 0;
+    const spellings = [
+      `${base}/secret`,
+      `http://2130706433:${port}/secret`,
+      `http://0177.0.0.1:${port}/secret`,
+      `http://0x7f.1:${port}/secret`,
+      `http://127.1:${port}/secret`,
+      `http://localhost:${port}/secret`,
+      `http://localhost.:${port}/secret`,
+      `http://LOCALHOST.:${port}/secret`,
+      `http://app.localhost:${port}/secret`,
+      `http://[::1]:${port}/secret`,
+      `http://[::ffff:127.0.0.1]:${port}/secret`,
+      `http://[::ffff:7f00:1]:${port}/secret`,
+      `http://0.0.0.0:${port}/secret`,
+      `http://internal.test:${port}/secret`,
+      `http://mixed.test:${port}/secret`,
+    ];
+    for (const url of spellings) {
+      const error = await fetchError({ url }, defaults);
+      expect({ url, code: error.code }).toEqual({ url, code: 'web_private_address' });
+      expect(error.message).toMatch(/network\.allow_private/);
+    }
+    expect(requested).toEqual([]);
+  });
+
+  it('refuses the metadata address and private networks before connecting', async () => {
+    for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://10.0.0.1/', 'http://192.168.1.1/', 'http://172.16.0.1/', 'http://100.64.0.1/', 'http://[fd00::1]/', 'http://[fe80::1]/']) {
+      expect((await fetchError({ url }, defaults)).code).toBe('web_private_address');
+    }
+  });
+
+  it('refuses a redirect from a public server to loopback, a private name or the metadata address', async () => {
+    const targets = [`${base}/secret`, `http://internal.test:${port}/secret`, 'http://169.254.169.254/latest/meta-data/', `http://[::ffff:127.0.0.1]:${port}/secret`];
+    let next = 0;
+    const publicServer = await startServer('127.0.0.2', (_request, response) => response.writeHead(302, { location: targets[next] }).end());
+    try {
+      requested.length = 0;
+      for (next = 0; next < targets.length; next++) {
+        const error = await fetchError({ url: `http://public.test:${publicServer.port}/start` }, defaults);
+        expect(error.code).toBe('web_private_address');
+      }
+      expect(publicServer.paths).toEqual(['/start', '/start', '/start', '/start']);
+      expect(requested).toEqual([]);
+    } finally {
+      await publicServer.close();
+    }
+  });
+
+  it('connects to the very address it checked, so a second DNS answer cannot rebind the name to loopback', async () => {
+    const publicServer = await startServer('127.0.0.2', send('text/plain', 'public page'));
+    const attacker = await startServer('127.0.0.1', send('text/plain', 'internal secret'), publicServer.port);
+    try {
+      // The first lookup answers 127.0.0.2, every later one 127.0.0.1: a check made with one lookup
+      // and a connection made with another would reach the attacker's loopback server.
+      const { output } = await fetchWith({ url: `http://rebind.test:${publicServer.port}/page` }, defaults);
+      expect(output).toContain('public page');
+      await fetchError({ url: `http://rebind.test:${publicServer.port}/again` }, defaults).catch(() => undefined);
+      expect(attacker.paths).toEqual([]);
+    } finally {
+      await publicServer.close();
+      await attacker.close();
+    }
+  });
+
+  it('takes network.allow_private from the user\'s configuration only, never from a recipe', async () => {
+    const folder = makeFixture({ 'recipe.yaml': 'version: 1\nname: t\nprompt: go\nnetwork:\n  allow_private: true\nagent:\n  tools: [web_fetch, terminate]\n' });
+    const checked = await runCli(['validate', 'recipe.yaml'], { cwd: folder });
+    expect(checked.exitCode).toBe(2);
+    expect(checked.stderr).toMatch(/recipe\.yaml:4:1: error: .*network/);
+  });
+
+  it('reaches loopback when the user allows private addresses', async () => {
+    expect((await fetchWith({ url: `${base}/secret` }, { network: createToolNetwork({ allowPrivate: true }) })).output).toContain('the secret');
+  });
+
+  it('classifies addresses, IPv6 forms carrying an IPv4 address included', () => {
+    const privateOnes = ['127.0.0.1', '127.255.255.254', '0.0.0.0', '10.1.2.3', '172.31.0.1', '192.168.0.1', '100.64.0.1', '169.254.169.254', '192.0.0.8', '198.18.0.1', '224.0.0.1', '240.0.0.1', '255.255.255.255',
+      '::1', '::', 'fc00::1', 'fd12:3456::1', 'fe80::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:a9fe:a9fe', '::127.0.0.1', '64:ff9b::127.0.0.1', '64:ff9b::a9fe:a9fe', '2002:7f00:1::', '2002:c0a8:101::1', 'not-an-address'];
+    const publicOnes = ['8.8.8.8', '1.1.1.1', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1'];
+    for (const address of privateOnes) expect({ address, private: isPrivateAddress(address) }).toEqual({ address, private: true });
+    for (const address of publicOnes) expect({ address, private: isPrivateAddress(address) }).toEqual({ address, private: false });
   });
 });

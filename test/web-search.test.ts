@@ -5,10 +5,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import webSearch from '../plugins/web/web_search.js';
 import { searchWeb, type SearchOptions } from '../plugins/web/search-web.js';
 import type { WebSearchError } from '../plugins/web/web-errors.js';
-import { makeFixture, readEvents, runCli } from './support/run-cli.js';
+import { makeFixture, privateNetworkConfigHome, readEvents, runCli } from './support/run-cli.js';
 import { startScriptedModelServer, type RecordedChatRequest } from './support/scripted-model-server.js';
 import { toolMessages } from './support/loop-fixture.js';
 import { createTestToolContext } from './support/tool-context.js';
+import { createToolNetwork } from '../runtime/network/tool-network.js';
+
+// The engines' fixture servers are on loopback: allowed, as a user would in their configuration.
+const privateAllowed = createToolNetwork({ allowPrivate: true });
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/search/${name}`, import.meta.url), 'utf8');
 
@@ -63,7 +67,7 @@ beforeEach(() => {
 });
 
 async function search(query: string, settings: Record<string, unknown>, options: Omit<SearchOptions, 'settings'> = {}) {
-  const test = createTestToolContext({ settings: { endpoints: endpoints(), retry_delay_ms: 5, ...settings } });
+  const test = createTestToolContext({ network: privateAllowed, settings: { endpoints: endpoints(), retry_delay_ms: 5, ...settings } });
   try {
     return await searchWeb(query, { environment: {}, ...options }, test.context);
   } finally {
@@ -314,7 +318,7 @@ describe('falling back between engines', () => {
     try {
       const run = await runCli(['run', 'recipe.yaml', '--json'], {
         cwd: makeFixture({ 'recipe.yaml': recipe }),
-        env: { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', MANUS_MODEL: 'scripted-model' },
+        env: { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', MANUS_MODEL: 'scripted-model', XDG_CONFIG_HOME: privateNetworkConfigHome() },
         timeoutMs: 60_000,
       });
       expect(run.exitCode, run.stderr).toBe(1);
@@ -346,7 +350,7 @@ describe('falling back between engines', () => {
   });
 
   it('refuses unknown engine names in the settings, listing the known ones', async () => {
-    const test = createTestToolContext({ settings: { engines: ['duckduckgo', 'altavista'] } });
+    const test = createTestToolContext({ network: privateAllowed, settings: { engines: ['duckduckgo', 'altavista'] } });
     await expect(searchWeb('q', {}, test.context)).rejects.toThrow(/unknown: altavista/);
     await test.dispose();
   });
@@ -378,6 +382,7 @@ describe('results', () => {
       ],
     })));
     const test = createTestToolContext({
+      network: privateAllowed,
       settings: { engines: ['searxng'], endpoints: { searxng: `${base}/searxng` }, content_characters: 100, blocked_domains: ['localhost'] },
     });
     const output = await webSearch.execute({ query: 'q', fetch_content: true }, test.context);
@@ -395,7 +400,7 @@ describe('results', () => {
   it('reports the engine used and the engines that failed first', async () => {
     routes.set('/duckduckgo', html(fixture('duckduckgo-captcha.html')));
     routes.set('/bing', html(fixture('bing.html')));
-    const test = createTestToolContext({ settings: { engines: ['duckduckgo', 'bing'], endpoints: endpoints() } });
+    const test = createTestToolContext({ network: privateAllowed, settings: { engines: ['duckduckgo', 'bing'], endpoints: endpoints() } });
     const output = await webSearch.execute({ query: 'rust borrow checker', num_results: 2 }, test.context);
     await test.dispose();
     expect(output).toBe(
@@ -448,7 +453,7 @@ describe('web research through the loop', () => {
     try {
       const run = await runCli(['run', 'recipe.yaml', '--json'], {
         cwd: folder,
-        env: { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', MANUS_MODEL: 'scripted-model' },
+        env: { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', MANUS_MODEL: 'scripted-model', XDG_CONFIG_HOME: privateNetworkConfigHome() },
         timeoutMs: 60_000,
       });
       expect(run.exitCode, run.stderr).toBe(0);

@@ -68,7 +68,7 @@ async function undoBlockedNavigations(session: BrowserSession, notes: SessionNot
   }
   // A redirect is followed inside the browser without asking the rules; check where it ended.
   for (const tab of session.tabs) {
-    const reason = session.settings.domainRules.refusal(tab.page.url());
+    const reason = await session.requestRefusal(tab.page.url());
     if (!reason) continue;
     const url = tab.page.url();
     await tab.page.goto('about:blank').catch(() => undefined);

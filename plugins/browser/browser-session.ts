@@ -4,6 +4,7 @@
  * the rules. Every action runs under a time limit; a page that crashed or stopped responding is
  * replaced by a blank tab and the action reports what happened.
  */
+import type { ToolContext } from 'manus-runtime';
 import type { Browser, BrowserContext, Dialog, Page, Request } from 'playwright-core';
 import { errorMessage } from './browser-errors.js';
 import { BrowserError } from './browser-errors.js';
@@ -12,7 +13,7 @@ import type { WorkspaceFiles } from './workspace-files.js';
 import type { BrowserSettings } from './browser-settings.js';
 import { DownloadStore } from './download-store.js';
 import { newElementNumbering, type ElementNumbering } from './element-index.js';
-import { confineFileUrls, enforceDomainRules, pageOf, type RefusedNavigation, type RequestRuleOptions } from './request-rules.js';
+import { confineFileUrls, enforceDomainRules, pageOf, requestRefusal, type RefusedNavigation, type RequestRuleOptions } from './request-rules.js';
 import { formatSeconds, TimeLimitExceeded, withTimeout } from './time-limit.js';
 
 export interface BrowserTab {
@@ -47,6 +48,8 @@ export class BrowserSession {
   private readonly context: BrowserContext;
   /** False when attached over CDP: then only our own tabs are closed, and rules go on our tabs only. */
   private readonly ownsBrowser: boolean;
+  /** The run's network: private addresses are refused unless the user allows them. */
+  private readonly network: ToolContext['network'];
   private readonly downloads: DownloadStore;
   private readonly tabsById = new Map<number, BrowserTab>();
   private readonly tabWaiters: Array<(tab: BrowserTab) => void> = [];
@@ -59,8 +62,9 @@ export class BrowserSession {
   private disconnected = false;
   private closing = false;
 
-  private constructor(settings: BrowserSettings, files: WorkspaceFiles, browser: Browser, context: BrowserContext, ownsBrowser: boolean) {
+  private constructor(settings: BrowserSettings, files: WorkspaceFiles, browser: Browser, context: BrowserContext, ownsBrowser: boolean, network: ToolContext['network']) {
     this.settings = settings;
+    this.network = network;
     this.workspace = files.root;
     this.files = files;
     this.browser = browser;
@@ -72,13 +76,13 @@ export class BrowserSession {
     });
   }
 
-  static async start(settings: BrowserSettings, files: WorkspaceFiles): Promise<BrowserSession> {
+  static async start(settings: BrowserSettings, files: WorkspaceFiles, network: ToolContext['network']): Promise<BrowserSession> {
     const { browser, context, ownsBrowser } = await openBrowser(settings);
-    const session = new BrowserSession(settings, files, browser, context, ownsBrowser);
+    const session = new BrowserSession(settings, files, browser, context, ownsBrowser, network);
     try {
       context.setDefaultTimeout(settings.actionTimeoutMs);
       context.setDefaultNavigationTimeout(settings.navigationTimeoutMs);
-      if (ownsBrowser && settings.domainRules.active) await enforceDomainRules(context, session.ruleOptions());
+      if (ownsBrowser && session.requestsChecked) await enforceDomainRules(context, session.ruleOptions());
     } catch (error) {
       await session.close();
       throw error;
@@ -322,7 +326,7 @@ export class BrowserSession {
     });
     // On someone else's browser the rules go on our tabs only, not on the whole context.
     if (this.ownsBrowser) return;
-    if (this.settings.domainRules.active) await enforceDomainRules(page, this.ruleOptions());
+    if (this.requestsChecked) await enforceDomainRules(page, this.ruleOptions());
     if (this.fileUrlsConfined) await confineFileUrls(page, this.ruleOptions());
   }
 
@@ -347,10 +351,21 @@ export class BrowserSession {
     dialog.accept().catch(() => undefined);
   }
 
+  /** Why the rules refuse a request to `url` (its domain, or its private address), or undefined. */
+  requestRefusal(url: string): Promise<string | undefined> {
+    return requestRefusal(url, this.ruleOptions());
+  }
+
+  /** Whether requests go through the rules: with domain rules, and whenever private addresses are refused. */
+  private get requestsChecked(): boolean {
+    return this.settings.domainRules.active || !this.network.allowPrivate;
+  }
+
   private ruleOptions(): RequestRuleOptions {
     return {
       files: this.files,
       domainRules: this.settings.domainRules,
+      checkHost: this.network.allowPrivate ? undefined : this.network.checkHost,
       onRefused: (navigation) => this.notes.blocked.push(navigation),
     };
   }

@@ -1,14 +1,18 @@
 /**
  * Holds the browser's requests to the rules: file: URLs only inside the workspace, and, when
- * domain rules are set, http(s) and WebSocket requests only to allowed hosts. Refused tab
+ * domain rules are set, http(s) and WebSocket requests only to allowed hosts; unless the user
+ * allows private addresses, no request to a host that is or resolves to one. Refused tab
  * navigations are reported, so the action's result can say what was stopped and why.
  *
  * Chromium follows redirects without asking the route again, so a redirect into a refused host
- * is caught after the fact by checking where each tab ended up (see action-report.ts).
+ * is caught after the fact by checking where each tab ended up (see action-report.ts). Chromium
+ * also resolves names itself, after the check here: a name that answers a public address to the
+ * check and a private one to Chromium (DNS rebinding) is not stopped by these rules.
  */
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page, Request, Route, WebSocketRoute } from 'playwright-core';
 import { errorMessage } from './browser-errors.js';
+import { ManusError } from 'manus-runtime';
 import type { DomainRules } from './domain-rules.js';
 import { mediaTypeOf, type WorkspaceFiles } from './workspace-files.js';
 
@@ -22,6 +26,8 @@ export interface RefusedNavigation {
 export interface RequestRuleOptions {
   files: WorkspaceFiles;
   domainRules: DomainRules;
+  /** Refuses a host that is or resolves to a private address; absent when the user allows them. */
+  checkHost?: (hostname: string) => Promise<void>;
   onRefused(navigation: RefusedNavigation): void;
 }
 
@@ -46,17 +52,38 @@ export async function confineFileUrls(target: RuleTarget, options: RequestRuleOp
   });
 }
 
-/** http(s), ftp and WebSocket requests only to hosts the domain rules allow. */
+/** http(s), ftp and WebSocket requests only to hosts the domain rules and the network allow. */
 export async function enforceDomainRules(target: RuleTarget, options: RequestRuleOptions): Promise<void> {
-  const rules = options.domainRules;
-  await target.route(/^(https?|ftp):/, (route) => {
-    const reason = rules.refusal(route.request().url());
+  await target.route(/^(https?|ftp):/, async (route) => {
+    const reason = await requestRefusal(route.request().url(), options);
     return reason ? refuse(route, reason, 'blockedbyclient', options) : route.continue().catch(() => undefined);
   });
-  await target.routeWebSocket(/.*/, (socket: WebSocketRoute) => {
-    if (rules.refusal(socket.url())) socket.close({ code: 1008, reason: 'blocked by the browser domain rules' }).catch(() => undefined);
+  await target.routeWebSocket(/.*/, async (socket: WebSocketRoute) => {
+    const reason = await requestRefusal(socket.url(), options);
+    if (reason) socket.close({ code: 1008, reason: 'blocked by the browser request rules' }).catch(() => undefined);
     else socket.connectToServer();
   });
+}
+
+/** Why a request to `url` is refused, by the domain rules or for its private address. */
+export async function requestRefusal(url: string, options: Pick<RequestRuleOptions, 'domainRules' | 'checkHost'>): Promise<string | undefined> {
+  const byDomain = options.domainRules.refusal(url);
+  if (byDomain || !options.checkHost) return byDomain;
+  let host: string;
+  try {
+    const parsed = new URL(url);
+    if (!['http:', 'https:', 'ws:', 'wss:', 'ftp:'].includes(parsed.protocol)) return undefined;
+    host = parsed.hostname;
+  } catch {
+    return undefined;
+  }
+  try {
+    await options.checkHost(host);
+    return undefined;
+  } catch (error) {
+    // A name that does not resolve fails in the browser as it would anyway.
+    return ManusError.isInstance(error) && error.code === 'network_private_address' ? error.message : undefined;
+  }
 }
 
 function refuse(route: Route, reason: string, errorCode: 'accessdenied' | 'blockedbyclient', options: RequestRuleOptions): Promise<void> {

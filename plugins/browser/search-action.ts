@@ -15,7 +15,7 @@ import { searchResultsSource, type SearchHit, type SearchResultsInput } from './
 
 const resultsListed = 8;
 
-export async function searchAndOpen(session: BrowserSession, tab: BrowserTab, query: string, context: { signal: AbortSignal; logger: ToolContext['logger'] }): Promise<string> {
+export async function searchAndOpen(session: BrowserSession, tab: BrowserTab, query: string, context: Pick<ToolContext, 'signal' | 'logger' | 'network'>): Promise<string> {
   const hits = session.settings.searchUrl
     ? await searchInPage(session, tab, session.settings.searchUrl, query)
     : await searchWithEngines(session, query, context);
@@ -31,7 +31,7 @@ export async function searchAndOpen(session: BrowserSession, tab: BrowserTab, qu
   return `Searched for ${JSON.stringify(query)} and opened the first result, ${JSON.stringify(first.title)}. ${opened}${more}`;
 }
 
-async function searchWithEngines(session: BrowserSession, query: string, context: { signal: AbortSignal; logger: ToolContext['logger'] }): Promise<SearchHit[]> {
+async function searchWithEngines(session: BrowserSession, query: string, context: Pick<ToolContext, 'signal' | 'logger' | 'network'>): Promise<SearchHit[]> {
   const outcome = await searchWeb(query, { numResults: resultsListed, settings: session.settings.webSearch }, { ...context, settings: session.settings.webSearch });
   return outcome.results.map((result) => ({ title: result.title, url: result.url }));
 }

@@ -14,7 +14,7 @@ const sessions = new WeakMap<ToolContext['resources'], BrowserSession>();
 const stateProviders = new WeakSet<ToolContext['resources']>();
 
 /** The run's browser session, started with the calling tool's settings on first use. */
-export async function browserSessionFor(context: Pick<ToolContext, 'resources' | 'settings' | 'files'>): Promise<BrowserSession> {
+export async function browserSessionFor(context: Pick<ToolContext, 'resources' | 'settings' | 'files' | 'network'>): Promise<BrowserSession> {
   const { resources } = context;
   const settings = readBrowserSettings(context.settings);
   const current = sessions.get(resources);
@@ -23,7 +23,7 @@ export async function browserSessionFor(context: Pick<ToolContext, 'resources' |
   return resources.get(
     browserResourceKey,
     async () => {
-      const session = await BrowserSession.start(settings, context.files);
+      const session = await BrowserSession.start(settings, context.files, context.network);
       sessions.set(resources, session);
       return session;
     },

@@ -1,14 +1,21 @@
 /**
  * One HTTP exchange for the web tools: redirects followed by hand (so each hop can be checked),
- * a time limit over the whole exchange including the body, and a cap on the bytes read.
+ * a time limit over the whole exchange including the body, and a cap on the bytes read. Requests
+ * go through the context's network (`context.network.fetch`), whose connections refuse private
+ * addresses unless the user allows them.
  */
+import { ManusError } from 'manus-runtime';
 import { WebError, WebUnreachableError } from './web-errors.js';
+
+/** What sends the requests: `context.network.fetch`. */
+export type FetchFunction = (input: URL, init: RequestInit) => Promise<Response>;
 
 export const defaultUserAgent =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 
 export interface HttpRequest {
   url: URL;
+  fetch: FetchFunction;
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string;
@@ -47,6 +54,9 @@ export async function httpRequest(request: HttpRequest): Promise<HttpResponse> {
       throw new WebError('web_timeout', `${request.url.href} did not answer within ${request.timeoutMs / 1000} s.`);
     }
     if (WebError.isInstance(error)) throw error;
+    if (ManusError.isInstance(error) && error.code === 'network_private_address') {
+      throw new WebError('web_private_address', `${request.url.href} is refused: ${error.message}`);
+    }
     const reason = networkReason(error);
     throw new WebUnreachableError(`${request.url.href} could not be reached: ${reason.text}.`, reason.code);
   }
@@ -59,7 +69,7 @@ async function exchange(request: HttpRequest, signal: AbortSignal): Promise<Http
   const redirects: string[] = [];
   for (;;) {
     request.checkUrl?.(url);
-    const response = await fetch(url, {
+    const response = await request.fetch(url, {
       method,
       headers: { 'user-agent': defaultUserAgent, ...request.headers },
       body,
@@ -109,9 +119,11 @@ async function readCapped(response: Response, maxBytes: number): Promise<{ bytes
   }
 }
 
-/** undici reports "fetch failed" and hides the useful part (ECONNREFUSED, ENOTFOUND) in `cause`. */
+/** The useful part of a connection failure (ECONNREFUSED, ENOTFOUND), on the error or, from undici, in its `cause`. */
 function networkReason(error: unknown): { text: string; code?: string } {
-  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
+  const direct = error as { code?: string; cause?: { code?: string; message?: string } } | undefined;
+  if (typeof direct?.code === 'string') return { text: direct.code, code: direct.code };
+  const cause = direct?.cause;
   if (cause?.code) return { text: cause.code, code: cause.code };
   if (cause?.message) return { text: cause.message };
   return { text: error instanceof Error ? error.message : String(error) };

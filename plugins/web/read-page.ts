@@ -5,7 +5,7 @@
  */
 import { checkDomainAllowed, parseWebUrl } from './domain-rules.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
-import { httpRequest } from './http-request.js';
+import { httpRequest, type FetchFunction } from './http-request.js';
 import { decodePage, pageKind, type PageKind } from './page-decoding.js';
 import { WebError } from './web-errors.js';
 import type { FetchSettings } from './web-settings.js';
@@ -24,6 +24,8 @@ export interface WebPage {
 }
 
 export interface ReadPageOptions {
+  /** `context.network.fetch`: connections that refuse private addresses unless the user allows them. */
+  fetch: FetchFunction;
   signal?: AbortSignal;
   /** Sent as Accept-Language, so sites that localise answer in the wanted language. */
   language?: string;
@@ -31,13 +33,14 @@ export interface ReadPageOptions {
 
 const acceptHeader = 'text/html,application/xhtml+xml,application/json;q=0.9,text/plain;q=0.8,*/*;q=0.5';
 
-export async function readWebPage(address: string, settings: FetchSettings, options: ReadPageOptions = {}): Promise<WebPage> {
+export async function readWebPage(address: string, settings: FetchSettings, options: ReadPageOptions): Promise<WebPage> {
   const requestedUrl = parseWebUrl(address);
   const headers: Record<string, string> = { accept: acceptHeader };
   if (settings.userAgent) headers['user-agent'] = settings.userAgent;
   if (options.language) headers['accept-language'] = options.language;
   const response = await httpRequest({
     url: requestedUrl,
+    fetch: options.fetch,
     headers,
     signal: options.signal,
     timeoutMs: settings.timeoutMs,

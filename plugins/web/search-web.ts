@@ -40,7 +40,7 @@ export interface SearchOutcome {
   failures: EngineFailure[];
 }
 
-export type SearchContext = Pick<ToolContext, 'signal' | 'settings' | 'logger'>;
+export type SearchContext = Pick<ToolContext, 'signal' | 'settings' | 'logger' | 'network'>;
 
 /** The most results one search returns; the engine APIs cap a page of results near this. */
 export const maximumResults = 20;
@@ -71,7 +71,7 @@ export async function searchWeb(query: string, options: SearchOptions, context: 
       continue;
     }
     const results = uniqueResults(attempt.results).slice(0, request.numResults);
-    if (options.fetchContent) await addPageContent(results, settings, request, context.signal);
+    if (options.fetchContent) await addPageContent(results, settings, request, context);
     return { engine: name, results, failures };
   }
   const reasons = failures.map((failure) => `${failure.engine}: ${failure.reason}`).join('; ');
@@ -99,7 +99,7 @@ async function tryEngine(
   for (let attempt = 1; ; attempt++) {
     try {
       const timeoutMs = Math.max(1, Math.min(settings.fetch.timeoutMs, Math.ceil(deadline - performance.now())));
-      const results = await queryEngine(engine, query, endpoint, credential, settings, timeoutMs, context.signal);
+      const results = await queryEngine(engine, query, endpoint, credential, settings, timeoutMs, context);
       if (results.length === 0) return giveUp('no results', attempt);
       return { results };
     } catch (error) {
@@ -121,12 +121,13 @@ async function queryEngine(
   credential: string | undefined,
   settings: SearchSettings,
   timeoutMs: number,
-  signal: AbortSignal,
+  context: SearchContext,
 ): Promise<SearchResult[]> {
   const request = engine.buildRequest(query, endpoint, credential);
   const response = await httpRequest({
     ...request,
-    signal,
+    fetch: context.network.fetch,
+    signal: context.signal,
     timeoutMs,
     maxBytes: engineResponseBytes,
     maxRedirects: 5,
@@ -189,13 +190,14 @@ function uniqueResults(results: SearchResult[]): SearchResult[] {
 
 const parallelFetches = 5;
 
-async function addPageContent(results: SearchResult[], settings: SearchSettings, query: SearchQuery, signal: AbortSignal): Promise<void> {
+async function addPageContent(results: SearchResult[], settings: SearchSettings, query: SearchQuery, context: SearchContext): Promise<void> {
+  const { signal } = context;
   const language = acceptLanguage(query.lang, query.country);
   for (let start = 0; start < results.length; start += parallelFetches) {
     await Promise.all(
       results.slice(start, start + parallelFetches).map(async (result) => {
         try {
-          const page = await readWebPage(result.url, settings.fetch, { signal, language });
+          const page = await readWebPage(result.url, settings.fetch, { fetch: context.network.fetch, signal, language });
           result.content = headOf(page.text, settings.contentCharacters);
         } catch (error) {
           if (signal.aborted) throw error;

@@ -4,6 +4,7 @@ import { ManusError, ToolError } from 'manus-runtime';
 export type WebErrorCode =
   | 'web_url_invalid'
   | 'web_domain_blocked'
+  | 'web_private_address'
   | 'web_too_many_redirects'
   | 'web_timeout'
   | 'web_unreachable'

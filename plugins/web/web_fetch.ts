@@ -23,7 +23,7 @@ export default defineTool({
   },
   async execute(input, context) {
     const settings = readFetchSettings(context.settings);
-    const page = await readWebPage(input.url, settings, { signal: context.signal });
+    const page = await readWebPage(input.url, settings, { fetch: context.network.fetch, signal: context.signal });
     const goal = input.goal?.trim();
     if (goal) {
       const result = await extractForGoal(page.text, context.model, {

@@ -60,11 +60,12 @@ export const recipeDefaults = {
 
 export const checkDefaults = { timeout_seconds: 300 } satisfies Partial<CheckYaml>;
 
-export const userConfigDefaults = { trust: [] } satisfies Partial<UserConfigYaml>;
+export const userConfigDefaults = { trust: [], network: { allow_private: false } } satisfies Partial<UserConfigYaml>;
 
 /** What an MCP server that leaves these out gets. */
 export const mcpServerDefaults = {
   required: false,
   startup_timeout_seconds: 30,
   call_timeout_seconds: 120,
+  max_result_mb: 10,
 } satisfies McpServerYaml;

@@ -5,7 +5,7 @@
  */
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { ConfigError, UsageError, type Diagnostic } from '../errors.js';
+import { formatLocation, ConfigError, UsageError, type Diagnostic } from '../errors.js';
 import { packageRoot } from '../package-root.js';
 import type { ContextProviderDefinition } from '../context-provider.js';
 import { definitionLocation, displayPath, loadPluginFolders, type LoadedPlugins, type LoadedTool, type PluginFolder } from '../plugin-loading/load-plugins.js';
@@ -18,8 +18,9 @@ import { knownModelOf, unpricedModelProblem } from '../model/cost-budget-prices.
 import { renderTemplate } from './template.js';
 import type { TrustGrant } from './trust-grants.js';
 import { loadUserConfig } from './user-config.js';
+import type { NetworkAccess } from '../network/guarded-lookup.js';
 import { environmentVariablesOf, mergeMcpServers, type McpServerConfig } from '../mcp/server-config.js';
-import { serverOfToolName } from '../mcp/tool-names.js';
+import { serverOfToolName, serversOfToolName } from '../mcp/tool-names.js';
 import type { AgentConfig, AgentsConfig, ModelProfileConfig, ParameterValue, Recipe, RecipeParameter } from './types.js';
 import { agentDefaults } from './defaults.js';
 import { checkFlow } from '../flow/check-flow.js';
@@ -82,6 +83,8 @@ export interface RunPlan {
   trustRequests: TrustRequest[];
   /** Every MCP server declared for the run, by the agents files, the user, the recipe and the command line. */
   mcpServers: McpServerConfig[];
+  /** What the runtime's connections on the agent's behalf may reach: the user's `network` settings only. */
+  networkAccess: NetworkAccess;
   /** The agent's tools that name MCP servers' tools (`mcp_fs_read_file`, `mcp_fs_*`): checked when those servers start. */
   mcpToolNames: string[];
   /** A flow's steps, kinds and agents, when the recipe is a flow; `agent` then stands for all of them. */
@@ -299,6 +302,7 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
     trustRequests,
     mcpServers,
     mcpToolNames,
+    networkAccess: userConfig.config.network,
     flow: flowPlan,
     callableAgents: new Map([...callableAgents].map(([name, setup]) => [name, flowAgentOf(setup)])),
     packs,
@@ -330,11 +334,38 @@ interface AgentSetupInput {
   ownPack?: string;
 }
 
+/**
+ * A tool name two sources could give: two MCP servers (`corp_vault` + `read` and `corp` +
+ * `vault_read` are both `mcp_corp_vault_read`), or a plugin or pack tool and an MCP server. Each is
+ * an error naming both sources and where they were declared, rather than one silently winning.
+ */
+function toolNameCollisions(config: AgentConfig, input: AgentSetupInput): Diagnostic[] {
+  const serverNames = input.mcpServers.map((server) => server.name);
+  const declared = (name: string) => {
+    const server = input.mcpServers.find((each) => each.name === name)!;
+    return `the MCP server '${name}' (declared in ${formatLocation(server.location ?? { file: server.declaredIn })})`;
+  };
+  const diagnostics: Diagnostic[] = [];
+  for (const name of config.tools) {
+    const sources = serversOfToolName(name, serverNames).map(declared);
+    const plugin = input.plugins.tools.get(name);
+    if (plugin && sources.length > 0) sources.unshift(`the plugin tool in ${plugin.file}`);
+    if (sources.length < 2) continue;
+    diagnostics.push({
+      severity: 'error',
+      message: `agent '${config.name}' lists the tool '${name}', which more than one source would give: ${sources.join(' and ')}; rename a server or list its tools by names only one of them gives`,
+      location: config.toolLocations[name] ?? config.location,
+    });
+  }
+  return diagnostics;
+}
+
 /** One agent's tools, context providers, permissions and model profile, with the problems found. */
 function setUpAgent(reference: FlowAgentReference, input: AgentSetupInput, diagnostics: Diagnostic[]): AgentSetup {
   const { config } = reference;
   const serverNames = input.mcpServers.map((server) => server.name);
   const mcpToolNames = config.tools.filter((name) => !input.plugins.tools.has(name) && serverOfToolName(name, serverNames) !== undefined);
+  diagnostics.push(...toolNameCollisions(config, input));
   const agentTools = config.tools.filter((name) => name.startsWith(agentToolPrefix)).map((name) => name.slice(agentToolPrefix.length));
   const tools = selectTools(config, input.plugins, diagnostics, new Set([...mcpToolNames, ...agentTools.map((name) => `${agentToolPrefix}${name}`)]), input.mcpServers, config.pack ?? input.ownPack);
   const contextProviders = selectContextProviders(config, input.plugins, diagnostics);

@@ -310,6 +310,10 @@ export interface McpServerYaml {
    * How long one tool call may take before it is cancelled.
    */
   call_timeout_seconds?: number;
+  /**
+   * The largest message (a tool's result) read from the server, in megabytes; a longer one is cut off while it is read and the call answers with an error saying so.
+   */
+  max_result_mb?: number;
 }
 export interface EnvironmentReferenceYaml {
   /**
@@ -576,6 +580,15 @@ export interface UserConfigYaml {
   trust?: (
     'host' | 'network' | 'env' | 'image' | 'resources' | 'workspace' | 'browser' | 'mcp' | 'sampling' | 'user' | 'all'
   )[];
+  /**
+   * What the runtime's own connections on an agent's behalf (web_fetch, web_search, the browser, MCP servers named by recipes) may reach.
+   */
+  network?: {
+    /**
+     * Allow loopback, private-network, link-local and cloud-metadata addresses (127.0.0.1, 10.x, 192.168.x, 169.254.169.254, ::1, ...). Default false.
+     */
+    allow_private?: boolean;
+  };
   mcp_servers?: McpServersYaml2;
 }
 /**

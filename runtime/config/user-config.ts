@@ -13,6 +13,7 @@ import type { UserConfigYaml } from './schema-types.generated.js';
 import { parseTrustGrants, type TrustGrant } from './trust-grants.js';
 import { readYamlFile, type YamlSource } from './yaml-source.js';
 import { readMcpServers, type McpServerConfig } from '../mcp/server-config.js';
+import { defaultNetworkAccess, type NetworkAccess } from '../network/guarded-lookup.js';
 
 export interface UserConfig {
   /** The file read, when there was one. */
@@ -20,6 +21,8 @@ export interface UserConfig {
   trust: Set<TrustGrant>;
   /** The user's own MCP servers: offered to every run, and run on the host. */
   mcpServers: McpServerConfig[];
+  /** What the runtime's connections on an agent's behalf may reach. */
+  network: NetworkAccess;
 }
 
 /** Where the user's configuration lives; undefined for a user with no home and no XDG_CONFIG_HOME. */
@@ -40,20 +43,21 @@ function safeHomedir(): string | undefined {
 /** Reads the user's configuration; no file means no settings, a bad one is reported with file:line:column. */
 export function loadUserConfig(environment: Record<string, string | undefined>): { config: UserConfig; diagnostics: Diagnostic[] } {
   const file = userConfigFile(environment);
-  if (!file || !existsSync(file)) return { config: { trust: new Set(), mcpServers: [] }, diagnostics: [] };
+  if (!file || !existsSync(file)) return { config: { trust: new Set(), mcpServers: [], network: defaultNetworkAccess }, diagnostics: [] };
   const { source, diagnostics } = readYamlFile(file);
-  if (!source) return { config: { file, trust: new Set(), mcpServers: [] }, diagnostics };
+  if (!source) return { config: { file, trust: new Set(), mcpServers: [], network: defaultNetworkAccess }, diagnostics };
   return readUserConfigSource(source);
 }
 
 export function readUserConfigSource(source: YamlSource): { config: UserConfig; diagnostics: Diagnostic[] } {
   const diagnostics = validateConfig('user-config', source);
-  if (diagnostics.length > 0) return { config: { file: source.file, trust: new Set(), mcpServers: [] }, diagnostics };
+  if (diagnostics.length > 0) return { config: { file: source.file, trust: new Set(), mcpServers: [], network: defaultNetworkAccess }, diagnostics };
   const data = source.data as UserConfigYaml;
   // The schema has already rejected unknown names, with their place in the file.
   const serverDiagnostics: Diagnostic[] = [];
   const mcpServers = readMcpServers(source, ['mcp_servers'], data.mcp_servers, 'user', serverDiagnostics);
-  return { config: { file: source.file, trust: parseTrustGrants(data.trust ?? userConfigDefaults.trust), mcpServers }, diagnostics: serverDiagnostics };
+  const network: NetworkAccess = { allowPrivate: data.network?.allow_private ?? userConfigDefaults.network.allow_private };
+  return { config: { file: source.file, trust: parseTrustGrants(data.trust ?? userConfigDefaults.trust), mcpServers, network }, diagnostics: serverDiagnostics };
 }
 
 /** A YAML document that looks like the user configuration rather than a recipe or an agents file. */

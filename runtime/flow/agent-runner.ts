@@ -178,6 +178,7 @@ export class AgentRunner {
       settings: agent.toolSettings[call.name] ?? {},
       sandboxSettings: run.sandboxSettings,
       sandbox: () => sandboxForRun(run),
+      network: run.network,
       protectedPaths: run.protectedPaths,
       files: new WorkspaceFiles(run.workspace, run.protectedPaths),
     };

@@ -4,6 +4,8 @@
  * protected paths, model access and a human channel that declines, since no one at the server can
  * answer. Made on the first tool call; everything it started is disposed when the connection ends.
  */
+import { loadUserConfig } from '../config/user-config.js';
+import { createToolNetwork, type ToolNetwork } from '../network/tool-network.js';
 import { mkdirSync, realpathSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -86,6 +88,8 @@ export class ToolSession {
     });
   }
 
+  private network: ToolNetwork | undefined;
+
   /** The context of one tool call; its signal is the call's own. */
   async contextFor(tool: string, signal: AbortSignal): Promise<ToolContext> {
     await this.protectedPaths.ready();
@@ -117,6 +121,8 @@ export class ToolSession {
       settings: {},
       sandboxSettings: () => this.sandboxSettings(),
       sandbox: () => sandboxForRun({ resources: this.resources, sandboxSettings: () => this.sandboxSettings(), workspace: this.workspace, runDirectory: this.runDirectory, runId: this.runId, protectedPaths: this.protectedPaths }),
+      // The user's configuration, as for a run; served tools act for the client's model, which is not trusted.
+      network: (this.network ??= createToolNetwork(loadUserConfig(this.options.environment).config.network)),
       protectedPaths: this.protectedPaths,
       files: new WorkspaceFiles(this.workspace, this.protectedPaths),
     };

@@ -21,6 +21,7 @@ export function parseCommandLineServer(text: string, cwd: string): McpServerConf
     required: true,
     startupTimeoutSeconds: mcpServerDefaults.startup_timeout_seconds,
     callTimeoutSeconds: mcpServerDefaults.call_timeout_seconds,
+    maxResultBytes: mcpServerDefaults.max_result_mb * 1024 * 1024,
     declaredIn: resolve(cwd, '--mcp'),
     origin: 'command-line',
   };

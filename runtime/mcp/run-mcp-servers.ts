@@ -11,7 +11,7 @@ import type { Toolbox } from '../toolbox.js';
 import type { RunServerServices } from './run-servers.js';
 import { environmentVariablesOf } from './server-config.js';
 
-export type McpRunServices = Omit<RunServerServices, 'agent' | 'trustGrants' | 'hostChosenByUser'>;
+export type McpRunServices = Omit<RunServerServices, 'agent' | 'trustGrants' | 'hostChosenByUser' | 'networkAccess'>;
 
 export function needsMcpServers(plan: RunPlan): boolean {
   return plan.mcpToolNames.length > 0 || plan.mcpServers.some((server) => server.origin === 'command-line');
@@ -25,6 +25,7 @@ export async function startMcpServers(plan: RunPlan, services: McpRunServices): 
     agent: plan.agent,
     trustGrants: plan.trustGrants,
     hostChosenByUser: plan.overrides.sandbox === 'host',
+    networkAccess: plan.networkAccess,
   });
 }
 

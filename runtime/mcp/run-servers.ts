@@ -11,7 +11,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { ConfigError, type Diagnostic } from '../errors.js';
+import { ConfigError, formatLocation, type Diagnostic } from '../errors.js';
+import type { NetworkAccess } from '../network/guarded-lookup.js';
 import type { AgentConfig } from '../config/types.js';
 import type { ChatModel } from '../model/model-types.js';
 import type { UsageLedger } from '../model/usage-ledger.js';
@@ -20,10 +21,13 @@ import type { HumanChannel, RunResources, TraceWriter } from '../tool.js';
 import { launchStdioServer, resolveEnvironment, type LaunchServices } from './launch-place.js';
 import { McpServerUnavailableError } from './mcp-errors.js';
 import { mcpTool, offeredTools } from './mcp-tools.js';
-import { environmentVariablesOf, type McpServerConfig } from './server-config.js';
+import { environmentVariablesOf, isTrustedServer, type McpServerConfig } from './server-config.js';
+import { guardedFetch } from '../network/guarded-fetch.js';
+import { PrivateAddressError } from '../network/network-errors.js';
 import { McpServerConnection, type ConnectedClient } from './server-connection.js';
 import { answerServerRequests } from './server-requests.js';
 import { SessionTransport } from './session-transport.js';
+import { limitedFetch } from './result-limit.js';
 import { isWildcard, modelToolNames, serverOfToolName, serverPrefix } from './tool-names.js';
 
 export interface RunServerServices extends LaunchServices {
@@ -37,7 +41,12 @@ export interface RunServerServices extends LaunchServices {
   agent: Pick<AgentConfig, 'name' | 'toolLocations' | 'location'>;
   /** Ends the run with this error (a required server was lost). */
   failRun(error: Error): void;
+  /** What the user allows the HTTP connections of servers a recipe declared to reach. */
+  networkAccess: NetworkAccess;
 }
+
+/** Which server gave each MCP tool name in the toolbox, to name both sides of a collision. */
+type ToolOwners = Map<string, McpServerConfig>;
 
 /** The servers a run needs, each with the agent's names for its tools. */
 export function serversNeeded(servers: readonly McpServerConfig[], agentToolNames: readonly string[]): Map<McpServerConfig, string[]> {
@@ -57,7 +66,8 @@ export async function startRunServers(servers: readonly McpServerConfig[], agent
   const needed = serversNeeded(servers, agentToolNames);
   const missing = [...needed.keys()].flatMap((server) => missingVariables(server, services.environment));
   if (missing.length > 0) throw new ConfigError(missing);
-  const started = await Promise.allSettled([...needed].map(([server, names]) => startServer(server, names, services)));
+  const owners: ToolOwners = new Map();
+  const started = await Promise.allSettled([...needed].map(([server, names]) => startServer(server, names, services, owners)));
   const failures: string[] = [];
   const unknownTools: Diagnostic[] = [];
   started.forEach((outcome, index) => {
@@ -89,8 +99,9 @@ function missingVariables(server: McpServerConfig, environment: Record<string, s
 }
 
 /** Starts one server and adds its tools; returns the agent's names the server does not have. */
-async function startServer(server: McpServerConfig, agentNames: string[], services: RunServerServices): Promise<Diagnostic[]> {
+async function startServer(server: McpServerConfig, agentNames: string[], services: RunServerServices, owners: ToolOwners): Promise<Diagnostic[]> {
   let offered = new Map<string, string>();
+  const collisions: Diagnostic[] = [];
   const connection = await services.resources.get(
     `mcp-server:${server.name}`,
     async () => {
@@ -110,7 +121,8 @@ async function startServer(server: McpServerConfig, agentNames: string[], servic
           return client;
         }, timeoutMs),
         onToolsChanged: (tools) => {
-          offered = updateToolbox(created, tools, agentNames, offered, services);
+          // Mid-run, a colliding tool is left out with a warning: the run is already under way.
+          offered = updateToolbox(created, tools, agentNames, offered, services, owners, (collision) => services.trace.emit('run-warning', { message: `${collision.message}; it is left out` }));
           services.trace.emit('mcp-tools-changed', { server: server.name, tools: [...offered.values()] });
         },
         onRestart: (reason) => services.trace.emit('mcp-server-restart', { server: server.name, reason }),
@@ -127,13 +139,25 @@ async function startServer(server: McpServerConfig, agentNames: string[], servic
     },
     (created) => created.close(),
   );
-  offered = updateToolbox(connection, connection.tools, agentNames, offered, services);
+  offered = updateToolbox(connection, connection.tools, agentNames, offered, services, owners, (collision) => collisions.push(collision));
   services.trace.emit('mcp-server-ready', { server: server.name, place: connection.place, tools: [...offered.values()] });
-  return unknownNames(server, connection.tools, agentNames, services.agent);
+  return [...collisions, ...unknownNames(server, connection.tools, agentNames, services.agent)];
 }
 
-/** Puts the server's offered tools that the agent names into the toolbox, and takes out those that went away. */
-function updateToolbox(connection: McpServerConnection, tools: Tool[], agentNames: string[], previous: Map<string, string>, services: RunServerServices): Map<string, string> {
+/**
+ * Puts the server's offered tools that the agent names into the toolbox, and takes out those that
+ * went away. A name the toolbox already holds from another source is a collision, reported with
+ * both sources, and never replaces that tool.
+ */
+function updateToolbox(
+  connection: McpServerConnection,
+  tools: Tool[],
+  agentNames: string[],
+  previous: Map<string, string>,
+  services: RunServerServices,
+  owners: ToolOwners,
+  onCollision: (collision: Diagnostic) => void,
+): Map<string, string> {
   const available = offeredTools(tools, connection.config.tools);
   const names = modelToolNames(connection.config.name, available.map((tool) => tool.name));
   const wanted = new Set(agentNames);
@@ -142,11 +166,29 @@ function updateToolbox(connection: McpServerConnection, tools: Tool[], agentName
   for (const tool of available) {
     const name = names.get(tool.name)!;
     if (!all && !wanted.has(name)) continue;
+    const owner = owners.get(name);
+    if ((owner && owner !== connection.config) || (!owner && services.toolbox.has(name))) {
+      onCollision({
+        severity: 'error',
+        message: `the tool name '${name}' comes from both ${owner ? describeServer(owner) : 'a plugin, pack or agent tool of the run'} and ${describeServer(connection.config)} (its tool '${tool.name}')`,
+        location: connection.config.location,
+      });
+      continue;
+    }
+    owners.set(name, connection.config);
     current.set(tool.name, name);
     services.toolbox.set(name, mcpTool(connection, tool, name));
   }
-  for (const [tool, name] of previous) if (!current.has(tool)) services.toolbox.delete(name);
+  for (const [tool, name] of previous) {
+    if (current.has(tool)) continue;
+    services.toolbox.delete(name);
+    owners.delete(name);
+  }
   return current;
+}
+
+function describeServer(server: McpServerConfig): string {
+  return `the MCP server '${server.name}' (declared in ${formatLocation(server.location ?? { file: server.declaredIn })})`;
 }
 
 /** An agent's name for a tool the server does not offer is an error that lists what it does offer. */
@@ -163,7 +205,7 @@ function unknownNames(server: McpServerConfig, tools: Tool[], agentNames: string
 async function connectServer(server: McpServerConfig, services: RunServerServices, makeClient: (workspacePath: string) => Client, timeoutMs: number): Promise<ConnectedClient> {
   if (server.transport.kind === 'stdio') {
     const launched = await launchStdioServer(server, services);
-    const transport = new SessionTransport(launched.session);
+    const transport = new SessionTransport(launched.session, { server: server.name, maxBytes: server.maxResultBytes });
     const client = makeClient(launched.workspacePath);
     try {
       await client.connect(transport, { timeout: timeoutMs });
@@ -175,17 +217,21 @@ async function connectServer(server: McpServerConfig, services: RunServerService
   }
   const url = new URL(server.transport.url);
   const headers = resolveEnvironment(server.name, server.transport.headers, services.environment);
+  // The user's own servers may be anywhere; one a recipe names reaches only what the user allows,
+  // checked for the address each connection really uses, redirects included.
+  const fetch = limitedFetch(isTrustedServer(server) ? globalThis.fetch : guardedFetch(services.networkAccess), { server: server.name, maxBytes: server.maxResultBytes });
   const streamable = makeClient(services.workspace);
   try {
-    await streamable.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }), { timeout: timeoutMs });
+    await streamable.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch }), { timeout: timeoutMs });
     return { client: streamable, place: 'streamable-http' };
   } catch (streamableError) {
     // Servers from before Streamable HTTP speak the older HTTP+SSE transport at the same address.
     const sse = makeClient(services.workspace);
     try {
-      await sse.connect(new SSEClientTransport(url, { requestInit: { headers } }), { timeout: timeoutMs });
+      await sse.connect(new SSEClientTransport(url, { requestInit: { headers }, fetch }), { timeout: timeoutMs });
       return { client: sse, place: 'sse' };
-    } catch {
+    } catch (sseError) {
+      if (PrivateAddressError.isInstance(sseError)) throw sseError;
       throw streamableError;
     }
   }

@@ -27,6 +27,8 @@ export interface McpServerConfig {
   required: boolean;
   startupTimeoutSeconds: number;
   callTimeoutSeconds: number;
+  /** The largest message read from the server; a longer one is cut off while it is read. */
+  maxResultBytes: number;
   /** The file that declared it (or names the .mcp.json it came from); the current folder for `--mcp`. */
   declaredIn: string;
   origin: McpServerOrigin;
@@ -91,6 +93,7 @@ export function toServerConfig(
     required: raw.required ?? mcpServerDefaults.required,
     startupTimeoutSeconds: raw.startup_timeout_seconds ?? mcpServerDefaults.startup_timeout_seconds,
     callTimeoutSeconds: raw.call_timeout_seconds ?? mcpServerDefaults.call_timeout_seconds,
+    maxResultBytes: Math.round((raw.max_result_mb ?? mcpServerDefaults.max_result_mb) * 1024 * 1024),
     declaredIn: where.declaredIn,
     origin: where.origin,
     location: where.location,

@@ -44,6 +44,19 @@ export function isWildcard(name: string): boolean {
   return name.endsWith('_*');
 }
 
+/**
+ * Every declared server whose tools a name could be: `mcp_corp_vault_read` is the tool `read` of
+ * `corp_vault` and the tool `vault_read` of `corp`. More than one is an error, never a silent pick.
+ */
+export function serversOfToolName(name: string, servers: readonly string[]): string[] {
+  if (!name.startsWith(mcpToolPrefix)) return [];
+  const bare = isWildcard(name) ? name.slice(0, -1) : name;
+  return servers.filter((server) => {
+    const prefix = serverPrefix(server);
+    return bare.startsWith(prefix) && (bare.length > prefix.length || isWildcard(name));
+  });
+}
+
 /** The server an agent's tool name refers to: the declared server with the longest matching prefix. */
 export function serverOfToolName(name: string, servers: readonly string[]): string | undefined {
   if (!name.startsWith(mcpToolPrefix)) return undefined;

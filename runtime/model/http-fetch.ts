@@ -7,31 +7,47 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders, type RequestOptions } from 'node:http';
 import type * as Https from 'node:https';
+import type { LookupFunction } from 'node:net';
 import { Readable, type Transform } from 'node:stream';
 import type * as Zlib from 'node:zlib';
 
 // Idle connections close after 4 s, as Node's fetch does, so a request rarely meets a connection
 // the server has just closed.
 const idleTimeoutMs = 4000;
-const httpAgent = new HttpAgent({ keepAlive: true, timeout: idleTimeoutMs });
 
 interface Transport {
   agent: HttpAgent;
   request(url: URL, options: RequestOptions, onResponse: (message: IncomingMessage) => void): ClientRequest;
 }
 
-const http: Transport = { agent: httpAgent, request: httpRequest };
-// TLS is loaded when a URL first needs it: a local model server never does.
-let https: Promise<Transport> | undefined;
-
-function transportFor(url: URL): Transport | Promise<Transport> {
-  if (url.protocol !== 'https:') return http;
-  https ??= import('node:https').then((module: typeof Https) => ({
-    agent: new module.Agent({ keepAlive: true, timeout: idleTimeoutMs }),
-    request: module.request,
-  }));
-  return https;
+export interface HttpFetchOptions {
+  /** Resolves host names for every connection, so a caller can check the very address connected to. */
+  lookup?: LookupFunction;
+  /** Called for the first URL and every redirect target before it is sent; throws to refuse it. */
+  checkUrl?: (url: URL) => void;
+  /**
+   * JSON replies are read whole before the Response is made (the model SDK reads them whole
+   * anyway). Off for callers that cap what they read.
+   */
+  readJsonWhole?: boolean;
 }
+
+export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+/** A fetch with connections of its own. */
+export function createHttpFetch(options: HttpFetchOptions = {}): FetchFunction {
+  const agentOptions = { keepAlive: true, timeout: idleTimeoutMs, ...(options.lookup ? { lookup: options.lookup } : {}) };
+  const http: Transport = { agent: new HttpAgent(agentOptions), request: httpRequest };
+  // TLS is loaded when a URL first needs it: a local model server never does.
+  let https: Promise<Transport> | undefined;
+  const transportFor = (url: URL): Transport | Promise<Transport> => {
+    if (url.protocol !== 'https:') return http;
+    https ??= import('node:https').then((module: typeof Https) => ({ agent: new module.Agent(agentOptions), request: module.request }));
+    return https;
+  };
+  return (input, init) => fetchOver(transportFor, options, input, init);
+}
+
 const redirectStatuses = new Set([301, 302, 303, 307, 308]);
 const nullBodyStatuses = new Set([101, 204, 205, 304]);
 const maxRedirects = 20;
@@ -48,16 +64,24 @@ const decoders: Record<string, (zlib: typeof Zlib) => Transform> = {
   br: (zlib) => zlib.createBrotliDecompress(),
 };
 
-export async function httpFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
+export const httpFetch: FetchFunction = createHttpFetch({ readJsonWhole: true });
+
+async function fetchOver(
+  transportFor: (url: URL) => Transport | Promise<Transport>,
+  options: HttpFetchOptions,
+  input: string | URL | Request,
+  init: RequestInit = {},
+): Promise<Response> {
   let url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
   let method = (init.method ?? 'GET').toUpperCase();
   let body = requestBody(init.body);
   const headers: OutgoingHttpHeaders = Object.fromEntries(new Headers(init.headers));
   const signal = init.signal ?? undefined;
   for (let redirects = 0; ; redirects += 1) {
-    const message = await send(url, method, headers, body, signal);
+    options.checkUrl?.(url);
+    const message = await send(await transportFor(url), url, method, headers, body, signal);
     const location = message.headers.location;
-    if (!redirectStatuses.has(message.statusCode ?? 0) || !location || init.redirect === 'manual') return toResponse(message, signal);
+    if (!redirectStatuses.has(message.statusCode ?? 0) || !location || init.redirect === 'manual') return toResponse(message, signal, options.readJsonWhole === true);
     message.resume();
     if (redirects === maxRedirects) throw new TypeError(`too many redirects (more than ${maxRedirects})`);
     const next = new URL(location, url);
@@ -86,8 +110,7 @@ function requestBody(body: RequestInit['body']): string | Uint8Array | undefined
   throw new TypeError('the model client sends only string or byte bodies');
 }
 
-async function send(url: URL, method: string, headers: OutgoingHttpHeaders, body: string | Uint8Array | undefined, signal: AbortSignal | undefined): Promise<IncomingMessage> {
-  const transport = await transportFor(url);
+function send(transport: Transport, url: URL, method: string, headers: OutgoingHttpHeaders, body: string | Uint8Array | undefined, signal: AbortSignal | undefined): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const request = transport.request(url, { method, headers, agent: transport.agent, signal }, resolve);
     request.on('error', reject);
@@ -96,11 +119,10 @@ async function send(url: URL, method: string, headers: OutgoingHttpHeaders, body
 }
 
 /**
- * JSON replies are read whole before the Response is made (the SDK reads them whole anyway);
- * anything else, event streams above all, stays a stream. An abort while the body is read fails it
+ * JSON replies are read whole before the Response is made when the caller asks for it; anything else, event streams above all, stays a stream. An abort while the body is read fails it
  * with an AbortError, as fetch does, so the SDK can tell a timeout from a dropped connection.
  */
-async function toResponse(message: IncomingMessage, signal: AbortSignal | undefined): Promise<Response> {
+async function toResponse(message: IncomingMessage, signal: AbortSignal | undefined, readJsonWhole: boolean): Promise<Response> {
   const headers = new Headers();
   for (const [name, value] of Object.entries(message.headers)) {
     for (const item of [value ?? []].flat()) headers.append(name, item);
@@ -117,7 +139,7 @@ async function toResponse(message: IncomingMessage, signal: AbortSignal | undefi
     message.once('close', () => signal.removeEventListener('abort', onAbort));
   }
   const content = await decoded(message, headers);
-  if (!isJson(headers.get('content-type'))) return new Response(Readable.toWeb(content) as ReadableStream<Uint8Array>, init);
+  if (!readJsonWhole || !isJson(headers.get('content-type'))) return new Response(Readable.toWeb(content) as ReadableStream<Uint8Array>, init);
   const chunks: Buffer[] = [];
   for await (const chunk of content) chunks.push(chunk as Buffer);
   return new Response(Buffer.concat(chunks), init);

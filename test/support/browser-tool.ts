@@ -5,12 +5,16 @@
 import browserUse from '../../plugins/browser/browser_use.js';
 import type { ToolResult } from '../../runtime/tool.js';
 import { useToolContexts, type TestToolContext } from './tool-context.js';
+import { createToolNetwork } from '../../runtime/network/tool-network.js';
+
+const privateAllowed = createToolNetwork({ allowPrivate: true });
 
 export function useBrowserTool() {
   const newContext = useToolContexts();
   return {
     newContext,
-    browserContext: (settings: Record<string, unknown> = {}): TestToolContext => newContext({ settings }),
+    // The fixture sites are on loopback: allowed, as a user would in their configuration.
+    browserContext: (settings: Record<string, unknown> = {}): TestToolContext => newContext({ settings, network: privateAllowed }),
     act: async (test: TestToolContext, input: Record<string, unknown>): Promise<ToolResult> =>
       (await browserUse.execute(input as never, test.context)) as ToolResult,
   };

@@ -126,6 +126,8 @@ export interface InProcessRunOptions extends LoopRecipeOptions {
   modes?: Record<string, number>;
   /** The permission bits of the run's folder, set once its files are written. */
   folderMode?: number;
+  /** The user's own config.yaml, as YAML; none unless given. */
+  userConfig?: string;
 }
 
 export type RunEvent = Record<string, any>;
@@ -203,6 +205,10 @@ export function useInProcessRuns(): (script: ScriptedTurn[] | ScriptedChatModel,
     const model = script instanceof ScriptedChatModel ? script : new ScriptedChatModel(script);
     // The user's own configuration (trust grants) stays out of the test.
     const environment = { ...options.environment, XDG_CONFIG_HOME: join(folder, 'no-user-config') };
+    if (options.userConfig !== undefined) {
+      mkdirSync(join(environment.XDG_CONFIG_HOME, 'manus'), { recursive: true });
+      writeFileSync(join(environment.XDG_CONFIG_HOME, 'manus', 'config.yaml'), options.userConfig);
+    }
     const plan = await resolveRecipe('recipe.yaml', { cwd: folder, overrides: options.overrides, environment });
     const result = await executeRun(plan, {
       cwd: folder,

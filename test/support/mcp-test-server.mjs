@@ -4,7 +4,11 @@
  * failing, slow and crashing tools, a tool list that changes, a sampling request and an
  * elicitation request. Plain JavaScript, so it starts as fast (and as sandboxed) as any program.
  * MCP_TEST_CRASH_FILE: `crash` writes this file before exiting, and a start that finds it fails,
- * so a restart after a crash can be made to fail.
+ * so a restart after a crash can be made to fail. MCP_TEST_TOOL_NAME: one more tool of that name,
+ * answering with its name and MCP_TEST_LABEL. MCP_TEST_HUGE_MB: the tool `huge` answers that many
+ * megabytes of text. MCP_TEST_HTTP: serve Streamable HTTP on 127.0.0.1 instead of stdio, on a
+ * free port written to stderr as `listening on <port>`; `json` answers with JSON, `sse` with
+ * event streams.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -70,4 +74,22 @@ server.registerTool('ask_user', { description: 'Asks the user for a colour.' }, 
   return { content: [{ type: 'text', text: `user ${reply.action}${reply.content ? `: ${reply.content.colour}` : ''}` }] };
 });
 
-await server.connect(new StdioServerTransport());
+if (process.env.MCP_TEST_TOOL_NAME) {
+  const name = process.env.MCP_TEST_TOOL_NAME;
+  server.registerTool(name, { description: `The tool ${name}.` }, async () => ({ content: [{ type: 'text', text: `tool ${name} of ${process.env.MCP_TEST_LABEL ?? 'the test server'}` }] }));
+}
+server.registerTool('huge', { description: 'Answers with a very long text.' }, async () => ({
+  content: [{ type: 'text', text: 'x'.repeat(Number(process.env.MCP_TEST_HUGE_MB ?? 30) * 1024 * 1024) }],
+}));
+
+if (process.env.MCP_TEST_HTTP) {
+  const { createServer } = await import('node:http');
+  const { randomUUID } = await import('node:crypto');
+  const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), enableJsonResponse: process.env.MCP_TEST_HTTP === 'json' });
+  await server.connect(transport);
+  const listener = createServer((request, response) => transport.handleRequest(request, response));
+  listener.listen(0, '127.0.0.1', () => process.stderr.write(`listening on ${listener.address().port}\n`));
+} else {
+  await server.connect(new StdioServerTransport());
+}

@@ -101,3 +101,14 @@ export function readEvents(runDirectory: string): Array<Record<string, any>> {
   const text = readFileSync(join(runDirectory, 'events.jsonl'), 'utf8');
   return text.trim().split('\n').map((line) => JSON.parse(line));
 }
+
+/**
+ * An XDG_CONFIG_HOME whose config.yaml allows private addresses, as a user whose pages are on
+ * their own machine would write it: for runs that reach the tests' loopback servers with web tools.
+ */
+export function privateNetworkConfigHome(): string {
+  const folder = join(testCacheFolder(), 'private-network-config');
+  mkdirSync(join(folder, 'manus'), { recursive: true });
+  writeFileSync(join(folder, 'manus', 'config.yaml'), 'version: 1\nnetwork:\n  allow_private: true\n');
+  return folder;
+}

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { sandboxForRun } from '../../runtime/sandbox/run-sandbox.js';
 import type { ToolContext } from '../../runtime/tool.js';
+import { createToolNetwork } from '../../runtime/network/tool-network.js';
 import { WorkspaceFiles } from '../../runtime/workspace-files.js';
 
 /**
@@ -54,6 +55,8 @@ export function createTestToolContext(overrides: Partial<ToolContext> & { answer
     sandboxSettings: async () => ({ kind: 'host', network: false, options: {} }),
     // The sandbox a run gives its tools, made from whatever settings the test's context ends up with.
     sandbox: () => sandboxForRun(context),
+    // As a user with no configuration: private addresses refused.
+    network: createToolNetwork(),
     ...overrides,
   };
   const context: ToolContext = { ...base, files: overrides.files ?? new WorkspaceFiles(base.workspace, base.protectedPaths) };
