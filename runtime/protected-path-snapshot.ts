@@ -27,8 +27,11 @@ export interface ProtectedPathChange {
 export interface SnapshotOptions {
   /** Keep file contents, up to the limits below, so changes can be undone. */
   withContent: boolean;
-  /** Paths that count as absent: read-only mount points a sandbox created for the time of a command. */
-  ignored: ReadonlySet<string>;
+  /**
+   * Paths that count as absent: read-only mount points a sandbox created for the time of a
+   * command, and the unprotected entries of a protected folder.
+   */
+  ignored: Pick<ReadonlySet<string>, 'has'>;
 }
 
 /** Past these a protected folder is still compared, but what lies past them cannot be restored. */

@@ -15,7 +15,7 @@ import { ModelClient } from './model/model-client.js';
 import { resolveModelConnection, type ModelConnection } from './model/model-connection.js';
 import type { ChatModel, TokenUsage } from './model/model-types.js';
 import { redactingModel } from './model/redacting-model.js';
-import { ProtectedPaths, protectedPathsFor } from './protected-paths.js';
+import { controlEntryRoots, ProtectedPaths, protectedPathsFor } from './protected-paths.js';
 import type { RunOptions } from './run.js';
 import { RunResourceRegistry } from './run-resources.js';
 import { RunTrace } from './run-trace.js';
@@ -120,7 +120,7 @@ export function prepareRun(plan: RunPlan, options: RunOptions): PreparedRun {
     () => protectedPathsFor(plan, { cwd: options.cwd, workspace, runsDirectory, environment: options.environment }),
     {
       display: (path) => relativeToCwd(options.cwd, path),
-      repositoryRoots: [...new Set([options.cwd, workspace])],
+      repositoryRoots: controlEntryRoots({ cwd: options.cwd, workspace }),
       onChanged: (changes) => trace.emit('protected-path-changed', {
         changes: changes.map((change) => ({ ...change, path: relativeToCwd(options.cwd, change.path) })),
       }),

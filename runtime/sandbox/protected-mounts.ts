@@ -5,12 +5,17 @@
  * finds it there and cannot fill it. A mount point cannot be renamed or removed from inside the
  * sandbox (EBUSY), and a hard link cannot cross into it (EXDEV).
  *
+ * A protected folder with exceptions (a repository's folder, whose objects, refs and index git
+ * writes) is not mounted itself: each of its other entries is.
+ *
  * A missing protected file (agents.yaml, .mcp.json) gets no placeholder: an empty file left
  * behind by a killed runtime would break the next run. Creating one is caught by the check
  * after the command, which removes it and stops the run.
  */
+import { readdirSync } from 'node:fs';
 import { lstat, mkdir, rmdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
+import { matchesEntryName } from '../git-repositories.js';
 import type { ProtectedPaths } from '../protected-paths.js';
 import { isInside } from '../workspace-paths.js';
 
@@ -91,12 +96,29 @@ export class ProtectedMounts {
 
   private candidates(): string[] {
     if (!this.protectedPaths) return [];
-    return this.protectedPaths.entries
-      .map((entry) => entry.path)
-      .filter((path) => path !== this.workspace && isInside(this.workspace, path));
+    const paths = new Set<string>();
+    for (const entry of this.protectedPaths.entries) {
+      if (entry.path === this.workspace || !isInside(this.workspace, entry.path)) continue;
+      if (!entry.except) {
+        paths.add(entry.path);
+        continue;
+      }
+      // A repository's folder stays writable for its objects, refs and index; every other entry
+      // in it is mounted on its own. One a command creates there is caught by the check after it.
+      for (const name of entriesOf(entry.path)) if (!matchesEntryName(entry.except, name)) paths.add(join(entry.path, name));
+    }
+    return [...paths];
   }
 
   private isMissingFolder(path: string): boolean {
     return this.protectedPaths?.entries.find((entry) => entry.path === path)?.kind === 'folder';
+  }
+}
+
+function entriesOf(folder: string): string[] {
+  try {
+    return readdirSync(folder);
+  } catch {
+    return [];
   }
 }
