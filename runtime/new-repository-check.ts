@@ -12,7 +12,7 @@
 import { lstatSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { commonFolderOf, repositoryFolderOf } from './git-repositories.js';
-import type { ProtectedPathChange } from './protected-path-snapshot.js';
+import { lstatEntry, type ProtectedPathChange } from './protected-path-snapshot.js';
 import { editorControlNames, isInside } from './workspace-paths.js';
 
 /** Settings that configure a repository without naming a program, a file to include or a path to hooks. */
@@ -97,8 +97,14 @@ export class ControlEntryScanner {
   }
 
   private listing(folder: string): { folders: string[]; found: string[] } | undefined {
-    const information = lstatSync(folder, { bigint: true, throwIfNoEntry: false });
-    if (!information?.isDirectory()) return undefined;
+    let information;
+    try {
+      information = lstatSync(folder, { bigint: true });
+    } catch {
+      // Gone, or below what is no longer a folder: nothing to list.
+      return undefined;
+    }
+    if (!information.isDirectory()) return undefined;
     const stamp = `${information.ino}:${information.mtimeNs}:${information.ctimeNs}`;
     const cached = this.listings.get(folder);
     if (cached?.stamp === stamp) return cached;
@@ -169,11 +175,11 @@ function subfolders(folder: string): string[] {
 
 function remove(path: string): ProtectedPathChange {
   rmSync(path, { recursive: true, force: true });
-  return { path, change: 'created', restored: lstatSync(path, { throwIfNoEntry: false }) === undefined };
+  return { path, change: 'created', restored: lstatEntry(path) === undefined };
 }
 
 function removeActiveHooks(hooksFolder: string): ProtectedPathChange[] {
-  const information = lstatSync(hooksFolder, { throwIfNoEntry: false });
+  const information = lstatEntry(hooksFolder);
   if (!information) return [];
   // A link would lead the clean-up into a folder that is not the repository's; the link goes.
   if (!information.isDirectory()) return [remove(hooksFolder)];
@@ -183,7 +189,7 @@ function removeActiveHooks(hooksFolder: string): ProtectedPathChange[] {
 }
 
 function removeActiveSettings(configFile: string): ProtectedPathChange[] {
-  const information = lstatSync(configFile, { throwIfNoEntry: false });
+  const information = lstatEntry(configFile);
   if (!information) return [];
   if (!information.isFile()) return [remove(configFile)];
   let text: string;

@@ -11,13 +11,14 @@
  * and `verify` (run after each command) undoes any change and stops the run, which is the only
  * control when commands run on the host.
  */
-import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { agentsFileCandidates, pluginFolderCandidates, type RunPlan } from './config/resolve-recipe.js';
 import { PermissionDeniedError } from './errors.js';
 import {
   carryContents,
+  lstatEntry,
   compareProtectedSnapshots,
   takeSnapshot,
   undoChanges,
@@ -105,7 +106,7 @@ export function protectedPathsFor(plan: ProtectedPathSources, places: ProtectedP
   const home = places.environment.HOME ?? homedir();
   const found = new ControlEntryScanner(controlEntryRoots(places)).scan();
   for (const dotGit of found.dotGits) protectRepository(dotGit, home, places.environment, add);
-  for (const path of found.editorEntries) add(path, lstatSync(path).isDirectory() ? 'folder' : 'file', editorEntryReason);
+  for (const path of found.editorEntries) add(path, lstatEntry(path)?.isDirectory() ? 'folder' : 'file', editorEntryReason);
   for (const root of new Set([places.cwd, places.workspace])) {
     add(join(root, '.mcp.json'), 'file', 'it starts MCP servers');
     for (const name of shellStartupFiles) add(join(root, name), 'file', 'it is a shell start-up file');
@@ -171,7 +172,7 @@ function protectRepository(
   add: (path: string, kind: ProtectedPath['kind'], reason: string, watched?: boolean, except?: readonly string[]) => void,
 ): void {
   const folder = repositoryFolderOf(dotGit);
-  if (lstatSync(dotGit, { throwIfNoEntry: false })?.isDirectory() === false) add(dotGit, 'file', 'it names the folder git reads the repository\'s hooks and settings from');
+  if (lstatEntry(dotGit)?.isDirectory() === false) add(dotGit, 'file', 'it names the folder git reads the repository\'s hooks and settings from');
   if (!folder) return;
   const common = commonFolderOf(folder);
   const folders = common ? [folder, common] : [folder];
@@ -227,7 +228,7 @@ export function canonicalPath(path: string, hops = 0): string {
   const missing: string[] = [];
   let existing = path;
   while (!existsSync(existing)) {
-    const link = lstatSync(existing, { throwIfNoEntry: false });
+    const link = lstatEntry(existing);
     if (link?.isSymbolicLink() && hops < maximumLinkHops) {
       return canonicalPath(join(resolve(dirname(existing), readlinkSync(existing)), ...missing), hops + 1);
     }
@@ -249,7 +250,7 @@ const maximumLinkHops = 40;
 /** The path itself when it is a link, named through its real folder; undefined otherwise. */
 function linkItself(path: string): string | undefined {
   const named = join(canonicalPath(dirname(path)), basename(path));
-  return lstatSync(named, { throwIfNoEntry: false })?.isSymbolicLink() ? named : undefined;
+  return lstatEntry(named)?.isSymbolicLink() ? named : undefined;
 }
 
 export interface ProtectedPathsOptions {
@@ -329,11 +330,11 @@ export class ProtectedPaths {
    * file whatever its name. Only files with more than one link are looked up.
    */
   hardLinkedProtection(path: string): ProtectedPath | undefined {
-    const information = lstatSync(path, { throwIfNoEntry: false });
+    const information = lstatEntry(path);
     if (!information?.isFile() || information.nlink < 2) return undefined;
     for (const entry of this.entries.filter((candidate) => candidate.watched)) {
       for (const file of filesUnder(entry)) {
-        const other = lstatSync(file, { throwIfNoEntry: false });
+        const other = lstatEntry(file);
         if (other && other.ino === information.ino && other.dev === information.dev) return entry;
       }
     }
@@ -359,6 +360,16 @@ export class ProtectedPaths {
   }
 
   private async verifyNow(): Promise<void> {
+    try {
+      await this.compareAndUndo();
+    } catch (error) {
+      if (error instanceof PermissionDeniedError) throw error;
+      // What the command changed is unknown and may still be in place: the run cannot go on.
+      throw new PermissionDeniedError(`The check of protected paths after a command failed, so the run was stopped: ${(error as Error).message}`);
+    }
+  }
+
+  private async compareAndUndo(): Promise<void> {
     if (this.capturing) await this.capturing;
     const before = this.snapshot;
     // Nothing captured: no tool call ever started, so nothing could have changed.
@@ -433,7 +444,7 @@ function filesUnder(entry: ProtectedPath): string[] {
   const pending = [entry.path];
   while (pending.length > 0 && files.length < 10_000) {
     const current = pending.pop() as string;
-    const information = lstatSync(current, { throwIfNoEntry: false });
+    const information = lstatEntry(current);
     if (!information) continue;
     if (information.isFile()) files.push(current);
     else if (information.isDirectory()) {

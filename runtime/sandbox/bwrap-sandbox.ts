@@ -119,7 +119,7 @@ export class BwrapSandbox implements Sandbox {
     let cgroup: CommandCgroup | undefined;
     try {
       cgroup = await this.commandCgroup();
-      return await this.groups.run(enterCgroupCommandLine(cgroup, bwrapCommandLine(this.layout, folder.hostPath, argv, mounts.readOnly)), {
+      return await this.groups.run(enterCgroupCommandLine(cgroup, bwrapCommandLine(this.layout, folder.hostPath, argv, mounts.readOnly, [], mounts.pinned)), {
         ...options,
         cwd: this.workspacePath,
         env: { ...this.environment, ...options.env },
@@ -143,7 +143,7 @@ export class BwrapSandbox implements Sandbox {
     };
     try {
       cgroup = await this.commandCgroup();
-      const line = bwrapCommandLine(this.layout, folder.hostPath, argv, mounts.readOnly, options.readOnlyFolders);
+      const line = bwrapCommandLine(this.layout, folder.hostPath, argv, mounts.readOnly, options.readOnlyFolders, mounts.pinned);
       const session = await this.groups.spawnSession(enterCgroupCommandLine(cgroup, line), {
         cwd: this.workspacePath,
         env: { ...this.environment, ...options.env },
@@ -191,9 +191,17 @@ export class BwrapSandbox implements Sandbox {
 /**
  * The full command line: bwrap <namespaces and mounts> -- [setpriv <user>] prlimit <limits> -- argv.
  * `readOnlyPaths` inside the workspace are mounted read-only over it. `readOnlyFolders` are host
- * folders shown read-only under the workspace's mount, which they may contain.
+ * folders shown read-only under the workspace's mount, which they may contain. `pinnedFolders`
+ * are bound writable onto themselves, which keeps them from being renamed or removed.
  */
-export function bwrapCommandLine(layout: BwrapLayout, workingFolder: string, argv: string[], readOnlyPaths: readonly string[] = [], readOnlyFolders: readonly string[] = []): string[] {
+export function bwrapCommandLine(
+  layout: BwrapLayout,
+  workingFolder: string,
+  argv: string[],
+  readOnlyPaths: readonly string[] = [],
+  readOnlyFolders: readonly string[] = [],
+  pinnedFolders: readonly string[] = [],
+): string[] {
   const { user, network } = layout;
   const namespaces = user
     ? ['--unshare-ipc', '--unshare-pid', '--unshare-uts', '--unshare-cgroup-try', ...(network ? [] : ['--unshare-net'])]
@@ -220,6 +228,7 @@ export function bwrapCommandLine(layout: BwrapLayout, workingFolder: string, arg
     ]),
     ...foldersToCreate(layout).flatMap((folder) => ['--perms', '0755', '--dir', folder]),
     '--bind', layout.workspace, layout.workspace,
+    ...pinnedFolders.flatMap((path) => ['--bind', path, path]),
     ...readOnlyPaths.flatMap((path) => ['--ro-bind', path, path]),
     ...namespaces,
     '--die-with-parent',

@@ -6,7 +6,8 @@
  * sandbox (EBUSY), and a hard link cannot cross into it (EXDEV).
  *
  * A protected folder with exceptions (a repository's folder, whose objects, refs and index git
- * writes) is not mounted itself: each of its other entries is.
+ * writes) is bound writable onto itself, so it cannot be renamed or removed, and each of its
+ * other entries is mounted read-only.
  *
  * A missing protected file (agents.yaml, .mcp.json) gets no placeholder: an empty file left
  * behind by a killed runtime would break the next run. Creating one is caught by the check
@@ -20,6 +21,11 @@ import type { ProtectedPaths } from '../protected-paths.js';
 import { isInside } from '../workspace-paths.js';
 
 export interface ProtectedMountSet {
+  /**
+   * Folders bound writable onto themselves before the read-only mounts: a repository's folder,
+   * which git writes to but a command must not rename or remove (a mount point cannot be).
+   */
+  pinned: string[];
   /** Host paths to mount read-only at the same place, outermost first. */
   readOnly: string[];
   /** Removes the placeholders this command needed once no other command still uses them. */
@@ -73,6 +79,7 @@ export class ProtectedMounts {
     }
     let released = false;
     return {
+      pinned: await this.pinned(),
       readOnly: readOnly.sort((left, right) => left.length - right.length),
       release: async () => {
         if (released) return;
@@ -92,6 +99,16 @@ export class ProtectedMounts {
     // Nothing can have been written into it; should it hold something, it is no longer ours to remove.
     await rmdir(path).catch(() => undefined);
     this.protectedPaths?.placeholders.delete(path);
+  }
+
+  /** The existing protected folders with exceptions inside the workspace, outermost first. */
+  async pinned(): Promise<string[]> {
+    const folders: string[] = [];
+    for (const entry of this.protectedPaths?.entries ?? []) {
+      if (!entry.except || entry.path === this.workspace || !isInside(this.workspace, entry.path)) continue;
+      if ((await lstat(entry.path).catch(() => undefined))?.isDirectory()) folders.push(entry.path);
+    }
+    return folders.sort((left, right) => left.length - right.length);
   }
 
   private candidates(): string[] {
