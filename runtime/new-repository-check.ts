@@ -10,7 +10,7 @@
  * enters or opens that folder. Anything removed is reported like a change to a protected path.
  */
 import { lstatSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { commonFolderOf, repositoryFolderOf } from './git-repositories.js';
 import { lstatEntry, type ProtectedPathChange } from './protected-path-snapshot.js';
 import { editorControlNames, isInside } from './workspace-paths.js';
@@ -49,7 +49,7 @@ export interface ScanRoot {
 export interface ControlEntries {
   /** Every `.git` entry, folder, file or link. */
   dotGits: string[];
-  /** Every `.envrc`, `.vscode`, `.idea` and `.devcontainer`. */
+  /** Every `.envrc`, `.vscode`, `.idea` and `.devcontainer` outside node_modules folders. */
   editorEntries: string[];
   /** False when the scan stopped at its limit. */
   complete: boolean;
@@ -88,7 +88,11 @@ export class ControlEntryScanner {
         visited.add(folder);
         const listing = this.listing(folder);
         if (!listing) continue;
-        for (const name of listing.found) (name === '.git' ? dotGits : editorEntries).add(join(folder, name));
+        for (const name of listing.found) {
+          if (name === '.git') dotGits.add(join(folder, name));
+          // Packages ship editor folders, and no one opens or enters a package's folder in node_modules.
+          else if (!folder.split(sep).includes('node_modules')) editorEntries.add(join(folder, name));
+        }
         if (depth < root.depth) for (const name of listing.folders) pending.push([join(folder, name), depth + 1]);
       }
     }
