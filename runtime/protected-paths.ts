@@ -172,12 +172,15 @@ function protectRepository(
   add: (path: string, kind: ProtectedPath['kind'], reason: string, watched?: boolean, except?: readonly string[]) => void,
 ): void {
   const folder = repositoryFolderOf(dotGit);
-  if (lstatEntry(dotGit)?.isDirectory() === false) add(dotGit, 'file', 'it names the folder git reads the repository\'s hooks and settings from');
+  const information = lstatEntry(dotGit);
+  if (information?.isFile()) add(dotGit, 'file', 'it names the folder git reads the repository\'s hooks and settings from');
   if (!folder) return;
   const common = commonFolderOf(folder);
   const folders = common ? [folder, common] : [folder];
   for (const each of folders) {
-    add(each, 'folder', 'git reads hooks and settings from a repository\'s folder; only its objects, refs, logs and index may change', true, repositoryDataEntries);
+    // Added by the link's name when .git is a link, so the link itself is protected too.
+    const named = each === folder && information?.isSymbolicLink() ? dotGit : each;
+    add(named, 'folder', 'git reads hooks and settings from a repository\'s folder; only its objects, refs, logs and index may change', true, repositoryDataEntries);
     for (const name of repositoryControlFolders) add(join(each, name), 'folder', 'git runs or reads what it holds');
     for (const name of repositoryControlFiles) add(join(each, name), 'file', 'git reads its settings, commands or other folders from it');
   }

@@ -449,18 +449,24 @@ describe('what git, direnv, editors and logins run later', () => {
   const rel = (target: Project) => (change: ProtectedPathChange) => change.path.slice(target.folder.length + 1);
 
   it('lists the repository folder but its data, commondir, the hooksPath folders, included files, editor folders and home files', async () => {
-    const target = await project('host', repository);
-    const protectionOf = (path: string) => target.protectedPaths.protectionOf(join(target.folder, path));
+    const target = await project('host', { ...repository, '.cache/symlinked-repository/HEAD': 'ref: refs/heads/main\n', 'symlinked/readme.txt': 'x\n' });
+    symlinkSync('../.cache/symlinked-repository', join(target.folder, 'symlinked', '.git'));
+    // Listed again: the link was made after the project's list.
+    const plan = await resolveRecipe('recipe.yaml', { cwd: target.folder });
+    const listed = new ProtectedPaths(
+      protectedPathsFor(plan, { cwd: target.folder, workspace: target.folder, runsDirectory: join(target.folder, '.manus', 'runs'), environment: { HOME: join(target.folder, 'src', 'home') } }),
+    );
+    const protectionOf = (path: string) => listed.protectionOf(join(target.folder, path));
     for (const path of [
       '.git/commondir', '.git/config.worktree', '.git/worktrees/x/gitdir', '.git/modules/lib/hooks/pre-commit', '.git/info/attributes', '.git/rebase-merge/git-rebase-todo',
       '.husky/pre-commit', 'shared.gitconfig', '.envrc', '.vscode/tasks.json', '.idea/workspace.xml', '.devcontainer/devcontainer.json',
       'linked/.git', '.cache/linked-repository/hooks/pre-commit', '.cache/linked-repository/commondir', 'linked/worktree-hooks/post-checkout',
       'deep/er/tool/.devcontainer/devcontainer.json', 'src/home/.ssh/authorized_keys', 'src/home/.gitconfig', 'src/home/.config/systemd/user/evil.service',
-      'src/home/.local/bin/git',
+      'src/home/.local/bin/git', 'symlinked/.git', '.cache/symlinked-repository/hooks/pre-commit',
     ]) {
       expect(protectionOf(path), path).toBeDefined();
     }
-    for (const path of ['.git', '.git/HEAD', '.git/index', '.git/index.lock', '.git/objects/ab/cdef', '.git/refs/heads/main', '.git/logs/HEAD', '.git/COMMIT_EDITMSG', '.cache/linked-repository/objects/x', 'src/main.txt']) {
+    for (const path of ['.cache/symlinked-repository/objects/x', '.git', '.git/HEAD', '.git/index', '.git/index.lock', '.git/objects/ab/cdef', '.git/refs/heads/main', '.git/logs/HEAD', '.git/COMMIT_EDITMSG', '.cache/linked-repository/objects/x', 'src/main.txt']) {
       expect(protectionOf(path), path).toBeUndefined();
     }
   });
