@@ -4,7 +4,7 @@
  * content of regular files kept so that a change can be undone. Protected folders are small
  * (plugins, hooks), so the walk is a few `lstat`s, made synchronously.
  */
-import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, readlinkSync, type BigIntStats, type Stats } from 'node:fs';
 import { chmod, lchown, lstat, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
@@ -27,8 +27,11 @@ export interface ProtectedPathChange {
 export interface SnapshotOptions {
   /** Keep file contents, up to the limits below, so changes can be undone. */
   withContent: boolean;
-  /** Paths that count as absent: read-only mount points a sandbox created for the time of a command. */
-  ignored: ReadonlySet<string>;
+  /**
+   * Paths that count as absent: read-only mount points a sandbox created for the time of a
+   * command, and the unprotected entries of a protected folder.
+   */
+  ignored: Pick<ReadonlySet<string>, 'has'>;
 }
 
 /** Past these a protected folder is still compared, but what lies past them cannot be restored. */
@@ -56,7 +59,7 @@ export async function takeSnapshot(roots: readonly string[], options: SnapshotOp
     while (pending.length > 0 && entries < maximumEntriesPerRoot) {
       const path = pending.pop() as string;
       if (snapshot.has(path) || options.ignored.has(path)) continue;
-      const information = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+      const information = lstatEntryBig(path);
       if (!information) continue;
       entries += 1;
       const owner = { mode: Number(information.mode & 0o7777n), uid: Number(information.uid), gid: Number(information.gid) };
@@ -81,6 +84,33 @@ export async function takeSnapshot(roots: readonly string[], options: SnapshotOp
     }
   }
   return snapshot;
+}
+
+/**
+ * The entry's information, or undefined when there is none: missing, or below something that is
+ * no longer a folder (a `.git` folder swapped for a file makes `.git/hooks` ENOTDIR, not ENOENT).
+ */
+export function lstatEntry(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch (error) {
+    if (isAbsence(error)) return undefined;
+    throw error;
+  }
+}
+
+function lstatEntryBig(path: string): BigIntStats | undefined {
+  try {
+    return lstatSync(path, { bigint: true });
+  } catch (error) {
+    if (isAbsence(error)) return undefined;
+    throw error;
+  }
+}
+
+function isAbsence(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
 function readFolder(path: string): string[] {

@@ -1,28 +1,41 @@
 /**
- * The paths an agent must not write because the runtime, git or a shell later loads or runs them
- * on the host: plugin folders, agents.yaml files, the recipe and its prompt files, the runs
- * folder, `.git/hooks` and `.git/config`, `.mcp.json`, shell start-up files and the user's manus
- * configuration. The list is computed once per run, whether the paths exist yet or not (git's
- * hooks and config are those of repositories that exist when the run starts; one made during the
- * run may keep only sample hooks and settings that run nothing); file
- * tools refuse them, sandboxes mount them read-only, and `verify` (run after each command)
- * undoes any change and stops the run, which is the only control when commands run on the host.
+ * The paths an agent must not write because the runtime, git, a shell, an editor or a login later
+ * loads or runs them on the host: plugin folders, agents.yaml files, the recipe and its prompt
+ * files, the runs folder, every repository's folder but its data (see git-repositories.ts), the
+ * folder `core.hooksPath` names and the files git includes, `.mcp.json`, `.envrc`, `.vscode/`,
+ * `.idea/`, `.devcontainer/`, shell start-up files, the home folder's login, git and ssh files
+ * when the workspace holds it, and the user's manus configuration. The list is computed once per
+ * run, whether the paths exist yet or not (repositories and editor folders are those that exist
+ * when the run starts; one made during the run may keep only sample hooks and settings that run
+ * nothing, see new-repository-check.ts); file tools refuse them, sandboxes mount them read-only,
+ * and `verify` (run after each command) undoes any change and stops the run, which is the only
+ * control when commands run on the host.
  */
-import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { agentsFileCandidates, pluginFolderCandidates, type RunPlan } from './config/resolve-recipe.js';
 import { PermissionDeniedError } from './errors.js';
 import {
   carryContents,
+  lstatEntry,
   compareProtectedSnapshots,
   takeSnapshot,
   undoChanges,
   type ProtectedPathChange,
   type ProtectedSnapshot,
 } from './protected-path-snapshot.js';
-import { checkNewRepositories, repositoryFolders } from './new-repository-check.js';
-import { shellStartupFiles } from './workspace-paths.js';
+import { checkNewControlEntries, ControlEntryScanner, type ScanRoot } from './new-repository-check.js';
+import {
+  commonFolderOf,
+  matchesEntryName,
+  repositoryConfiguration,
+  repositoryControlFiles,
+  repositoryControlFolders,
+  repositoryDataEntries,
+  repositoryFolderOf,
+} from './git-repositories.js';
+import { editorControlNames, isInside, shellStartupFiles } from './workspace-paths.js';
 import { nodeModulesAbove } from './mcp/launch-place.js';
 import { installedPacks } from './packs/installed-packs.js';
 import type { Pack } from './packs/pack-manifest.js';
@@ -40,6 +53,12 @@ export interface ProtectedPath {
    * the run; sandboxes and file tools still keep the agent out of it.
    */
   watched: boolean;
+  /**
+   * For a folder: entries directly inside it that are not protected, by name or `*suffix` (a
+   * repository's objects, refs and index). The folder itself may then be written to, as git
+   * makes its lock files there; every other entry in it is protected.
+   */
+  except?: readonly string[];
 }
 
 export interface ProtectedPathPlaces {
@@ -55,9 +74,9 @@ export type ProtectedPathSources = Pick<RunPlan, 'agentsConfig'> & Partial<Pick<
 /** Every protected path of a run of `plan`. */
 export function protectedPathsFor(plan: ProtectedPathSources, places: ProtectedPathPlaces): ProtectedPath[] {
   const entries: ProtectedPath[] = [];
-  const add = (path: string, kind: ProtectedPath['kind'], reason: string, watched = true) => {
+  const add = (path: string, kind: ProtectedPath['kind'], reason: string, watched = true, except?: readonly string[]) => {
     const absolute = resolve(places.cwd, path);
-    entries.push({ path: canonicalPath(absolute), kind, reason, watched });
+    entries.push({ path: canonicalPath(absolute), kind, reason, watched, ...(except ? { except } : {}) });
     // A link in its place can be swapped for a real folder or file, so the link is protected too.
     const link = linkItself(absolute);
     if (link) entries.push({ path: link, kind: 'file', reason, watched });
@@ -84,22 +103,90 @@ export function protectedPathsFor(plan: ProtectedPathSources, places: ProtectedP
   for (const file of promptFilesOf(plan)) add(file, 'file', 'the recipe or an agents.yaml reads its prompt from it');
   add(join(places.cwd, '.manus'), 'folder', 'it holds the runtime\'s runs', false);
   add(places.runsDirectory, 'folder', 'it holds the runtime\'s runs', false);
+  const home = places.environment.HOME ?? homedir();
+  const found = new ControlEntryScanner(controlEntryRoots(places)).scan();
+  for (const dotGit of found.dotGits) protectRepository(dotGit, home, places.environment, add);
+  for (const path of found.editorEntries) add(path, lstatEntry(path)?.isDirectory() ? 'folder' : 'file', editorEntryReason);
   for (const root of new Set([places.cwd, places.workspace])) {
-    // The hooks and settings of a repository the user has. One the agent creates with `git init` is
-    // its own work, and protecting it would stop such runs; `verify` keeps its hooks and settings inert.
-    if (existsSync(join(root, '.git'))) {
-      add(join(root, '.git', 'hooks'), 'folder', 'git runs the hooks in it');
-      add(join(root, '.git', 'config'), 'file', 'git reads its settings and commands from it');
-    }
     add(join(root, '.mcp.json'), 'file', 'it starts MCP servers');
     for (const name of shellStartupFiles) add(join(root, name), 'file', 'it is a shell start-up file');
+    add(join(root, '.envrc'), 'file', editorEntryReason);
+    for (const name of [...editorControlNames].filter((entry) => entry !== '.envrc')) add(join(root, name), 'folder', editorEntryReason);
   }
-  const home = places.environment.HOME ?? homedir();
   for (const name of shellStartupFiles) add(join(home, name), 'file', 'it is a shell start-up file');
   const configHome = places.environment.XDG_CONFIG_HOME ?? join(home, '.config');
   add(join(configHome, 'fish', 'config.fish'), 'file', 'it is a shell start-up file');
   add(join(configHome, 'manus'), 'folder', 'it holds the user\'s manus configuration');
+  // Outside the workspace these are out of a sandbox's reach; inside it, a command could write them.
+  if ([places.cwd, places.workspace].some((root) => isInside(canonicalPath(root), canonicalPath(home)))) {
+    for (const [path, kind] of homeControlEntries) add(join(home, path), kind, 'the user\'s login, shell, git, ssh or desktop session runs what it names');
+  }
   return deduplicate(entries);
+}
+
+const editorEntryReason = 'direnv or an editor runs what it names when the user enters or opens its folder';
+
+/**
+ * Files and folders of the home folder that run something at the next login, shell, git or ssh
+ * command, desktop session or editor start; protected when the workspace holds the home folder.
+ */
+const homeControlEntries: ReadonlyArray<[string, ProtectedPath['kind']]> = [
+  ['.gitconfig', 'file'],
+  ['.config/git', 'folder'],
+  ['.ssh', 'folder'],
+  ['.config/autostart', 'folder'],
+  ['.config/systemd/user', 'folder'],
+  ['.config/environment.d', 'folder'],
+  ['.config/fish', 'folder'],
+  ['.config/nvim', 'folder'],
+  ['.local/bin', 'folder'],
+  ['bin', 'folder'],
+  ['.pam_environment', 'file'],
+  ['.xprofile', 'file'],
+  ['.xsessionrc', 'file'],
+  ['.xinitrc', 'file'],
+  ['.vimrc', 'file'],
+  ['.emacs', 'file'],
+  ['.emacs.d', 'folder'],
+  ['.npmrc', 'file'],
+  ['.pypirc', 'file'],
+  ['.netrc', 'file'],
+  ['.docker', 'folder'],
+];
+
+/** The workspace is scanned whole for repositories and editor folders; the current folder, when apart from it, at its top. */
+export function controlEntryRoots(places: Pick<ProtectedPathPlaces, 'cwd' | 'workspace'>): ScanRoot[] {
+  const workspace = canonicalPath(resolve(places.cwd, places.workspace));
+  const cwd = canonicalPath(places.cwd);
+  return isInside(workspace, cwd) ? [{ path: workspace, depth: Infinity }] : [{ path: workspace, depth: Infinity }, { path: cwd, depth: 1 }];
+}
+
+/**
+ * A repository's folder (the `.git` folder, or the one a `.git` file names), its common folder
+ * (`commondir`), the hooks folders `core.hooksPath` names and the files its configuration includes.
+ */
+function protectRepository(
+  dotGit: string,
+  home: string,
+  environment: Record<string, string | undefined>,
+  add: (path: string, kind: ProtectedPath['kind'], reason: string, watched?: boolean, except?: readonly string[]) => void,
+): void {
+  const folder = repositoryFolderOf(dotGit);
+  const information = lstatEntry(dotGit);
+  if (information?.isFile()) add(dotGit, 'file', 'it names the folder git reads the repository\'s hooks and settings from');
+  if (!folder) return;
+  const common = commonFolderOf(folder);
+  const folders = common ? [folder, common] : [folder];
+  for (const each of folders) {
+    // Added by the link's name when .git is a link, so the link itself is protected too.
+    const named = each === folder && information?.isSymbolicLink() ? dotGit : each;
+    add(named, 'folder', 'git reads hooks and settings from a repository\'s folder; only its objects, refs, logs and index may change', true, repositoryDataEntries);
+    for (const name of repositoryControlFolders) add(join(each, name), 'folder', 'git runs or reads what it holds');
+    for (const name of repositoryControlFiles) add(join(each, name), 'file', 'git reads its settings, commands or other folders from it');
+  }
+  const configuration = repositoryConfiguration(dirname(dotGit), folders, environment, home);
+  for (const file of configuration.includedFiles) add(file, 'file', 'git includes it in a repository\'s settings');
+  for (const hooks of configuration.hooksFolders) add(hooks, 'folder', 'core.hooksPath names it: git runs the hooks in it');
 }
 
 /**
@@ -144,7 +231,7 @@ export function canonicalPath(path: string, hops = 0): string {
   const missing: string[] = [];
   let existing = path;
   while (!existsSync(existing)) {
-    const link = lstatSync(existing, { throwIfNoEntry: false });
+    const link = lstatEntry(existing);
     if (link?.isSymbolicLink() && hops < maximumLinkHops) {
       return canonicalPath(join(resolve(dirname(existing), readlinkSync(existing)), ...missing), hops + 1);
     }
@@ -166,7 +253,7 @@ const maximumLinkHops = 40;
 /** The path itself when it is a link, named through its real folder; undefined otherwise. */
 function linkItself(path: string): string | undefined {
   const named = join(canonicalPath(dirname(path)), basename(path));
-  return lstatSync(named, { throwIfNoEntry: false })?.isSymbolicLink() ? named : undefined;
+  return lstatEntry(named)?.isSymbolicLink() ? named : undefined;
 }
 
 export interface ProtectedPathsOptions {
@@ -174,8 +261,12 @@ export interface ProtectedPathsOptions {
   onChanged?: (changes: ProtectedPathChange[]) => void;
   /** How a path is shown in messages; absolute by default. */
   display?: (path: string) => string;
-  /** Folders whose repositories created during the run may hold only sample hooks and plain settings. */
-  repositoryRoots?: readonly string[];
+  /**
+   * Folders whose repositories created during the run may hold only sample hooks and plain
+   * settings, and where new editor folders are removed: a path is scanned whole, a ScanRoot as
+   * deep as it says (see `controlEntryRoots`).
+   */
+  repositoryRoots?: ReadonlyArray<string | ScanRoot>;
 }
 
 /** The protected paths of one run and the controls built on them. */
@@ -189,7 +280,8 @@ export class ProtectedPaths {
   private readonly list: () => readonly ProtectedPath[];
   private snapshot: ProtectedSnapshot | undefined;
   private capturing: Promise<void> | undefined;
-  private repositoriesAtStart = new Set<string>();
+  private controlEntriesAtStart = new Set<string>();
+  private scanner: ControlEntryScanner | undefined;
   private queue: Promise<unknown> = Promise.resolve();
 
   /**
@@ -208,19 +300,31 @@ export class ProtectedPaths {
     return this.listed;
   }
 
+  /** The roots scanned for new repositories and editor folders. */
+  private get scanRoots(): ScanRoot[] {
+    return (this.options.repositoryRoots ?? []).map((root) => (typeof root === 'string' ? { path: root, depth: Infinity } : root));
+  }
+
   /** Captures the state once; every tool call and sandbox awaits it before anything runs. */
   ready(): Promise<void> {
     this.capturing ??= this.capture();
     return this.capturing;
   }
 
-  /** The entry that protects `path` (the entry itself or a path inside a protected folder). */
+  /**
+   * The entry that protects `path`: the entry itself, or a path inside a protected folder that
+   * is not one of its exceptions (nor the folder itself, when it has exceptions).
+   */
   protectionOf(path: string): ProtectedPath | undefined {
     // Compared in lower case: on a case-insensitive file system "Plugins" is "plugins".
     const candidate = path.toLowerCase();
     return this.entries.find((entry) => {
       const protectedPath = entry.path.toLowerCase();
-      return candidate === protectedPath || (entry.kind === 'folder' && candidate.startsWith(protectedPath + sep));
+      if (candidate === protectedPath) return entry.except === undefined;
+      if (entry.kind !== 'folder' || !candidate.startsWith(protectedPath + sep)) return false;
+      if (!entry.except) return true;
+      const first = path.slice(entry.path.length + 1).split(sep)[0];
+      return !matchesEntryName(entry.except, first);
     });
   }
 
@@ -229,11 +333,11 @@ export class ProtectedPaths {
    * file whatever its name. Only files with more than one link are looked up.
    */
   hardLinkedProtection(path: string): ProtectedPath | undefined {
-    const information = lstatSync(path, { throwIfNoEntry: false });
+    const information = lstatEntry(path);
     if (!information?.isFile() || information.nlink < 2) return undefined;
     for (const entry of this.entries.filter((candidate) => candidate.watched)) {
-      for (const file of filesUnder(entry.path)) {
-        const other = lstatSync(file, { throwIfNoEntry: false });
+      for (const file of filesUnder(entry)) {
+        const other = lstatEntry(file);
         if (other && other.ino === information.ino && other.dev === information.dev) return entry;
       }
     }
@@ -242,8 +346,10 @@ export class ProtectedPaths {
 
   /** Remembers the current state of every watched path; `verify` compares against it. */
   async capture(): Promise<void> {
-    this.snapshot = await takeSnapshot(this.watchedRoots(), { withContent: true, ignored: this.placeholders });
-    this.repositoriesAtStart = new Set(repositoryFolders(this.options.repositoryRoots ?? []));
+    this.snapshot = await takeSnapshot(this.watchedRoots(), { withContent: true, ignored: this.ignored });
+    this.scanner = new ControlEntryScanner(this.scanRoots);
+    const found = this.scanner.scan();
+    this.controlEntriesAtStart = new Set([...found.dotGits, ...found.editorEntries].filter((path) => !this.placeholders.has(path)));
   }
 
   /**
@@ -257,16 +363,33 @@ export class ProtectedPaths {
   }
 
   private async verifyNow(): Promise<void> {
+    try {
+      await this.compareAndUndo();
+    } catch (error) {
+      if (error instanceof PermissionDeniedError) throw error;
+      // What the command changed is unknown and may still be in place: the run cannot go on.
+      throw new PermissionDeniedError(`The check of protected paths after a command failed, so the run was stopped: ${(error as Error).message}`);
+    }
+  }
+
+  private async compareAndUndo(): Promise<void> {
     if (this.capturing) await this.capturing;
     const before = this.snapshot;
     // Nothing captured: no tool call ever started, so nothing could have changed.
     if (!before) return;
-    const changes = checkNewRepositories(this.options.repositoryRoots ?? [], this.repositoriesAtStart);
-    const now = await takeSnapshot(this.watchedRoots(), { withContent: false, ignored: this.placeholders });
+    const scanner = this.scanner ?? new ControlEntryScanner(this.scanRoots);
+    const found = scanner.scan();
+    const notPlaceholder = (path: string) => !this.placeholders.has(path);
+    const changes = checkNewControlEntries(
+      { ...found, dotGits: found.dotGits.filter(notPlaceholder), editorEntries: found.editorEntries.filter(notPlaceholder) },
+      this.controlEntriesAtStart,
+      this.scanRoots.map((root) => root.path),
+    );
+    const now = await takeSnapshot(this.watchedRoots(), { withContent: false, ignored: this.ignored });
     const differences = compareProtectedSnapshots(before, now);
     if (differences.length > 0) {
       changes.push(...await undoChanges(differences, before));
-      this.snapshot = carryContents(before, await takeSnapshot(this.watchedRoots(), { withContent: false, ignored: this.placeholders }));
+      this.snapshot = carryContents(before, await takeSnapshot(this.watchedRoots(), { withContent: false, ignored: this.ignored }));
     }
     if (changes.length === 0) return;
     this.options.onChanged?.(changes);
@@ -281,6 +404,16 @@ export class ProtectedPaths {
       return `  ${display(change.path)}: ${change.change}, ${outcome}${entry ? ` (protected: ${entry.reason})` : ''}`;
     });
     return `A command changed protected paths, which the runtime or git would later load or run on the host; the run was stopped and the changes undone:\n${lines.join('\n')}`;
+  }
+
+  /** Paths the snapshots count as absent: placeholders, and the exceptions of protected folders (a repository's objects). */
+  private readonly ignored = {
+    has: (path: string): boolean => this.placeholders.has(path) || this.isException(path),
+  };
+
+  private isException(path: string): boolean {
+    const parent = dirname(path);
+    return this.entries.some((entry) => entry.except !== undefined && entry.path === parent && matchesEntryName(entry.except, basename(path)));
   }
 
   private watchedRoots(): string[] {
@@ -308,17 +441,20 @@ function newRepositoryProtection(path: string): Pick<ProtectedPath, 'reason'> | 
   return undefined;
 }
 
-/** A protected file, or every file in a protected folder. */
-function filesUnder(path: string): string[] {
+/** A protected file, or every file in a protected folder but its exceptions. */
+function filesUnder(entry: ProtectedPath): string[] {
   const files: string[] = [];
-  const pending = [path];
+  const pending = [entry.path];
   while (pending.length > 0 && files.length < 10_000) {
     const current = pending.pop() as string;
-    const information = lstatSync(current, { throwIfNoEntry: false });
+    const information = lstatEntry(current);
     if (!information) continue;
     if (information.isFile()) files.push(current);
     else if (information.isDirectory()) {
-      for (const name of readdirSync(current)) pending.push(join(current, name));
+      for (const name of readdirSync(current)) {
+        if (current === entry.path && entry.except && matchesEntryName(entry.except, name)) continue;
+        pending.push(join(current, name));
+      }
     }
   }
   return files;

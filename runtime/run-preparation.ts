@@ -14,7 +14,7 @@ import { askOnTerminal, createHumanChannel } from './human-channel.js';
 import type { ModelConnection } from './model/model-connection.js';
 import { connectProfileModel } from './model/profile-model.js';
 import type { ChatModel, TokenUsage } from './model/model-types.js';
-import { ProtectedPaths, protectedPathsFor } from './protected-paths.js';
+import { controlEntryRoots, ProtectedPaths, protectedPathsFor } from './protected-paths.js';
 import type { RunOptions } from './run.js';
 import { RunResourceRegistry } from './run-resources.js';
 import { RunTrace } from './run-trace.js';
@@ -122,7 +122,7 @@ export function prepareRun(plan: RunPlan, options: RunOptions): PreparedRun {
     () => protectedPathsFor(plan, { cwd: options.cwd, workspace, runsDirectory, environment: options.environment }),
     {
       display: (path) => relativeToCwd(options.cwd, path),
-      repositoryRoots: [...new Set([options.cwd, workspace])],
+      repositoryRoots: controlEntryRoots({ cwd: options.cwd, workspace }),
       onChanged: (changes) => trace.emit('protected-path-changed', {
         changes: changes.map((change) => ({ ...change, path: relativeToCwd(options.cwd, change.path) })),
       }),

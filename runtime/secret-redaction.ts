@@ -1,8 +1,8 @@
 /**
  * Hides secret values in everything a run writes or sends: events, recordings, terminal output,
- * reports and the model's own input. Copies are found as written, URL-encoded, and in base64 (or
- * base64url), including inside a longer base64 text, where the secret may start at any of the
- * three byte positions of a group. All forms are searched with one regular expression, built once
+ * reports and the model's own input. Copies are found as written, URL-encoded, reversed, in
+ * hexadecimal, and in base64 (or base64url), including inside a longer base64 text, where the
+ * secret may start at any of the three byte positions of a group. All forms are searched with one regular expression, built once
  * per run, because the trace redacts every event.
  */
 import type { ModelProfileConfig } from './config/types.js';
@@ -19,7 +19,11 @@ const conventionalKeyVariables = ['OPENAI_API_KEY', 'AZURE_OPENAI_API_KEY'];
 
 type Environment = Record<string, string | undefined>;
 
-/** Values worth hiding: every variable named as a key source, and any variable whose name looks like a secret's. */
+/**
+ * Values worth hiding: every variable named as a key source or handed to a sandbox or a server,
+ * and any variable whose name looks like a secret's; with each the password of a URL it holds
+ * (`postgres://user:password@host/db`), which a program may print apart from the URL.
+ */
 export function collectSecrets(environment: Environment, namedVariables: Iterable<string>): string[] {
   const secrets = new Set<string>();
   for (const name of [...namedVariables, ...conventionalKeyVariables]) {
@@ -29,7 +33,33 @@ export function collectSecrets(environment: Environment, namedVariables: Iterabl
   for (const [name, value] of Object.entries(environment)) {
     if (value && secretNamePattern.test(name)) secrets.add(value);
   }
-  return [...secrets].filter((secret) => secret.length >= minimumSecretLength);
+  return withUrlPasswords(secrets).filter((secret) => secret.length >= minimumSecretLength);
+}
+
+/** Whether a variable's name says it holds a secret (`API_KEY`, `DB_PASSWORD`), or its value is a URL with a password. */
+export function looksSecret(name: string, value: string): boolean {
+  return secretNamePattern.test(name) || urlPassword(value) !== undefined;
+}
+
+function urlPassword(value: string): string | undefined {
+  return /^[a-z][a-z0-9+.-]*:\/\/[^/@\s]*?:([^/@\s]+)@/i.exec(value)?.[1];
+}
+
+/** The values with the passwords (as written, and decoded) of those that are URLs with credentials. */
+export function withUrlPasswords(values: Iterable<string>): string[] {
+  const all = new Set<string>();
+  for (const value of values) {
+    all.add(value);
+    const password = urlPassword(value);
+    if (!password) continue;
+    all.add(password);
+    try {
+      all.add(decodeURIComponent(password));
+    } catch {
+      // A malformed escape: the password as written is already kept.
+    }
+  }
+  return [...all];
 }
 
 /** The environment variables a model profile reads secrets from. */
@@ -72,13 +102,26 @@ export class SecretRedactor {
   }
 
   /** The secrets of several profiles at once, for showing runs recorded earlier with any of them. */
-  static forProfiles(profiles: Iterable<ModelProfileConfig>, environment: Environment, otherSecretVariables: readonly string[] = []): SecretRedactor {
+  /**
+   * `otherSecretVariables`: variables handed to a sandbox (`pass_env`) or a server; `otherSecrets`:
+   * values written out for a server (an MCP server's literal `env`).
+   */
+  static forProfiles(
+    profiles: Iterable<ModelProfileConfig>,
+    environment: Environment,
+    otherSecretVariables: readonly string[] = [],
+    otherSecrets: readonly string[] = [],
+  ): SecretRedactor {
     const all = [...profiles];
     const headerValues = all.flatMap((profile) => [
       ...Object.entries(profile.headers).filter(([name, value]) => isSecretHeader(name, value)).map(([, value]) => value),
       ...Object.values(profile.headersEnv ?? {}).map((variable) => environment[variable] ?? ''),
     ]);
-    return new SecretRedactor([...collectSecrets(environment, [...all.flatMap(secretVariablesOf), ...otherSecretVariables]), ...headerValues.flatMap(secretPartsOfHeader)]);
+    return new SecretRedactor([
+      ...collectSecrets(environment, [...all.flatMap(secretVariablesOf), ...otherSecretVariables]),
+      ...headerValues.flatMap(secretPartsOfHeader),
+      ...withUrlPasswords(otherSecrets),
+    ]);
   }
 
   get active(): boolean {
@@ -184,9 +227,14 @@ export class SecretRedactor {
   }
 }
 
-/** The secret, its URL-encoded form, and the parts of its base64 and base64url forms that do not depend on neighbouring bytes. */
+/**
+ * The secret, its URL-encoded, reversed and hexadecimal forms, and the parts of its base64 and
+ * base64url forms that do not depend on neighbouring bytes. Each is one more fixed string in the
+ * one pattern; a secret cut in pieces, or encoded any other way, is not found (docs/security.md).
+ */
 function encodedForms(secret: string): string[] {
-  const forms = [secret, encodeURIComponent(secret)];
+  const hexadecimal = Buffer.from(secret, 'utf8').toString('hex');
+  const forms = [secret, encodeURIComponent(secret), [...secret].reverse().join(''), hexadecimal, hexadecimal.toUpperCase()];
   const bytes = Buffer.from(secret, 'utf8');
   for (let offset = 0; offset < 3; offset += 1) {
     const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64');

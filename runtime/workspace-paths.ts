@@ -60,6 +60,9 @@ export const shellStartupFiles: ReadonlySet<string> = new Set([
   '.mkshrc',
 ]);
 
+/** Files and folders direnv and editors act on in the folder that holds them, wherever it lies. */
+export const editorControlNames: ReadonlySet<string> = new Set(['.envrc', '.vscode', '.idea', '.devcontainer']);
+
 /** Entries at the workspace root that hold the runtime's own configuration and plugins. */
 const runtimeConfigurationEntries = new Set(['agents.yaml', '.manus', 'plugins']);
 
@@ -236,6 +239,8 @@ export function workspaceProtectionReason(relativePath: string): string | undefi
   // Compared in lower case because case-insensitive file systems treat ".GIT" as ".git".
   const segments = relativePath.split(sep).map((segment) => segment.toLowerCase());
   if (segments.includes('.git')) return 'files inside a .git folder belong to the repository';
+  const editorEntry = segments.find((segment) => editorControlNames.has(segment));
+  if (editorEntry) return `direnv or an editor runs what ${editorEntry} names when the user enters or opens its folder`;
   const name = segments[segments.length - 1];
   if (shellStartupFiles.has(name)) return `${name} is a shell start-up file`;
   if (segments.slice(-3).join('/') === '.config/fish/config.fish') return 'config.fish is a shell start-up file';

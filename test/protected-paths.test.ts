@@ -64,7 +64,7 @@ async function project(kind: SandboxSettings['kind'], extraFiles: Record<string,
   const changes: ProtectedPathChange[][] = [];
   const protectedPaths = new ProtectedPaths(
     protectedPathsFor(plan, { cwd: folder, workspace: folder, runsDirectory: join(folder, '.manus', 'runs'), environment: { HOME: home } }),
-    { onChanged: (list) => changes.push(list) },
+    { onChanged: (list) => changes.push(list), repositoryRoots: [folder] },
   );
   await protectedPaths.capture();
   const test = createTestToolContext({
@@ -429,5 +429,129 @@ describe('a repository the agent makes during the run', () => {
   it('drops a setting with every line it continues onto, and keeps section headers', () => {
     const text = '[core]\n\trepositoryformatversion = 0\n\tpager = sh -c \\\n "touch owned"\n[include]\n\tpath = /tmp/evil\n[remote "origin"]\n\turl = https://example.com/r.git\n\tuploadpack = touch owned\n';
     expect(plainConfigLines(text)).toBe('[core]\n\trepositoryformatversion = 0\n[include]\n[remote "origin"]\n\turl = https://example.com/r.git\n');
+  });
+});
+
+describe('what git, direnv, editors and logins run later', () => {
+  const repository = {
+    '.git/HEAD': 'ref: refs/heads/main\n',
+    '.git/config': '[core]\n\tbare = false\n\thooksPath = .husky\n[include]\n\tpath = ../shared.gitconfig\n',
+    '.git/hooks/pre-commit.sample': '#!/bin/sh\n',
+    '.git/modules/lib/hooks/pre-commit.sample': '#!/bin/sh\n',
+    '.git/modules/lib/config': '[core]\n\tbare = false\n',
+    'shared.gitconfig': '[user]\n\tname = someone\n',
+    '.husky/pre-commit': '#!/bin/sh\nnpm test\n',
+    '.envrc': 'export A=1\n',
+    '.vscode/tasks.json': '{}\n',
+    'linked/.git': 'gitdir: ../.cache/linked-repository\n',
+    '.cache/linked-repository/HEAD': 'ref: refs/heads/main\n',
+    '.cache/linked-repository/config': '[core]\n\tbare = false\n',
+    '.cache/linked-repository/config.worktree': '[core]\n\thooksPath = worktree-hooks\n',
+    'linked/worktree-hooks/post-checkout': '#!/bin/sh\n',
+    'deep/er/tool/.devcontainer/devcontainer.json': '{}\n',
+    'src/home/.ssh/authorized_keys': 'ssh-ed25519 AAAA user\n',
+    'src/home/.gitconfig': '[user]\n\tname = me\n',
+  };
+  const rel = (target: Project) => (change: ProtectedPathChange) => change.path.slice(target.folder.length + 1);
+
+  it('lists the repository folder but its data, commondir, the hooksPath folders, included files, editor folders and home files', async () => {
+    const target = await project('host', { ...repository, '.cache/symlinked-repository/HEAD': 'ref: refs/heads/main\n', 'symlinked/readme.txt': 'x\n' });
+    symlinkSync('../.cache/symlinked-repository', join(target.folder, 'symlinked', '.git'));
+    // Listed again: the link was made after the project's list.
+    const plan = await resolveRecipe('recipe.yaml', { cwd: target.folder });
+    const listed = new ProtectedPaths(
+      protectedPathsFor(plan, { cwd: target.folder, workspace: target.folder, runsDirectory: join(target.folder, '.manus', 'runs'), environment: { HOME: join(target.folder, 'src', 'home') } }),
+    );
+    const protectionOf = (path: string) => listed.protectionOf(join(target.folder, path));
+    for (const path of [
+      '.git/commondir', '.git/config.worktree', '.git/worktrees/x/gitdir', '.git/modules/lib/hooks/pre-commit', '.git/info/attributes', '.git/rebase-merge/git-rebase-todo',
+      '.husky/pre-commit', 'shared.gitconfig', '.envrc', '.vscode/tasks.json', '.idea/workspace.xml', '.devcontainer/devcontainer.json',
+      'linked/.git', '.cache/linked-repository/hooks/pre-commit', '.cache/linked-repository/commondir', 'linked/worktree-hooks/post-checkout',
+      'deep/er/tool/.devcontainer/devcontainer.json', 'src/home/.ssh/authorized_keys', 'src/home/.gitconfig', 'src/home/.config/systemd/user/evil.service',
+      'src/home/.local/bin/git', 'symlinked/.git', '.cache/symlinked-repository/hooks/pre-commit',
+    ]) {
+      expect(protectionOf(path), path).toBeDefined();
+    }
+    for (const path of ['.cache/symlinked-repository/objects/x', '.git', '.git/HEAD', '.git/index', '.git/index.lock', '.git/objects/ab/cdef', '.git/refs/heads/main', '.git/logs/HEAD', '.git/COMMIT_EDITMSG', '.cache/linked-repository/objects/x', 'src/main.txt']) {
+      expect(protectionOf(path), path).toBeUndefined();
+    }
+  });
+
+  it('are refused to file tools wherever they lie', async () => {
+    const target = await project('host', repository);
+    for (const path of ['.git/commondir', '.vscode/tasks.json', 'src/app/.vscode/tasks.json', 'src/app/.envrc', '.idea/x.xml', '.cache/linked-repository/hooks/pre-commit', '.husky/pre-push', 'shared.gitconfig', 'src/home/.ssh/authorized_keys']) {
+      expect(await editor(target, { command: 'create', path, file_text: 'x' }), path).toMatch(/is not allowed/);
+    }
+  });
+
+  describe.runIf(process.platform === 'linux')('in bubblewrap', () => {
+    let skipReason: string | undefined;
+    beforeAll(async () => {
+      const availability = await probeBwrap();
+      if (!availability.usable) skipReason = availability.reason;
+    });
+
+    it('are read-only: hooksPath folders, included and worktree files, submodule hooks, editor files, a linked repository and home files', async (context) => {
+      if (skipReason) context.skip();
+      const target = await project('bwrap', repository);
+      // Writable by anyone, so only the read-only mounts can stop the writes.
+      spawnSync('chmod', ['-R', 'a+rwX', target.folder]);
+      await target.protectedPaths.capture();
+      for (const command of [
+        'echo evil >> .husky/pre-commit',
+        'echo "[core] fsmonitor = evil" >> shared.gitconfig',
+        'echo evil > .git/modules/lib/hooks/pre-commit',
+        'echo evil >> .envrc',
+        'echo "{}" > .vscode/tasks.json',
+        'echo evil > .cache/linked-repository/hooks/pre-commit',
+        'echo "[core] hooksPath = /tmp" >> .cache/linked-repository/config.worktree',
+        'echo "gitdir: /tmp" > linked/.git',
+        'echo evil > linked/worktree-hooks/post-checkout',
+        'echo evil > deep/er/tool/.devcontainer/devcontainer.json',
+        'echo key >> src/home/.ssh/authorized_keys',
+        'mkdir -p .idea && echo x > .idea/x.xml',
+        'ln .git/config src/config-link',
+      ]) {
+        const result = await target.run(command);
+        expect(result.status, command).not.toBe(0);
+        expect(result.output, command).toMatch(/Read-only file system|cross-device/);
+      }
+      expect(read(target.folder, '.husky/pre-commit')).toBe(repository['.husky/pre-commit']);
+      expect(target.changes).toEqual([]);
+      // The repository's data stays writable.
+      expect(await target.run('echo abc > .git/ORIG_HEAD && mkdir -p .git/refs/tags && echo abc > .git/refs/tags/t && echo ok')).toEqual({ status: 0, output: 'ok\n' });
+    });
+
+    it('undo a commondir that sends git to hooks elsewhere, and stop the run', async (context) => {
+      if (skipReason) context.skip();
+      const target = await project('bwrap', repository);
+      const attempt = target.run('mkdir -p .cache/gc/hooks && printf "#!/bin/sh\\ntouch owned\\n" > .cache/gc/hooks/pre-commit && echo ../.cache/gc > .git/commondir');
+      await expect(attempt).rejects.toThrow(/\.git\/commondir: created, removed/);
+      expect(existsSync(join(target.folder, '.git', 'commondir'))).toBe(false);
+    });
+
+    it('clean a repository made deep in the workspace, or with a .git file, of hooks and settings that run something', async (context) => {
+      if (skipReason) context.skip();
+      const target = await project('bwrap');
+      const attempt = target.run([
+        'mkdir -p a/b/c && cd a/b/c && git init -q && printf "#!/bin/sh\\ntouch owned\\n" > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit && cd "$OLDPWD"',
+        'git init -q --separate-git-dir="$PWD/store" split && printf "#!/bin/sh\\n" > store/hooks/post-checkout && git -C split config core.hooksPath "$PWD/store/hooks"',
+      ].join(' && '));
+      await expect(attempt).rejects.toThrow(PermissionDeniedError);
+      expect(existsSync(join(target.folder, 'a/b/c/.git/hooks/pre-commit'))).toBe(false);
+      expect(existsSync(join(target.folder, 'store/hooks/post-checkout'))).toBe(false);
+      expect(read(target.folder, 'store/config')).not.toMatch(/hooksPath/i);
+      expect(target.changes.flat().map(rel(target)).sort()).toEqual(['a/b/c/.git/hooks/pre-commit', 'store/config', 'store/hooks/post-checkout']);
+    });
+
+    it('remove a .vscode folder or .envrc a command creates in a folder of its own', async (context) => {
+      if (skipReason) context.skip();
+      const target = await project('bwrap');
+      const attempt = target.run('mkdir -p app/.vscode && echo "{}" > app/.vscode/tasks.json && echo evil > app/.envrc');
+      await expect(attempt).rejects.toThrow(PermissionDeniedError);
+      expect(existsSync(join(target.folder, 'app/.vscode'))).toBe(false);
+      expect(existsSync(join(target.folder, 'app/.envrc'))).toBe(false);
+      expect(existsSync(join(target.folder, '.vscode'))).toBe(false);
+    });
   });
 });

@@ -13,7 +13,9 @@ import { readSandboxOptions } from '../runtime/sandbox/sandbox-options.js';
 import type { Sandbox } from '../runtime/sandbox/sandbox-types.js';
 import type { ToolResult } from '../runtime/tool.js';
 import { createTestToolContext } from './support/tool-context.js';
+import { memoryHogsCommand, processesThatHeld } from './support/memory-hogs.js';
 import { processesWithArgument } from './support/processes.js';
+import { probeCgroups } from '../runtime/sandbox/host-cgroups.js';
 
 const availability = await probeBwrap();
 const skipReason = availability.usable ? '' : `bwrap sandbox tests skipped: ${availability.reason}`;
@@ -253,3 +255,28 @@ if (!availability.usable) {
     it.skip(skipReason, () => {});
   });
 }
+
+const cgroups = await probeCgroups();
+const wholeCommandSkipReason = !availability.usable
+  ? skipReason
+  : !runningAsRoot
+    ? 'an unprivileged runtime cannot make cgroups: bwrap limits each process only'
+    : cgroups.usable ? '' : `no cgroup for the whole command: ${cgroups.reason}`;
+if (wholeCommandSkipReason) console.warn(`bwrap whole-command memory test skipped: ${wholeCommandSkipReason}`);
+
+describe.skipIf(wholeCommandSkipReason !== '')('bwrap commands of a root runtime', () => {
+  it('are held to memory_mb as a whole: four processes of 600 MB under 1024 cannot all hold theirs', async () => {
+    const workspace = realpathSync(mkdtempSync(join(tmpdir(), 'manus-bwrap-cgroup-')));
+    const sandbox = await BwrapSandbox.create({ workspace, network: false, options: readSandboxOptions({ memory_mb: 1024 }) });
+    try {
+      const result = await sandbox.run(memoryHogsCommand(600), { timeoutMs: 60_000 });
+      expect(processesThatHeld(result.stdout.toString()), result.stdout.toString() + result.stderr.toString()).toBeLessThan(2);
+      if (cgroups.usable) {
+        for (const parent of cgroups.place.parents) expect(readdirSync(parent).filter((name) => name.startsWith(`manus-${process.pid}-`))).toEqual([]);
+      }
+    } finally {
+      await sandbox.dispose();
+      rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+});

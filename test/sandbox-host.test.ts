@@ -18,6 +18,7 @@ import { SentinelSession } from '../runtime/sandbox/sentinel-session.js';
 import { WorkspacePathError } from '../runtime/workspace-paths.js';
 import type { ToolResult } from '../runtime/tool.js';
 import { runScripted, terminate, writeLoopFixture } from './support/loop-fixture.js';
+import { memoryHogsCommand, processesThatHeld } from './support/memory-hogs.js';
 import { processesWithArgument, processIsGone } from './support/processes.js';
 import { readEvents, repositoryRoot, runCli } from './support/run-cli.js';
 import { startScriptedModelServer } from './support/scripted-model-server.js';
@@ -300,10 +301,20 @@ describe.skipIf(!containment.namespace || !containment.parentDeathSignal)('a hos
   });
 });
 
-const cgroupSkipReason = containment.cgroupParent ? '' : `host cgroup limit tests skipped: ${containment.gaps.find((gap) => gap.includes('no memory or process limits'))}`;
+const cgroupSkipReason = containment.cgroups ? '' : `host cgroup limit tests skipped: ${containment.gaps.find((gap) => gap.includes('no memory or process limits'))}`;
 if (cgroupSkipReason) console.warn(cgroupSkipReason);
 
-describe.skipIf(!containment.cgroupParent || !hasPython)('host commands of a root runtime', () => {
+describe.skipIf(!containment.cgroups || !hasPython)('host commands of a root runtime', () => {
+  it('are held to memory_mb as a whole: four processes of 600 MB under 1024 cannot all hold theirs', async () => {
+    const limited = await HostSandbox.create({ workspace, runDirectory: root, options: readSandboxOptions({ memory_mb: 1024 }) });
+    try {
+      const result = await limited.run(memoryHogsCommand(600), { timeoutMs: 60_000 });
+      expect(processesThatHeld(result.stdout.toString()), result.stdout.toString() + result.stderr.toString()).toBeLessThan(2);
+    } finally {
+      await limited.dispose();
+    }
+  });
+
   it('are held to memory_mb and pids by a cgroup of their own, which is removed after them', async () => {
     const limited = await HostSandbox.create({ workspace, runDirectory: root, options: readSandboxOptions({ memory_mb: 64, pids: 16 }) });
     try {
@@ -321,8 +332,9 @@ describe.skipIf(!containment.cgroupParent || !hasPython)('host commands of a roo
         { timeoutMs: 30_000 },
       );
       expect(forks.stdout.toString()).toMatch(/^refused /);
-      const own = readdirSync(containment.cgroupParent!).filter((name) => name.startsWith(`manus-${process.pid}-`));
-      expect(own).toEqual([]);
+      for (const parent of containment.cgroups!.parents) {
+        expect(readdirSync(parent).filter((name) => name.startsWith(`manus-${process.pid}-`))).toEqual([]);
+      }
     } finally {
       await limited.dispose();
     }

@@ -7,6 +7,8 @@ import type { ModelProfileConfig } from '../runtime/config/types.js';
 import { readModelProfile } from '../runtime/config/load-agents.js';
 import { createProgressReporter } from '../runtime/progress-reporter.js';
 import { collectSecrets, redactionMarker, SecretRedactor } from '../runtime/secret-redaction.js';
+import { resolveRecipe } from '../runtime/config/resolve-recipe.js';
+import { redactorForPlan } from '../runtime/plan-secrets.js';
 import { runScripted, terminate, writeLoopFixture } from './support/loop-fixture.js';
 import { makeFixture, runCli } from './support/run-cli.js';
 import { startScriptedModelServer, type RecordedChatRequest } from './support/scripted-model-server.js';
@@ -65,8 +67,42 @@ describe('collecting secrets', () => {
   });
 });
 
+describe('values handed to a sandbox or a server', () => {
+  it('are secrets: every pass_env value, the password of a URL, and MCP env values named like secrets', async () => {
+    const fixture = makeFixture({
+      'recipe.yaml': [
+        'version: 1',
+        'name: passing',
+        'prompt: go',
+        'agent:',
+        '  system_prompt: You are a test agent.',
+        '  tools: [bash, terminate]',
+        'sandbox: {kind: bwrap, pass_env: [DATABASE_URL, REGION_NAME]}',
+        'mcp_servers:',
+        '  db:',
+        '    command: node',
+        '    env: {DB_PASSWORD: literal-db-password, NODE_ENV: production, LINK: "redis://cache:redis-pass-123@localhost:6379"}',
+      ].join('\n'),
+    });
+    const plan = await resolveRecipe('recipe.yaml', { cwd: fixture, overrides: { trust: ['env', 'mcp'] } } as never);
+    const environment = { DATABASE_URL: 'postgres://app:s3cr%40t-pass@db.local/app', REGION_NAME: 'eu-central-zone-7' };
+    const redactor = redactorForPlan(plan, environment);
+    expect(redactor.redact('url postgres://app:s3cr%40t-pass@db.local/app, password s3cr@t-pass, region eu-central-zone-7')).toBe(
+      `url ${redactionMarker}, password ${redactionMarker}, region ${redactionMarker}`,
+    );
+    expect(redactor.redact('literal-db-password redis-pass-123 production')).toBe(`${redactionMarker} ${redactionMarker} production`);
+  });
+});
+
 describe('the secret redactor', () => {
   const secret = 'sk-test+4f7a/9c2e=b81d?key';
+
+  it('hides a secret reversed and in hexadecimal, which are a command away inside a sandbox', () => {
+    const redactor = new SecretRedactor([secret]);
+    const hexadecimal = Buffer.from(secret).toString('hex');
+    const text = `${[...secret].reverse().join('')} ${hexadecimal} ${hexadecimal.toUpperCase()}`;
+    expect(redactor.redact(text)).toBe(`${redactionMarker} ${redactionMarker} ${redactionMarker}`);
+  });
 
   it('hides a secret as written and URL-encoded', () => {
     const redactor = new SecretRedactor([secret]);

@@ -17,7 +17,7 @@ import { ModelClient } from '../model/model-client.js';
 import { resolveModelConnection } from '../model/model-connection.js';
 import type { ChatModel } from '../model/model-types.js';
 import { redactingModel } from '../model/redacting-model.js';
-import { ProtectedPaths } from '../protected-paths.js';
+import { controlEntryRoots, ProtectedPaths, protectedPathsFor } from '../protected-paths.js';
 import { RunResourceRegistry } from '../run-resources.js';
 import { RunTrace } from '../run-trace.js';
 import { newRunId, runsDirectoryFor } from '../run-preparation.js';
@@ -70,7 +70,7 @@ export class ToolSession {
     this.protectedPaths = new ProtectedPaths(
       () => servedProtectedPaths(options.agentsConfig, options.served, { cwd: options.cwd, workspace: this.workspace, runsDirectory, environment: options.environment }),
       {
-        repositoryRoots: [...new Set([options.cwd, this.workspace])],
+        repositoryRoots: controlEntryRoots({ cwd: options.cwd, workspace: this.workspace }),
         onChanged: (changes) => this.trace.emit('protected-path-changed', { changes }),
       },
     );

@@ -10,6 +10,7 @@ import { sandboxForRun } from '../sandbox/run-sandbox.js';
 import type { Toolbox } from '../toolbox.js';
 import type { RunServerServices } from './run-servers.js';
 import { environmentVariablesOf } from './server-config.js';
+import { looksSecret } from '../secret-redaction.js';
 
 export type McpRunServices = Omit<RunServerServices, 'agent' | 'trustGrants' | 'hostChosenByUser' | 'networkAccess'>;
 
@@ -32,6 +33,19 @@ export async function startMcpServers(plan: RunPlan, services: McpRunServices): 
 /** The user's variables the run's MCP servers read: hidden in every sink like a key. */
 export function mcpSecretVariables(plan: RunPlan): string[] {
   return plan.mcpServers.flatMap(environmentVariablesOf);
+}
+
+/**
+ * The values MCP servers' `env` writes out that are secrets by their variable's name or as a URL
+ * with a password: the server gets them, and may show them in its replies. Plain settings
+ * (`NODE_ENV: production`) stay visible, or every "production" in the run would be hidden.
+ */
+export function mcpSecretValues(plan: RunPlan): string[] {
+  return plan.mcpServers.flatMap((server) =>
+    server.transport.kind === 'stdio'
+      ? Object.entries(server.transport.env).flatMap(([name, value]) => (typeof value === 'string' && looksSecret(name, value) ? [value] : []))
+      : [],
+  );
 }
 
 /** What the run's servers use of the run: its toolbox, resources, trace, model, human channel and sandboxes. */

@@ -3,6 +3,9 @@
  * tree, its own tmpfs on /tmp) on a read-only view of the host, with the workspace bound
  * writable at its own path. Limits come from `prlimit` inside the sandbox: address space per
  * process (memory_mb) and number of processes (pids, RLIMIT_NPROC), which stops a fork bomb.
+ * A root runtime that can make cgroups (host-cgroups.ts) also puts each command in one of its
+ * own, which holds all its processes together to memory_mb and pids: without it, four processes
+ * may each take memory_mb.
  *
  * RLIMIT_NPROC does not apply to root. A root runtime therefore runs bwrap privileged without a
  * user namespace, and the command itself as an unprivileged user (sandbox.user, default
@@ -20,6 +23,7 @@ import { join } from 'node:path';
 import { ancestorsOf, highestClosedFolder, isWithin, readOnlyFolderView, temporaryFolder, type ReadOnlyFolder, type ReadOnlyFolderView } from './bwrap-folders.js';
 import { resolveCommandFolder } from './command-folder.js';
 import { toArgv } from './command-line.js';
+import { commandCgroupWithin, enterCgroupCommandLine, probeCgroups, removeCommandCgroup, type CgroupPlace, type CommandCgroup } from './host-cgroups.js';
 import { ProcessGroups } from './process-groups.js';
 import { sandboxEnvironment } from './sandbox-environment.js';
 import { fallbackSandboxUser, type SandboxOptions, type SandboxUser } from './sandbox-options.js';
@@ -59,6 +63,8 @@ export interface BwrapLayout {
   user: SandboxUser | undefined;
   /** Folders above the workspace covered by an empty tmpfs so the user can reach the workspace. */
   hiddenFolders: string[];
+  /** Where each command gets a cgroup holding all its processes to the limits; undefined without one. */
+  cgroups?: CgroupPlace;
 }
 
 export class BwrapSandbox implements Sandbox {
@@ -97,6 +103,7 @@ export class BwrapSandbox implements Sandbox {
       pids: settings.options.pids,
       user,
       hiddenFolders: user ? await foldersToHide(workspace, user) : [],
+      cgroups: user ? await probeCgroups().then((found) => (found.usable ? found.place : undefined)) : undefined,
     };
     return new BwrapSandbox(layout, settings.options.passEnvironment, owner, settings.protectedPaths);
   }
@@ -106,14 +113,17 @@ export class BwrapSandbox implements Sandbox {
     const folder = await resolveCommandFolder(this.workspacePath, options.cwd);
     await this.refreshWorkspaceAccess();
     const mounts = await this.mounts.acquire();
+    let cgroup: CommandCgroup | undefined;
     try {
-      return await this.groups.run(bwrapCommandLine(this.layout, folder.hostPath, argv, mounts.readOnly), {
+      cgroup = await this.commandCgroup();
+      return await this.groups.run(enterCgroupCommandLine(cgroup, bwrapCommandLine(this.layout, folder.hostPath, argv, mounts.readOnly, undefined, mounts.pinned)), {
         ...options,
         cwd: this.workspacePath,
         env: { ...this.environment, ...options.env },
         statusEncodesSignal: true,
       });
     } finally {
+      if (cgroup) await removeCommandCgroup(cgroup).catch(() => undefined);
       await mounts.release();
       await this.afterCommand();
     }
@@ -125,19 +135,35 @@ export class BwrapSandbox implements Sandbox {
     const folders = await readOnlyFolderView(options.readOnlyFolders ?? [], options.openedFolders ?? [], this.layout.user);
     await this.refreshWorkspaceAccess();
     const mounts = await this.mounts.acquire();
+    let cgroup: CommandCgroup | undefined;
+    const removeCgroup = async () => {
+      if (cgroup) await removeCommandCgroup(cgroup).catch(() => undefined);
+    };
     try {
-      const session = await this.groups.spawnSession(bwrapCommandLine(this.layout, folder.hostPath, argv, mounts.readOnly, folders), {
+      cgroup = await this.commandCgroup();
+      const line = bwrapCommandLine(this.layout, folder.hostPath, argv, mounts.readOnly, folders, mounts.pinned);
+      const session = await this.groups.spawnSession(enterCgroupCommandLine(cgroup, line), {
         cwd: this.workspacePath,
         env: { ...this.environment, ...options.env },
         statusEncodesSignal: true,
       });
       this.sessionMounts.add(mounts);
-      void session.exited.then(() => this.releaseSessionMounts(mounts));
+      void session.exited.then(async () => {
+        await removeCgroup();
+        await this.releaseSessionMounts(mounts);
+      });
       return session;
     } catch (error) {
+      await removeCgroup();
       await mounts.release();
       throw error;
     }
+  }
+
+  private async commandCgroup(): Promise<CommandCgroup | undefined> {
+    const place = this.layout.cgroups;
+    if (!place) return undefined;
+    return commandCgroupWithin(place, { memoryMb: this.layout.memoryMb, pids: this.layout.pids });
   }
 
   async refreshWorkspaceAccess(): Promise<void> {
@@ -163,7 +189,8 @@ export class BwrapSandbox implements Sandbox {
 /**
  * The full command line: bwrap <namespaces and mounts> -- [setpriv <user>] prlimit <limits> -- argv.
  * `readOnlyPaths` inside the workspace are mounted read-only over it. `folders` are host folders
- * shown read-only at their own paths, which may hold the workspace or lie in it.
+ * shown read-only at their own paths, which may hold the workspace or lie in it. `pinnedFolders`
+ * are bound writable onto themselves, which keeps them from being renamed or removed.
  */
 export function bwrapCommandLine(
   layout: BwrapLayout,
@@ -171,6 +198,7 @@ export function bwrapCommandLine(
   argv: string[],
   readOnlyPaths: readonly string[] = [],
   folders: ReadOnlyFolderView = { folders: [], covers: [] },
+  pinnedFolders: readonly string[] = [],
 ): string[] {
   const { user, network } = layout;
   const namespaces = user
@@ -192,6 +220,7 @@ export function bwrapCommandLine(
     '--perms', '1777', '--tmpfs', temporaryFolder,
     ...coversOf([...layout.hiddenFolders, ...folders.covers]).flatMap((folder) => ['--perms', '0755', '--tmpfs', folder]),
     ...placedFolders(layout, folders),
+    ...pinnedFolders.flatMap((path) => ['--bind', path, path]),
     ...readOnlyPaths.flatMap((path) => ['--ro-bind', path, path]),
     ...namespaces,
     '--die-with-parent',

@@ -103,7 +103,10 @@ export class DockerSandbox implements Sandbox {
     const user = settings.options.user ?? (await workspaceOwnerOrFallback(workspace));
     const grantTo = user.uid === process.getuid?.() ? undefined : user;
     const owner = grantTo ? await workspaceOwner(workspace) : undefined;
-    const readOnly = await new ProtectedMounts(workspace, settings.protectedPaths).existing();
+    const protectedMounts = new ProtectedMounts(workspace, settings.protectedPaths);
+    const readOnly = await protectedMounts.existing();
+    const pinned = await protectedMounts.pinned();
+    const inContainer = (path: string) => posix.join(containerWorkspace, ...relative(workspace, path).split(sep));
     const { options } = settings;
     let container: Dockerode.Container;
     try {
@@ -118,7 +121,8 @@ export class DockerSandbox implements Sandbox {
         HostConfig: {
           Binds: [
             `${workspace}:${containerWorkspace}:rw`,
-            ...readOnly.map((path) => `${path}:${posix.join(containerWorkspace, ...relative(workspace, path).split(sep))}:ro`),
+            ...pinned.map((path) => `${path}:${inContainer(path)}:rw`),
+            ...readOnly.map((path) => `${path}:${inContainer(path)}:ro`),
             ...(await readOnlyFolderBinds(settings.readOnlyFolders ?? [], settings.openedFolders ?? [], user)),
           ],
           NetworkMode: settings.network ? 'bridge' : 'none',

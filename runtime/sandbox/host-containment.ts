@@ -6,12 +6,13 @@
  *   every process inside, `setsid` escapees included, and the command sees only its own processes;
  * - `setpriv --pdeathsig KILL`, so the kernel kills the command when the runtime dies, even by
  *   SIGKILL; `--kill-child` then takes the namespace with it;
- * - for a root runtime, a cgroup v2 per command with memory.max and pids.max.
+ * - for a root runtime, a cgroup per command (v2, or v1's memory and pids hierarchies) that holds
+ *   all its processes together to memory_mb and pids (host-cgroups.ts).
  *
  * Whatever is missing is named in `gaps`, which the run records as warnings.
  */
 import { spawn } from 'node:child_process';
-import { probeCgroups } from './host-cgroups.js';
+import { enterCgroupCommandLine, probeCgroups, type CgroupPlace, type CommandCgroup } from './host-cgroups.js';
 import { runtimeIsRoot } from './workspace-access.js';
 
 export interface HostContainment {
@@ -19,8 +20,8 @@ export interface HostContainment {
   namespace: string[] | undefined;
   /** Whether `setpriv --pdeathsig` works here. */
   parentDeathSignal: boolean;
-  /** The cgroup to make per-command cgroups in; undefined when there are no limits. */
-  cgroupParent: string | undefined;
+  /** Where to make per-command cgroups; undefined when there are no limits. */
+  cgroups: CgroupPlace | undefined;
   /** What is not covered, one sentence each. */
   gaps: string[];
 }
@@ -42,13 +43,11 @@ export function probeHostContainment(): Promise<HostContainment> {
 export function containedCommandLine(
   containment: HostContainment,
   argv: string[],
-  cgroup: string | undefined,
+  cgroup: CommandCgroup | undefined,
 ): { argv: string[]; statusEncodesSignal: boolean } {
   const dieWithRuntime = containment.parentDeathSignal ? ['setpriv', '--pdeathsig', 'KILL', '--'] : [];
-  // The shell moves itself into the cgroup before anything is started, so no child starts outside.
-  const enterCgroup = cgroup ? ['/bin/sh', '-c', 'echo 0 > "$0" && exec "$@"', `${cgroup}/cgroup.procs`] : [];
   const namespace = containment.namespace ? ['unshare', ...containment.namespace, '--', ...namespaceInit] : [];
-  return { argv: [...dieWithRuntime, ...enterCgroup, ...namespace, ...argv], statusEncodesSignal: containment.namespace !== undefined };
+  return { argv: [...dieWithRuntime, ...enterCgroupCommandLine(cgroup, [...namespace, ...argv])], statusEncodesSignal: containment.namespace !== undefined };
 }
 
 async function runContainmentProbe(): Promise<HostContainment> {
@@ -57,7 +56,7 @@ async function runContainmentProbe(): Promise<HostContainment> {
     gaps.push('host commands are contained by process groups only (no PID namespaces off Linux): a process that leaves its group with setsid survives its command');
     gaps.push('host commands die with the runtime only when it exits normally: if it is killed, they keep running');
     gaps.push('host commands have no memory or process limits');
-    return { namespace: undefined, parentDeathSignal: false, cgroupParent: undefined, gaps };
+    return { namespace: undefined, parentDeathSignal: false, cgroups: undefined, gaps };
   }
   const [namespace, parentDeathSignal, cgroups] = await Promise.all([
     findNamespaceOptions(),
@@ -75,7 +74,7 @@ async function runContainmentProbe(): Promise<HostContainment> {
     );
   }
   if (!cgroups.usable) gaps.push(`host commands have no memory or process limits: ${cgroups.reason}`);
-  return { namespace: namespace.options, parentDeathSignal, cgroupParent: cgroups.usable ? cgroups.parent : undefined, gaps };
+  return { namespace: namespace.options, parentDeathSignal, cgroups: cgroups.usable ? cgroups.place : undefined, gaps };
 }
 
 /** The first `unshare` options that work here: a root runtime needs no user namespace; others map themselves into one. */

@@ -11,11 +11,10 @@ import { realpathSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { resolveCommandFolder } from './command-folder.js';
 import { toArgv } from './command-line.js';
-import { createCommandCgroup, removeCommandCgroup } from './host-cgroups.js';
+import { commandCgroupWithin, removeCommandCgroup } from './host-cgroups.js';
 import { containedCommandLine, probeHostContainment, type HostContainment } from './host-containment.js';
 import { ProcessGroups } from './process-groups.js';
 import { processStartTime, ProcessRecords } from './process-records.js';
-import { SandboxError } from './sandbox-errors.js';
 import { sandboxEnvironment } from './sandbox-environment.js';
 import type { SandboxOptions } from './sandbox-options.js';
 import type {
@@ -118,12 +117,8 @@ export class HostSandbox implements Sandbox {
   }
 
   private async begin(argv: string[]): Promise<CommandScope> {
-    const parent = this.containment.cgroupParent;
-    const cgroup = parent
-      ? await createCommandCgroup(parent, this.limits).catch((error: Error) => {
-          throw new SandboxError('sandbox_failed', `Could not give the command a cgroup with its limits under ${parent}: ${error.message}`);
-        })
-      : undefined;
+    const place = this.containment.cgroups;
+    const cgroup = place ? await commandCgroupWithin(place, this.limits) : undefined;
     const line = containedCommandLine(this.containment, argv, cgroup);
     let processGroup: number | undefined;
     let ended = false;
@@ -131,7 +126,7 @@ export class HostSandbox implements Sandbox {
       ...line,
       onStart: (pid) => {
         processGroup = pid;
-        if (this.records?.add(pid, cgroup) && this.containment.namespace) void this.recordNamespaceInit(pid, () => ended);
+        if (this.records?.add(pid, cgroup?.folders) && this.containment.namespace) void this.recordNamespaceInit(pid, () => ended);
       },
       end: async () => {
         ended = true;

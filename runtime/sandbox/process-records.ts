@@ -22,8 +22,8 @@ export interface RecordedCommand {
   processGroup: RecordedProcess;
   /** The first process of the command's PID namespace; killing it ends every process inside. */
   namespaceInit?: RecordedProcess;
-  /** The command's own cgroup, when it has one. */
-  cgroup?: string;
+  /** The command's own cgroups (one per hierarchy), when it has them. */
+  cgroups?: string[];
 }
 
 interface RecordsFile {
@@ -65,10 +65,10 @@ export class ProcessRecords {
   }
 
   /** Records a command that has just started; returns false when its process is already gone. */
-  add(processGroup: number, cgroup: string | undefined): boolean {
+  add(processGroup: number, cgroups: string[] | undefined): boolean {
     const startTime = processStartTime(processGroup);
     if (startTime === undefined) return false;
-    this.commands.set(processGroup, { processGroup: { pid: processGroup, startTime }, ...(cgroup ? { cgroup } : {}) });
+    this.commands.set(processGroup, { processGroup: { pid: processGroup, startTime }, ...(cgroups ? { cgroups } : {}) });
     this.write();
     return true;
   }
@@ -164,7 +164,7 @@ function killRecordedCommand(command: RecordedCommand): number[] {
     for (const pid of members) signal(pid);
     if (members.length > 0) killed.push(command.processGroup.pid);
   }
-  if (command.cgroup) killCgroup(command.cgroup);
+  for (const cgroup of command.cgroups ?? []) killCgroup(cgroup);
   return killed;
 }
 
@@ -202,6 +202,17 @@ function signal(pid: number): boolean {
 function killCgroup(path: string): void {
   try {
     writeFileSync(join(path, 'cgroup.kill'), '1');
+  } catch {
+    // cgroup v1 has no cgroup.kill: its members are killed one by one.
+    let members = '';
+    try {
+      members = readFileSync(join(path, 'cgroup.procs'), 'utf8');
+    } catch {
+      // Already removed.
+    }
+    for (const pid of members.split('\n').filter(Boolean)) signal(Number(pid));
+  }
+  try {
     rmdirSync(path);
   } catch {
     // Already removed, or still emptying; an empty cgroup left behind holds nothing.

@@ -5,16 +5,27 @@
  * finds it there and cannot fill it. A mount point cannot be renamed or removed from inside the
  * sandbox (EBUSY), and a hard link cannot cross into it (EXDEV).
  *
+ * A protected folder with exceptions (a repository's folder, whose objects, refs and index git
+ * writes) is bound writable onto itself, so it cannot be renamed or removed, and each of its
+ * other entries is mounted read-only.
+ *
  * A missing protected file (agents.yaml, .mcp.json) gets no placeholder: an empty file left
  * behind by a killed runtime would break the next run. Creating one is caught by the check
  * after the command, which removes it and stops the run.
  */
+import { readdirSync } from 'node:fs';
 import { lstat, mkdir, rmdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
+import { matchesEntryName } from '../git-repositories.js';
 import type { ProtectedPaths } from '../protected-paths.js';
 import { isInside } from '../workspace-paths.js';
 
 export interface ProtectedMountSet {
+  /**
+   * Folders bound writable onto themselves before the read-only mounts: a repository's folder,
+   * which git writes to but a command must not rename or remove (a mount point cannot be).
+   */
+  pinned: string[];
   /** Host paths to mount read-only at the same place, outermost first. */
   readOnly: string[];
   /** Removes the placeholders this command needed once no other command still uses them. */
@@ -68,6 +79,7 @@ export class ProtectedMounts {
     }
     let released = false;
     return {
+      pinned: await this.pinned(),
       readOnly: readOnly.sort((left, right) => left.length - right.length),
       release: async () => {
         if (released) return;
@@ -89,14 +101,41 @@ export class ProtectedMounts {
     this.protectedPaths?.placeholders.delete(path);
   }
 
+  /** The existing protected folders with exceptions inside the workspace, outermost first. */
+  async pinned(): Promise<string[]> {
+    const folders: string[] = [];
+    for (const entry of this.protectedPaths?.entries ?? []) {
+      if (!entry.except || entry.path === this.workspace || !isInside(this.workspace, entry.path)) continue;
+      if ((await lstat(entry.path).catch(() => undefined))?.isDirectory()) folders.push(entry.path);
+    }
+    return folders.sort((left, right) => left.length - right.length);
+  }
+
   private candidates(): string[] {
     if (!this.protectedPaths) return [];
-    return this.protectedPaths.entries
-      .map((entry) => entry.path)
-      .filter((path) => path !== this.workspace && isInside(this.workspace, path));
+    const paths = new Set<string>();
+    for (const entry of this.protectedPaths.entries) {
+      if (entry.path === this.workspace || !isInside(this.workspace, entry.path)) continue;
+      if (!entry.except) {
+        paths.add(entry.path);
+        continue;
+      }
+      // A repository's folder stays writable for its objects, refs and index; every other entry
+      // in it is mounted on its own. One a command creates there is caught by the check after it.
+      for (const name of entriesOf(entry.path)) if (!matchesEntryName(entry.except, name)) paths.add(join(entry.path, name));
+    }
+    return [...paths];
   }
 
   private isMissingFolder(path: string): boolean {
     return this.protectedPaths?.entries.find((entry) => entry.path === path)?.kind === 'folder';
+  }
+}
+
+function entriesOf(folder: string): string[] {
+  try {
+    return readdirSync(folder);
+  } catch {
+    return [];
   }
 }

@@ -49,5 +49,5 @@ async function warnAboutHost(reason: string, trace: TraceWriter): Promise<Record
   const found = await probeHostContainment();
   trace.emit('run-warning', { message: `code runs on the host without isolation (${reason}).` });
   for (const gap of found.gaps) trace.emit('run-warning', { message: `${gap}.` });
-  return { containment: { pidNamespace: found.namespace !== undefined, dieWithRuntime: found.parentDeathSignal, cgroup: found.cgroupParent !== undefined } };
+  return { containment: { pidNamespace: found.namespace !== undefined, dieWithRuntime: found.parentDeathSignal, cgroup: found.cgroups !== undefined } };
 }
