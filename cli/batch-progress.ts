@@ -3,8 +3,8 @@
  * failed and running, tokens, cost and the time left) with a line above it for each item that did
  * not succeed; elsewhere (CI logs, --ci) one plain line per item and per notice.
  */
-import type { BatchProgressEvent } from '../runtime/batch/batch-run.js';
-import type { BatchTotals } from '../runtime/batch/batch-folder.js';
+import type { BatchProgressEvent } from '../runtime/applications/batch/batch-run.js';
+import type { BatchTotals } from '../runtime/applications/batch/batch-folder.js';
 
 export interface BatchProgressOptions {
   write: (text: string) => void;

@@ -1,5 +1,5 @@
 /** A batch as a table on stdout: one row per item, then the totals. */
-import type { BatchReport } from '../runtime/reports/batch-report.js';
+import type { BatchReport } from '../runtime/applications/reports/batch-report.js';
 import { summary } from './batch-progress.js';
 
 const answerWidth = 60;

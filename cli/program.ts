@@ -5,10 +5,10 @@
 import { Command, Help, InvalidArgumentError, type Option } from 'commander';
 import { dropWritesAfterClose } from './closed-output.js';
 import { helpAfter } from './help-text.js';
-import { ConfigError, formatDiagnostic, ManusError, UsageError, type Diagnostic } from '../runtime/errors.js';
+import { ConfigError, formatDiagnostic, ManusError, UsageError, type Diagnostic } from '../runtime/contract/errors.js';
 import { ExitCode, exitCodeForError } from './exit-codes.js';
 import { mcpServeCommand } from './mcp-serve-command.js';
-import type { SandboxSettings } from '../runtime/tool.js';
+import type { SandboxSettings } from '../runtime/contract/tool.js';
 import { sandboxKind } from './sandbox-option.js';
 import type { BatchCommandOptions } from './batch-command.js';
 

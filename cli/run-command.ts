@@ -1,22 +1,22 @@
 /** `manus run`: resolve the recipe, run it with progress on stderr, print the answer or JSON. */
-import { redactorForPlan } from '../runtime/plan-secrets.js';
+import { redactorForPlan } from '../runtime/runs/plan-secrets.js';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { isatty } from 'node:tty';
 import { literalSecretErrors } from '../runtime/config/literal-secrets.js';
-import { parseParameterArguments, resolveRecipe, type RunPlan } from '../runtime/config/resolve-recipe.js';
-import { settleTrustRequests } from '../runtime/config/trust-consent.js';
-import { parseTrustGrants } from '../runtime/config/trust-grants.js';
-import { writeJunitReport } from '../runtime/reports/junit-report.js';
-import { eventsFileName } from '../runtime/run-history.js';
-import type { SecretRedactor } from '../runtime/secret-redaction.js';
-import { writeJsonReport, type RunReport } from '../runtime/reports/run-report.js';
-import { ConfigError, formatDiagnostic } from '../runtime/errors.js';
-import { preloadModelSdk } from '../runtime/model/model-client.js';
-import { createProgressReporter } from '../runtime/progress-reporter.js';
-import { executeRun, type RunOptions, type RunResult } from '../runtime/run.js';
-import { parseCommandLineServer } from '../runtime/mcp/command-line-server.js';
-import { locateRecipe } from '../runtime/packs/locate-recipe.js';
+import { parseParameterArguments, resolveRecipe, type RunPlan } from '../runtime/runs/recipe/resolve-recipe.js';
+import { settleTrustRequests } from '../runtime/runs/recipe/trust-consent.js';
+import { parseTrustGrants } from '../runtime/contract/trust-grants.js';
+import { writeJunitReport } from '../runtime/applications/reports/junit-report.js';
+import { eventsFileName } from '../runtime/runs/run-history.js';
+import type { SecretRedactor } from '../runtime/services/secret-redaction.js';
+import { writeJsonReport, type RunReport } from '../runtime/applications/reports/run-report.js';
+import { ConfigError, formatDiagnostic } from '../runtime/contract/errors.js';
+import { preloadModelSdk } from '../runtime/services/model/model-client.js';
+import { createProgressReporter } from '../runtime/services/progress-reporter.js';
+import { executeRun, type RunOptions, type RunResult } from '../runtime/runs/run.js';
+import { parseCommandLineServer } from '../runtime/features/mcp/command-line-server.js';
+import { locateRecipe } from '../runtime/features/packs/locate-recipe.js';
 import { exitCodeForRun, type ExitCodeValue } from './exit-codes.js';
 import { watchInterrupts } from './interrupts.js';
 import type { RunCommandOptions } from './program.js';
@@ -115,7 +115,7 @@ async function writeReports(directory: string, report: RunReport, { result, reda
   await mkdir(directory, { recursive: true });
   const written = [await writeJsonReport(directory, report), await writeJunitReport(directory, report)];
   // Loaded only here: a run without --report starts without the page's code.
-  const { htmlReportFileName, writeRunHtmlReport } = await import('../runtime/reports/run-html-report.js');
+  const { htmlReportFileName, writeRunHtmlReport } = await import('../runtime/applications/reports/run-html-report.js');
   written.push(await writeRunHtmlReport(join(result.runDirectory, eventsFileName), join(directory, htmlReportFileName), { runDirectory: result.runDirectory, redactor, workspace: result.workspace }));
   process.stderr.write(`reports: ${written.join(', ')}\n`);
 }

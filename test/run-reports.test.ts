@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DOMParser } from 'linkedom';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CheckResult } from '../runtime/checks/check-types.js';
-import { junitReportFileName, junitXml, writeJunitReport } from '../runtime/reports/junit-report.js';
-import { jsonReportFileName, writeJsonReport, type RunReport } from '../runtime/reports/run-report.js';
+import type { CheckResult } from '../runtime/config/check-types.js';
+import { junitReportFileName, junitXml, writeJunitReport } from '../runtime/applications/reports/junit-report.js';
+import { jsonReportFileName, writeJsonReport, type RunReport } from '../runtime/applications/reports/run-report.js';
 
 let root: string;
 

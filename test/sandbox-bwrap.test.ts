@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import bash from '../plugins/code/bash.js';
 import pythonExecute from '../plugins/code/python_execute.js';
-import { BwrapSandbox } from '../runtime/sandbox/bwrap-sandbox.js';
-import { chooseAutoSandbox } from '../runtime/sandbox/auto-sandbox.js';
-import { probeBwrap } from '../runtime/sandbox/create-sandbox.js';
-import { readSandboxOptions } from '../runtime/sandbox/sandbox-options.js';
-import type { Sandbox } from '../runtime/sandbox/sandbox-types.js';
-import type { ToolResult } from '../runtime/tool.js';
+import { BwrapSandbox } from '../runtime/services/sandbox/bwrap-sandbox.js';
+import { chooseAutoSandbox } from '../runtime/services/sandbox/auto-sandbox.js';
+import { probeBwrap } from '../runtime/services/sandbox/create-sandbox.js';
+import { readSandboxOptions } from '../runtime/services/sandbox/sandbox-options.js';
+import type { Sandbox } from '../runtime/contract/sandbox-types.js';
+import type { ToolResult } from '../runtime/contract/tool.js';
 import { createTestToolContext } from './support/tool-context.js';
 import { processesWithArgument } from './support/processes.js';
 

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import webFetch from '../plugins/web/web_fetch.js';
-import type { ChatMessage, JsonSchema, ToolContext } from '../runtime/tool.js';
+import type { ChatMessage, JsonSchema, ToolContext } from '../runtime/contract/tool.js';
 import { checkDomainAllowed, readDomainRules } from '../plugins/web/domain-rules.js';
 import { splitIntoChunks } from '../plugins/web/text-chunks.js';
 import { createTestToolContext } from './support/tool-context.js';

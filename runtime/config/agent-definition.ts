@@ -1,7 +1,7 @@
 /** Turns one validated agent mapping (in agents.yaml or inline in a recipe) into an AgentConfig. */
-import type { CompactionSettings } from '../context-compaction.js';
-import type { Diagnostic } from '../errors.js';
-import type { SandboxSettings } from '../tool.js';
+import type { CompactionSettings } from '../kernel/context-compaction.js';
+import type { Diagnostic } from '../contract/errors.js';
+import type { SandboxSettings } from '../contract/tool.js';
 import { agentDefaults, permissionDefaults, sandboxDefaults } from './defaults.js';
 import { loadPrompt } from './prompt-source.js';
 import type { AgentYaml, PermissionsYaml, SandboxYaml } from './schema-types.generated.js';

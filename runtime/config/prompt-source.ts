@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { Diagnostic, SourceLocation } from '../errors.js';
+import type { Diagnostic, SourceLocation } from '../contract/errors.js';
 import { locate, type YamlPath, type YamlSource } from './yaml-source.js';
 
 export interface LoadedPrompt {

@@ -1,12 +1,12 @@
 /** The validated, resolved shapes of agents.yaml and recipes, as the rest of the runtime sees them. */
-import type { SourceLocation } from '../errors.js';
-import type { CheckDefinition, RetryPolicy } from '../checks/check-types.js';
-import type { CompactionSettings } from '../context-compaction.js';
-import type { TokenPrices } from '../model/pricing.js';
-import type { JsonSchema, SandboxSettings } from '../tool.js';
+import type { SourceLocation } from '../contract/errors.js';
+import type { CheckDefinition, RetryPolicy } from './check-types.js';
+import type { CompactionSettings } from '../kernel/context-compaction.js';
+import type { TokenPrices } from '../services/model/pricing.js';
+import type { JsonSchema, SandboxSettings } from '../contract/tool.js';
 import type { SettingLocations } from './setting-locations.js';
-import type { McpServerConfig } from '../mcp/server-config.js';
-import type { FlowDefinition } from '../flow/flow-definition.js';
+import type { McpServerConfig } from '../features/mcp/server-config.js';
+import type { FlowDefinition } from './flow-definition.js';
 
 export interface ModelProfileConfig {
   name: string;

@@ -3,7 +3,7 @@
  * way to call an action in it. Contexts are disposed after each test (see useToolContexts).
  */
 import browserUse from '../../plugins/browser/browser_use.js';
-import type { ToolResult } from '../../runtime/tool.js';
+import type { ToolResult } from '../../runtime/contract/tool.js';
 import { useToolContexts, type TestToolContext } from './tool-context.js';
 
 export function useBrowserTool() {

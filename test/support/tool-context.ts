@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import { sandboxForRun } from '../../runtime/sandbox/run-sandbox.js';
-import type { ToolContext } from '../../runtime/tool.js';
+import { sandboxForRun } from '../../runtime/services/sandbox/run-sandbox.js';
+import type { ToolContext } from '../../runtime/contract/tool.js';
 
 /**
  * A real ToolContext for calling a tool's `execute` directly in unit tests: real folders, a

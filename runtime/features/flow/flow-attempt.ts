@@ -1,0 +1,28 @@
+/** A flow's work on the task: its steps, then the recipe's checks, like an agent's attempt. */
+import { attemptWithChecks } from '../checks/check-attempts.js';
+import type { RunPlan } from '../../runs/recipe/resolve-recipe.js';
+import type { RunOptions } from '../../runs/run.js';
+import type { TaskAttempts } from '../../runs/run-attempt.js';
+import type { PreparedRun, RunModel, RunToolbox } from '../../runs/run-preparation.js';
+import { sandboxForRun } from '../../services/sandbox/run-sandbox.js';
+import type { FlowPlan } from '../../config/flow-plan.js';
+import { runFlow } from './run-flow.js';
+
+export async function attemptFlow(run: PreparedRun, plan: RunPlan & { flow: FlowPlan }, options: RunOptions, model: RunModel, toolbox: RunToolbox): Promise<TaskAttempts> {
+  const attempts = attemptWithChecks({
+    checks: plan.recipe.checks,
+    // A flow is not retried as a whole: its steps decide what a failure means.
+    retry: { maxAttempts: 1 },
+    trace: run.trace,
+    checkInput: {
+      workspace: run.workspace,
+      signal: options.signal,
+      sandbox: async () => {
+        await run.protectedPaths.ready();
+        return sandboxForRun(run);
+      },
+    },
+    attempt: () => runFlow({ run, plan, options, model, toolbox, resume: options.resume?.flow }),
+  });
+  return Promise.race([run.faults.fatal, attempts]);
+}

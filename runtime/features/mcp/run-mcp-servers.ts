@@ -1,0 +1,55 @@
+/**
+ * The run's entry to its MCP servers. Runs that need none never load the MCP SDK.
+ */
+import type { RunPlan } from '../../runs/recipe/resolve-recipe.js';
+import type { ChatModel } from '../../contract/model-types.js';
+import type { RunOptions } from '../../runs/run.js';
+import type { PreparedRun } from '../../runs/run-preparation.js';
+import { createSandbox } from '../../services/sandbox/create-sandbox.js';
+import { sandboxForRun } from '../../services/sandbox/run-sandbox.js';
+import type { Toolbox } from '../../kernel/toolbox.js';
+import type { RunServerServices } from './run-servers.js';
+import { environmentVariablesOf } from './server-config.js';
+
+export type McpRunServices = Omit<RunServerServices, 'agent' | 'trustGrants' | 'hostChosenByUser'>;
+
+export function needsMcpServers(plan: RunPlan): boolean {
+  return plan.mcpToolNames.length > 0 || plan.mcpServers.some((server) => server.origin === 'command-line');
+}
+
+export async function startMcpServers(plan: RunPlan, services: McpRunServices): Promise<void> {
+  if (!needsMcpServers(plan)) return;
+  const { startRunServers } = await import('./run-servers.js');
+  await startRunServers(plan.mcpServers, plan.mcpToolNames, {
+    ...services,
+    agent: plan.agent,
+    trustGrants: plan.trustGrants,
+    hostChosenByUser: plan.overrides.sandbox === 'host',
+  });
+}
+
+/** The user's variables the run's MCP servers read: hidden in every sink like a key. */
+export function mcpSecretVariables(plan: RunPlan): string[] {
+  return plan.mcpServers.flatMap(environmentVariablesOf);
+}
+
+/** What the run's servers use of the run: its toolbox, resources, trace, model, human channel and sandboxes. */
+export function mcpServicesFor(run: PreparedRun, options: RunOptions, model: ChatModel, toolbox: Toolbox): McpRunServices {
+  return {
+    toolbox,
+    resources: run.resources,
+    trace: run.trace,
+    model,
+    human: run.human,
+    signal: options.signal,
+    usage: run.outsideUsage,
+    environment: options.environment,
+    workspace: run.workspace,
+    runSandbox: () => sandboxForRun(run),
+    // The user's own servers run on the host, contained and recorded in the run folder like any host command.
+    hostSandbox: () => run.resources.get('mcp-host-sandbox', () => createSandbox({
+      kind: 'host', network: true, options: {}, workspace: run.workspace, runDirectory: run.runDirectory, runId: run.runId,
+    }), (sandbox) => sandbox.dispose()),
+    failRun: (error) => run.faults.failRun(error),
+  };
+}

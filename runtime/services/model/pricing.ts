@@ -1,0 +1,12 @@
+/** Money spent on tokens, from a profile's prices in US dollars per million tokens. */
+import type { TokenUsage } from '../../contract/model-types.js';
+
+export interface TokenPrices {
+  inputPerMillion: number;
+  outputPerMillion: number;
+}
+
+export function costOf(usage: TokenUsage, prices: TokenPrices | undefined): number {
+  if (!prices) return 0;
+  return (usage.promptTokens * prices.inputPerMillion + usage.completionTokens * prices.outputPerMillion) / 1_000_000;
+}
