@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { resolveRecipe } from '../runtime/runs/recipe/resolve-recipe.js';
 import { executeRun } from '../runtime/runs/run.js';
 import { callReply, ScriptedChatModel, terminateReply } from '../test/support/scripted-chat-model.js';
+import '../test/support/public-api-setup.js';
 
 const callsPerRound = Number(process.env.BENCH_CALLS ?? 40);
 const rounds = Number(process.env.BENCH_REPETITIONS ?? 5);

@@ -12,7 +12,7 @@ import { ConfigError } from '../runtime/contract/errors.js';
 import { loadRecipeFile } from '../runtime/runs/recipe/load-recipe.js';
 import { parameterArguments, recipeInputSchema } from '../runtime/applications/mcp-server/recipe-input-schema.js';
 import { executeRun } from '../runtime/runs/run.js';
-import { FlowResume } from '../runtime/features/flow/flow-resume.js';
+import { FlowResume } from '../runtime/runs/flow/flow-resume.js';
 import { readRecordedRun } from '../runtime/runs/recorded-run.js';
 import { readEvents } from './support/run-cli.js';
 import { callReply, messageText, ScriptedChatModel, terminateReply, type ReceivedRequest, type ScriptedTurn } from './support/scripted-chat-model.js';

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadAgentsConfig, packageAgentsFile } from '../runtime/runs/recipe/resolve-recipe.js';
 import { installedPacks } from '../runtime/features/packs/installed-packs.js';
-import { protectedPathsFor } from '../runtime/services/protected-paths/protected-paths.js';
+import { protectedPathsFor } from '../runtime/runs/protected-path-list.js';
 import { probeBwrap } from '../runtime/services/sandbox/create-sandbox.js';
 import { makeFixture, runCli } from './support/run-cli.js';
 import { packTarball, scratchProject } from './support/scratch-project.js';

@@ -1,11 +1,8 @@
 /** The validated, resolved shapes of agents.yaml and recipes, as the rest of the runtime sees them. */
 import type { SourceLocation } from '../contract/errors.js';
 import type { CheckDefinition, RetryPolicy } from './check-types.js';
-import type { CompactionSettings } from '../kernel/context-compaction.js';
-import type { TokenPrices } from '../services/model/pricing.js';
 import type { JsonSchema, SandboxSettings } from '../contract/tool.js';
 import type { SettingLocations } from './setting-locations.js';
-import type { McpServerConfig } from '../features/mcp/server-config.js';
 import type { FlowDefinition } from './flow-definition.js';
 
 export interface ModelProfileConfig {
@@ -160,4 +157,41 @@ export interface Recipe {
   mcpServers: McpServerConfig[];
   /** Where its sandbox, permission, browser and workspace settings were written. */
   settingLocations?: SettingLocations;
+}
+
+/** Money a profile's tokens cost, in US dollars per million tokens. */
+export interface TokenPrices {
+  inputPerMillion: number;
+  outputPerMillion: number;
+}
+
+/** When and how the loop compacts a long conversation (kernel/context-compaction.ts). */
+export interface CompactionSettings {
+  /** Compact when a request would use more than this fraction of the context window. */
+  threshold: number;
+  /** Messages at the end that are always kept word for word (more when a tool call needs its results). */
+  keepRecentMessages: number;
+}
+
+/** A literal value, or the name of one of the user's environment variables. */
+export type McpEnvironmentValue = string | { env: string };
+
+export type McpTransportConfig =
+  | { kind: 'stdio'; command: string; args: string[]; env: Record<string, McpEnvironmentValue>; cwd: string }
+  | { kind: 'http'; url: string; headers: Record<string, McpEnvironmentValue> };
+
+/** Where a server was declared decides where it may run (see launch-place.ts). */
+export type McpServerOrigin = 'package' | 'user' | 'command-line' | 'project';
+
+export interface McpServerConfig {
+  name: string;
+  transport: McpTransportConfig;
+  tools: { allow?: string[]; deny: string[] };
+  required: boolean;
+  startupTimeoutSeconds: number;
+  callTimeoutSeconds: number;
+  /** The file that declared it (or names the .mcp.json it came from); the current folder for `--mcp`. */
+  declaredIn: string;
+  origin: McpServerOrigin;
+  location?: SourceLocation;
 }

@@ -3,7 +3,7 @@
  * tool works the same on the host, under bubblewrap or in a Docker container.
  */
 import type { Readable, Writable } from 'node:stream';
-import type { ProtectedPaths } from '../services/protected-paths/protected-paths.js';
+import type { ProtectedPathGuard } from './protected-path-guard.js';
 import type { SandboxSettings } from './tool.js';
 import type { OutputSink } from './bounded-output.js';
 
@@ -97,5 +97,5 @@ export interface SandboxPlacement {
   runDirectory: string;
   runId: string;
   /** Mounted read-only where the sandbox can, and checked after each command by the run's sandbox. */
-  protectedPaths?: ProtectedPaths;
+  protectedPaths?: ProtectedPathGuard;
 }

@@ -3,7 +3,7 @@
  * only gives it a type, so a plugin file needs no base class and no registration call.
  */
 import type { DoctorContext, DoctorFinding } from './doctor-finding.js';
-import type { ProtectedPaths } from '../services/protected-paths/protected-paths.js';
+import type { ProtectedPathGuard } from './protected-path-guard.js';
 import type { Sandbox } from './sandbox-types.js';
 import type { SchemaInput } from './schema-input.js';
 import type { TrustGrant } from './trust-grants.js';
@@ -120,7 +120,7 @@ export interface ToolContext {
    * The paths the agent must not write (plugin folders, agents.yaml, the recipe, `.git/hooks`, ...).
    * File tools get them applied through `resolveToolPath`; the run's sandbox mounts them read-only.
    */
-  protectedPaths?: ProtectedPaths;
+  protectedPaths?: ProtectedPathGuard;
 }
 
 export interface SandboxSettings {

@@ -9,7 +9,7 @@ import { FinalAnswerSchema, structuredAnswerToolName } from './final-answer.js';
 import { compactHistory, dropOldestTurns } from './context-compaction.js';
 import { errorMessage, ManusError, ProviderError } from '../contract/errors.js';
 import { prepareJsonSchemas } from '../contract/json-schema.js';
-import type { RunBudgets } from '../runs/recipe/resolve-recipe.js';
+import type { RunBudgets } from '../config/run-plan.js';
 import type { ChatModel, ModelReply, ToolSpecification, TokenUsage } from '../contract/model-types.js';
 import { costOf, type TokenPrices } from '../services/model/pricing.js';
 import type { TokenCounter } from '../services/model/token-counter.js';

@@ -8,13 +8,9 @@ import type { ChatModel } from '../contract/model-types.js';
 import type { TokenUsage } from '../contract/model-types.js';
 import type { ChatMessage } from '../contract/tool.js';
 import { truncateMiddle } from '../contract/truncate.js';
+import type { CompactionSettings } from '../config/types.js';
 
-export interface CompactionSettings {
-  /** Compact when a request would use more than this fraction of the context window. */
-  threshold: number;
-  /** Messages at the end that are always kept word for word (more when a tool call needs its results). */
-  keepRecentMessages: number;
-}
+export type { CompactionSettings } from '../config/types.js';
 
 /** The two leading messages every compaction keeps: the system prompt and the task. */
 const keptPrefix = 2;

@@ -4,7 +4,7 @@
  * counted locally; providers count a little more (the tool schemas, their own framing), so the gap
  * between their count of the last prompt and ours is added to the next one.
  */
-import type { RunBudgets } from '../runs/recipe/resolve-recipe.js';
+import type { RunBudgets } from '../config/run-plan.js';
 import type { TokenPrices } from '../services/model/pricing.js';
 
 export type PromptBudgetName = 'tokens' | 'cost';

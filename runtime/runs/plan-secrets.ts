@@ -3,7 +3,7 @@
  * agents may use profiles of their own) and the user's variables its MCP servers read.
  */
 import type { RunPlan } from './recipe/resolve-recipe.js';
-import { mcpSecretVariables } from '../features/mcp/run-mcp-servers.js';
+import { mcpSecretVariables } from './run-mcp-servers.js';
 import { SecretRedactor } from '../services/secret-redaction.js';
 
 export function redactorForPlan(plan: RunPlan, environment: Record<string, string | undefined>): SecretRedactor {

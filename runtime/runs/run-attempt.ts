@@ -7,14 +7,13 @@ import { runAgentLoop, type LoopOutcome, type LoopSettings, type ResumeState } f
 import { attemptWithChecks, type AttemptsResult } from '../features/checks/check-attempts.js';
 import type { RunPlan } from './recipe/resolve-recipe.js';
 import { TokenCounter } from '../services/model/token-counter.js';
-import type { RunOptions } from './run.js';
-import type { PreparedRun, RunModel, RunToolbox } from './run-preparation.js';
+import type { PreparedRun, RunModel, RunOptions, RunToolbox, TaskAttempts } from './run-types.js';
 import { sandboxForRun } from '../services/sandbox/run-sandbox.js';
 import { imageRecorder } from '../kernel/run-images.js';
 import { agentToolPrefix } from '../features/flow/agent-tool-names.js';
 import type { ToolContext } from '../contract/tool.js';
 
-export type TaskAttempts = AttemptsResult<LoopOutcome>;
+export type { TaskAttempts } from './run-types.js';
 
 /** Runs the attempts; a stray error the fault guard cannot pin on a tool call ends them at once. */
 export async function attemptTask(run: PreparedRun, plan: RunPlan, options: RunOptions, model: RunModel, toolbox: RunToolbox): Promise<TaskAttempts> {
@@ -49,7 +48,7 @@ async function agentCalls(run: PreparedRun, plan: RunPlan, options: RunOptions, 
   const called = plan.agent.tools.filter((name) => name.startsWith(agentToolPrefix)).map((name) => name.slice(agentToolPrefix.length));
   if (called.length === 0) return {};
   const [{ AgentRunner, SpendingMeter }, { AgentToolbox }, { UsageLedger }] = await Promise.all([
-    import('../features/flow/agent-runner.js'),
+    import('./flow/agent-runner.js'),
     import('../features/flow/agent-toolbox.js'),
     import('../services/model/usage-ledger.js'),
   ]);

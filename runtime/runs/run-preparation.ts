@@ -15,8 +15,9 @@ import { ModelClient } from '../services/model/model-client.js';
 import { resolveModelConnection, type ModelConnection } from '../services/model/model-connection.js';
 import type { ChatModel, TokenUsage } from '../contract/model-types.js';
 import { redactingModel } from '../services/model/redacting-model.js';
-import { ProtectedPaths, protectedPathsFor } from '../services/protected-paths/protected-paths.js';
-import type { RunOptions } from './run.js';
+import { ProtectedPaths } from '../services/protected-paths/protected-paths.js';
+import { protectedPathsFor } from './protected-path-list.js';
+import type { PreparedRun, RunModel, RunOptions, RunToolbox } from './run-types.js';
 import { RunResourceRegistry } from '../services/run-resources.js';
 import { RunTrace } from '../services/run-trace.js';
 import { killLeftoverProcesses } from '../services/sandbox/process-records.js';
@@ -30,49 +31,7 @@ import { RunFaultGuard } from '../kernel/tool-fault-guard.js';
 import type { HumanChannel, SandboxSettings } from '../contract/tool.js';
 import { copyWorkspaceSource } from './workspace-source.js';
 
-/** The run's place and services, from its start to its result. */
-export interface PreparedRun {
-  runId: string;
-  runsDirectory: string;
-  runDirectory: string;
-  /** The workspace's real path. */
-  workspace: string;
-  /** The folder the workspace started as a copy of, when there is one. */
-  workspaceSource?: string;
-  /** What the workspace held when the run started, so the result lists only what the run wrote. */
-  workspaceBefore: Promise<WorkspaceSnapshot>;
-  /** `performance.now()` and wall-clock time when the run (or this resumption of it) started. */
-  started: number;
-  startedAt: Date;
-  redactor: SecretRedactor;
-  trace: RunTrace;
-  resources: RunResourceRegistry;
-  /** Turns a tool's stray asynchronous error into its call's error result instead of ending the process. */
-  faults: RunFaultGuard;
-  /** What the loop had done when an error cut it short: its last finished step. */
-  progress(): { step: number; usage?: TokenUsage };
-  /** The sandbox for commands, chosen on first use, so runs that execute no code never probe for one. */
-  sandboxSettings(): Promise<SandboxSettings>;
-  /** What the runtime, git or a shell would later load or run on the host; kept as it is now. */
-  protectedPaths: ProtectedPaths;
-  /** How questions reach a person: shared by the tools and the MCP servers' requests, so answers are used in order. */
-  human: HumanChannel;
-  /** Tokens spent for the run outside the loop's requests (MCP sampling); the loop counts them. */
-  outsideUsage: UsageLedger;
-}
-
-/** The model the run talks to, and the connection behind it unless the caller gave the model. */
-export interface RunModel {
-  model: ChatModel;
-  connection?: ModelConnection;
-}
-
-/** The tools the agent is offered: the plan's, and the structured-answer tool when the recipe wants one. */
-export interface RunToolbox {
-  /** MCP servers add their tools as they start and change them later. */
-  tools: Toolbox;
-  responseSchema?: FinalAnswerSchema;
-}
+export type { PreparedRun, RunModel, RunToolbox } from './run-types.js';
 
 export function newRunId(now = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);

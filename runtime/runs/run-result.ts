@@ -5,10 +5,7 @@
 import { readdirSync, rmdirSync } from 'node:fs';
 import type { RunPlan } from './recipe/resolve-recipe.js';
 import { HumanInputNeededError, ManusError, PermissionDeniedError } from '../contract/errors.js';
-import type { RunOptions, RunResult } from './run.js';
-import type { TaskAttempts } from './run-attempt.js';
-import type { FlowStepRecord } from '../features/flow/run-flow.js';
-import type { PreparedRun, RunModel } from './run-preparation.js';
+import type { FlowStepRecord, PreparedRun, RunModel, RunOptions, RunResult, TaskAttempts } from './run-types.js';
 import { failureStatus } from './run-status.js';
 import { compareSnapshots, snapshotWorkspace } from '../services/sandbox/workspace-changes.js';
 

@@ -7,10 +7,10 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { RecipeOverrides } from './recipe/resolve-recipe.js';
 import { UsageError } from '../contract/errors.js';
-import { FlowResume } from '../features/flow/flow-resume.js';
+import { FlowResume } from './flow/flow-resume.js';
 import { readRecordedRun, resumeStateOf, type RecordedRun } from './recorded-run.js';
 import { activeDurationMs } from './run-history.js';
-import type { RunOptions } from './run.js';
+import type { RunOptions } from './run-types.js';
 
 export interface RunResumption {
   recorded: RecordedRun;

@@ -10,12 +10,12 @@ import { assertTrustGranted } from './recipe/trust-consent.js';
 import { ConfigError, type ManusError } from '../contract/errors.js';
 import { missingEnvironment } from '../services/model/model-connection.js';
 import type { ChatModel, TokenUsage } from '../contract/model-types.js';
-import { mcpServicesFor, startMcpServers } from '../features/mcp/run-mcp-servers.js';
-import { attemptTask, type TaskAttempts } from './run-attempt.js';
-import { attemptFlow } from '../features/flow/flow-attempt.js';
-import type { FlowResume } from '../features/flow/flow-resume.js';
-import type { FlowStepRecord } from '../features/flow/run-flow.js';
-import { connectModel, prepareRun, recordRunStart, runToolbox, type RunModel } from './run-preparation.js';
+import { mcpServicesFor, startMcpServers } from './run-mcp-servers.js';
+import { attemptTask } from './run-attempt.js';
+import { attemptFlow } from './flow/flow-attempt.js';
+import type { FlowResume } from './flow/flow-resume.js';
+import { connectModel, prepareRun, recordRunStart, runToolbox } from './run-preparation.js';
+import type { RunModel, RunOptions, RunResult, TaskAttempts } from './run-types.js';
 import { asManusError, finishRun } from './run-result.js';
 import type { RunStatus } from './run-status.js';
 import type { RunEventListener } from '../services/run-trace.js';
@@ -23,65 +23,7 @@ import type { SecretRedactor } from '../services/secret-redaction.js';
 import type { ToolWrapper } from '../kernel/toolbox.js';
 
 export type { RunStatus } from './run-status.js';
-
-export interface RunResult {
-  runId: string;
-  status: RunStatus;
-  answer: string;
-  structured?: unknown;
-  /** The last attempt's check results (skipped ones when the agent did not succeed). */
-  checks: CheckResult[];
-  /** Attempts made, counting the first. */
-  attempts: number;
-  /** ISO 8601 time the run (or this resumption of it) started. */
-  startedAt: string;
-  steps: number;
-  usage: TokenUsage;
-  /** US dollars, when the model profile has prices. */
-  cost?: number;
-  exhaustedBudget?: BudgetName;
-  /** The error that ended the run; its code is stable, for callers to act on. */
-  error?: { code: string; message: string };
-  /** The question the run stopped on when its status is `needs-input`. */
-  question?: string;
-  model: string;
-  runDirectory: string;
-  workspace: string;
-  /** Workspace-relative paths of files written during the run. */
-  files: string[];
-  durationMs: number;
-  /** A flow's steps, in the order they ended, each with its path and status. */
-  flowSteps?: FlowStepRecord[];
-}
-
-export interface RunOptions {
-  cwd: string;
-  environment: Record<string, string | undefined>;
-  signal: AbortSignal;
-  runsDirectory?: string;
-  interactive: boolean;
-  answers?: string[];
-  onEvent?: RunEventListener;
-  onTextDelta?: (text: string) => void;
-  /** Continue an earlier run in its own folder and workspace, from its recorded history (a flow's, from each step's). */
-  resume?: { runId: string; runDirectory: string; workspace: string; state: ResumeState; flow?: FlowResume };
-  /** Answers instead of the provider: recorded replies, when replaying a run. */
-  model?: ChatModel;
-  /** Extra fields for the run-start event (a replay names what it replays), or the run-resume event. */
-  startDetails?: Record<string, unknown>;
-  /** Extra fields for the run-end event, from the result (the CLI records the exit code it gives the run). */
-  endDetails?: (result: RunResult) => Record<string, unknown>;
-  /** Also write every event to this file: a self-contained recording. */
-  recordFile?: string;
-  /** Hides the run's secrets; built from the profile and environment when not given. */
-  redactor?: SecretRedactor;
-  /** A folder the workspace starts as a copy of (relative to `cwd`); recorded so a replay can do the same. */
-  workspaceSource?: string;
-  /** Wraps every tool the run offers, those that join while it runs (MCP servers' tools) included. */
-  wrapTool?: ToolWrapper;
-  /** A budget shared with other runs (a batch's totals): told what this run spends, and it stops when the budget is gone. */
-  sharedBudget?: SharedBudget;
-}
+export type { RunOptions, RunResult } from './run-types.js';
 
 /** Fails before anything starts when variables the configuration names are missing, listing them all. */
 export function checkEnvironment(plan: RunPlan, environment: Record<string, string | undefined>): void {

@@ -8,7 +8,7 @@ import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ManusError, ToolError } from '../contract/errors.js';
-import type { ProtectedPaths } from './protected-paths/protected-paths.js';
+import type { ProtectedPathGuard } from '../contract/protected-path-guard.js';
 import type { ToolContext } from '../contract/tool.js';
 
 export type WorkspaceAccess = 'read' | 'write';
@@ -72,7 +72,7 @@ const maximumSymbolicLinkHops = 40;
 export function resolveInWorkspace(
   workspace: string,
   requestedPath: string,
-  options: { access: WorkspaceAccess; protectedPaths?: ProtectedPaths },
+  options: { access: WorkspaceAccess; protectedPaths?: ProtectedPathGuard },
 ): string {
   if (requestedPath.trim() === '') {
     throw new WorkspacePathError('path_invalid', 'The path is empty.', requestedPath);

@@ -13,7 +13,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { packageRoot } from '../../config/package-root.js';
 import { pluginFolderCandidates, type RunPlan } from '../../runs/recipe/resolve-recipe.js';
 import { ManusError, UsageError } from '../../contract/errors.js';
-import { promptFilesOf } from '../../services/protected-paths/protected-paths.js';
+import { promptFilesOf } from '../../runs/protected-path-list.js';
 import { isInside } from '../../services/workspace-paths.js';
 import { pluginDependencyFiles } from './plugin-dependencies.js';
 import { isNeverShipped, leadsInside } from './shipped-files.js';

@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { CheckResult } from '../../config/check-types.js';
 import { writeFileAtomically } from './report-file.js';
-import type { FlowStepRecord } from '../../features/flow/run-flow.js';
+import type { FlowStepRecord } from '../../runs/flow/run-flow.js';
 import type { RunReport } from './run-report.js';
 import { escapeXmlAttribute, escapeXmlText } from './xml-text.js';
 

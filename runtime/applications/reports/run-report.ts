@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import type { CheckResult } from '../../config/check-types.js';
-import type { FlowStepRecord } from '../../features/flow/run-flow.js';
+import type { FlowStepRecord } from '../../runs/flow/run-flow.js';
 import { writeFileAtomically } from './report-file.js';
 
 export interface RunReportUsage {

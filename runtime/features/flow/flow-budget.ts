@@ -4,7 +4,7 @@
  * limits within what the flow has left when it starts.
  */
 import type { BudgetName, SharedBudget } from '../../kernel/agent-loop.js';
-import type { RunBudgets } from '../../runs/recipe/resolve-recipe.js';
+import type { RunBudgets } from '../../config/run-plan.js';
 import type { TokenUsage } from '../../contract/model-types.js';
 import type { StepBudgets } from '../../contract/step-kind.js';
 

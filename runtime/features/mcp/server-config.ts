@@ -9,29 +9,9 @@ import { mcpServerDefaults } from '../../config/defaults.js';
 import type { McpServerYaml, McpServersYaml } from '../../config/schema-types.generated.js';
 import { locate, locateKey, type YamlSource } from '../../config/yaml-source.js';
 import { readMcpJsonFile } from './mcp-json-file.js';
+import type { McpEnvironmentValue, McpServerConfig, McpServerOrigin, McpTransportConfig } from '../../config/types.js';
 
-/** A literal value, or the name of one of the user's environment variables. */
-export type McpEnvironmentValue = string | { env: string };
-
-export type McpTransportConfig =
-  | { kind: 'stdio'; command: string; args: string[]; env: Record<string, McpEnvironmentValue>; cwd: string }
-  | { kind: 'http'; url: string; headers: Record<string, McpEnvironmentValue> };
-
-/** Where a server was declared decides where it may run (see launch-place.ts). */
-export type McpServerOrigin = 'package' | 'user' | 'command-line' | 'project';
-
-export interface McpServerConfig {
-  name: string;
-  transport: McpTransportConfig;
-  tools: { allow?: string[]; deny: string[] };
-  required: boolean;
-  startupTimeoutSeconds: number;
-  callTimeoutSeconds: number;
-  /** The file that declared it (or names the .mcp.json it came from); the current folder for `--mcp`. */
-  declaredIn: string;
-  origin: McpServerOrigin;
-  location?: SourceLocation;
-}
+export type { McpEnvironmentValue, McpServerConfig, McpServerOrigin, McpTransportConfig } from '../../config/types.js';
 
 /** Servers declared by the user (their config, `--mcp`) or the package: they run on the host. */
 export function isTrustedServer(server: McpServerConfig): boolean {

@@ -19,6 +19,7 @@ import { kernelTools } from './kernel-tools.js';
 import { describeToolProblems } from './tool-shape.js';
 import { qualifiedName } from './qualified-names.js';
 import { scanPluginFolder } from './plugin-scan.js';
+import { publicApi } from './public-api.js';
 
 export interface LoadedTool {
   tool: AnyToolDefinition;
@@ -400,7 +401,7 @@ let jitiInstance: Promise<{ import(id: string): Promise<unknown> }> | undefined;
  * not a second copy read from disk: its errors and helpers are the kernel's own, and nothing is loaded.
  */
 function sharedJiti() {
-  jitiInstance ??= Promise.all([import('jiti'), import('../../index.js')]).then(([{ createJiti }, runtime]) =>
+  jitiInstance ??= Promise.all([import('jiti'), publicApi()]).then(([{ createJiti }, runtime]) =>
     createJiti(import.meta.url, {
       interopDefault: true,
       virtualModules: { 'manus-runtime': runtime },

@@ -16,16 +16,9 @@ import type { SettingLocations } from '../../config/setting-locations.js';
 import { renderTemplate, templatePlaceholders } from '../../config/template.js';
 import { trustGrantMeanings, trustGrantNames, type TrustGrant } from '../../contract/trust-grants.js';
 import type { AgentConfig, AgentsConfig, ModelProfileConfig, ParameterValue, PermissionSettings, Recipe } from '../../config/types.js';
+import type { TrustRequest } from '../../config/run-plan.js';
 
-/** A loosening a file asks for, which runs only with the user's grant. */
-export interface TrustRequest {
-  grant: TrustGrant;
-  /** The setting as it takes effect, e.g. `sandbox.kind: host`. */
-  setting: string;
-  /** What it is compared with, when that is not plain from the setting. */
-  detail?: string;
-  location?: SourceLocation;
-}
+export type { TrustRequest } from '../../config/run-plan.js';
 
 export interface TrustReview {
   /** The run's permissions: the trusted agent's, with every file's additions. */

@@ -31,7 +31,7 @@ import type {
   SandboxSession,
   SandboxSessionOptions,
 } from '../../contract/sandbox-types.js';
-import type { ProtectedPaths } from '../protected-paths/protected-paths.js';
+import type { ProtectedPathGuard } from '../../contract/protected-path-guard.js';
 import { ProtectedMounts, type ProtectedMountSet } from './protected-mounts.js';
 import {
   grantWorkspaceAccess,
@@ -47,7 +47,7 @@ export interface BwrapSandboxSettings {
   workspace: string;
   network: boolean;
   options: Pick<SandboxOptions, 'memoryMb' | 'pids' | 'user' | 'passEnvironment'>;
-  protectedPaths?: ProtectedPaths;
+  protectedPaths?: ProtectedPathGuard;
 }
 
 /** What the bwrap command line is built from. */
@@ -78,7 +78,7 @@ export class BwrapSandbox implements Sandbox {
     private readonly layout: BwrapLayout,
     passEnvironment: string[],
     private readonly owner: SandboxUser | undefined,
-    protectedPaths: ProtectedPaths | undefined,
+    protectedPaths: ProtectedPathGuard | undefined,
   ) {
     this.workspacePath = layout.workspace;
     this.environment = sandboxEnvironment('bwrap', passEnvironment);

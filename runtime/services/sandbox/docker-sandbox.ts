@@ -32,7 +32,7 @@ import type {
   SandboxSessionOptions,
   SessionExit,
 } from '../../contract/sandbox-types.js';
-import type { ProtectedPaths } from '../protected-paths/protected-paths.js';
+import type { ProtectedPathGuard } from '../../contract/protected-path-guard.js';
 import { ProtectedMounts } from './protected-mounts.js';
 import {
   grantWorkspaceAccess,
@@ -49,7 +49,7 @@ export interface DockerSandboxSettings {
   options: Pick<SandboxOptions, 'image' | 'memoryMb' | 'cpus' | 'pids' | 'user' | 'passEnvironment'>;
   /** A client to reuse; by default one is connected as `connectDocker` describes. */
   docker?: Dockerode;
-  protectedPaths?: ProtectedPaths;
+  protectedPaths?: ProtectedPathGuard;
   /** Host folders mounted read-only at their own paths (a session's `readOnlyFolders`). */
   readOnlyFolders?: string[];
 }
@@ -86,7 +86,7 @@ export class DockerSandbox implements Sandbox {
     /** Who gets back what the container's user created. */
     private readonly owner: SandboxUser | undefined,
     private readonly settings: DockerSandboxSettings,
-    protectedPaths: ProtectedPaths | undefined,
+    protectedPaths: ProtectedPathGuard | undefined,
   ) {
     this.access = {
       skip: protectedPaths ? (path) => protectedPaths.protectionOf(path) !== undefined : undefined,

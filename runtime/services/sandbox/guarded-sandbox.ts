@@ -4,7 +4,7 @@
  * between). A change is undone and stops the run with a PermissionDeniedError, whatever the
  * sandbox kind; on the host, where nothing can be prevented, this check is the control.
  */
-import type { ProtectedPaths } from '../protected-paths/protected-paths.js';
+import type { ProtectedPathGuard } from '../../contract/protected-path-guard.js';
 import type {
   Sandbox,
   SandboxCommand,
@@ -17,7 +17,7 @@ import type {
 export class GuardedSandbox implements Sandbox {
   constructor(
     private readonly inner: Sandbox,
-    private readonly protectedPaths: ProtectedPaths,
+    private readonly protectedPaths: ProtectedPathGuard,
   ) {}
 
   get kind(): Sandbox['kind'] {

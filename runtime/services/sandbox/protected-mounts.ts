@@ -11,7 +11,7 @@
  */
 import { lstat, mkdir, rmdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { ProtectedPaths } from '../protected-paths/protected-paths.js';
+import type { ProtectedPathGuard } from '../../contract/protected-path-guard.js';
 import { isInside } from '../workspace-paths.js';
 
 export interface ProtectedMountSet {
@@ -27,7 +27,7 @@ export class ProtectedMounts {
 
   constructor(
     private readonly workspace: string,
-    private readonly protectedPaths: ProtectedPaths | undefined,
+    private readonly protectedPaths: ProtectedPathGuard | undefined,
   ) {}
 
   /** Existing protected paths inside the workspace, for sandboxes that mount once (docker). */

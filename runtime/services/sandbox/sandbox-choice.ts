@@ -5,7 +5,7 @@
  * not contain.
  */
 import { sandboxDefaults } from '../../config/defaults.js';
-import type { RunPlan } from '../../runs/recipe/resolve-recipe.js';
+import type { RunPlan } from '../../config/run-plan.js';
 import type { SandboxSettings, TraceWriter } from '../../contract/tool.js';
 import type { HostConsent, SandboxChoice } from './auto-sandbox.js';
 

@@ -5,7 +5,7 @@
  * as a tool; what the called agent spends counts in its caller's budgets.
  */
 import { runAgentLoop, type LoopOutcome, type LoopSettings, type ResumeState, type SharedBudget } from '../../kernel/agent-loop.js';
-import type { RunBudgets, RunPlan } from '../../runs/recipe/resolve-recipe.js';
+import type { RunBudgets, RunPlan } from '../../config/run-plan.js';
 import { FinalAnswerSchema } from '../../kernel/final-answer.js';
 import { ModelClient } from '../../services/model/model-client.js';
 import { resolveModelConnection } from '../../services/model/model-connection.js';
@@ -13,16 +13,15 @@ import type { ChatModel, TokenUsage } from '../../contract/model-types.js';
 import { redactingModel } from '../../services/model/redacting-model.js';
 import { TokenCounter } from '../../services/model/token-counter.js';
 import { UsageLedger } from '../../services/model/usage-ledger.js';
-import type { RunOptions } from '../../runs/run.js';
-import type { PreparedRun, RunModel } from '../../runs/run-preparation.js';
+import type { PreparedRun, RunModel, RunOptions } from '../run-types.js';
 import { RunResourceRegistry } from '../../services/run-resources.js';
 import { imageRecorder } from '../../kernel/run-images.js';
 import { sandboxForRun } from '../../services/sandbox/run-sandbox.js';
 import { defineTool, type AnyToolDefinition, type JsonSchema, type ToolContext, type TraceWriter } from '../../contract/tool.js';
 import type { Toolbox } from '../../kernel/toolbox.js';
-import { agentToolName } from './agent-tool-names.js';
-import { AgentToolbox } from './agent-toolbox.js';
-import { addUsage, zeroUsage } from './flow-budget.js';
+import { agentToolName } from '../../features/flow/agent-tool-names.js';
+import { AgentToolbox } from '../../features/flow/agent-toolbox.js';
+import { addUsage, zeroUsage } from '../../features/flow/flow-budget.js';
 import type { FlowAgent } from '../../config/flow-plan.js';
 
 export interface AgentRunRequest {

@@ -6,30 +6,19 @@
  * kind's contract. A resumed flow uses the recorded results of the steps that finished.
  */
 import type { LoopOutcome, ResumeState } from '../../kernel/agent-loop.js';
-import type { RunPlan } from '../../runs/recipe/resolve-recipe.js';
+import type { RunPlan } from '../../config/run-plan.js';
 import type { TokenUsage } from '../../contract/model-types.js';
-import type { RunOptions } from '../../runs/run.js';
-import type { PreparedRun, RunModel, RunToolbox } from '../../runs/run-preparation.js';
+import type { FlowStepRecord, PreparedRun, RunModel, RunOptions, RunToolbox } from '../run-types.js';
 import type { ChatMessage, TraceWriter } from '../../contract/tool.js';
 import { AgentRunner } from './agent-runner.js';
-import { addUsage, FlowBudget, withinBudgets, zeroUsage } from './flow-budget.js';
+import { addUsage, FlowBudget, withinBudgets, zeroUsage } from '../../features/flow/flow-budget.js';
 import { flowDefaults, type FlowStepDefinition } from '../../config/flow-definition.js';
 import type { FlowAgent, FlowPlan } from '../../config/flow-plan.js';
 import type { FlowResume } from './flow-resume.js';
-import { flowTemplateValue, renderFlowTemplate, type FlowValues } from './flow-templates.js';
+import { flowTemplateValue, renderFlowTemplate, type FlowValues } from '../../features/flow/flow-templates.js';
 import type { AgentRunRequest, AgentRunResult, StepBudgets, StepResult, StepStatus } from '../../contract/step-kind.js';
 
-/** One step's record, as `--json`, reports and `runs show` give it. */
-export interface FlowStepRecord {
-  path: string;
-  kind: string;
-  status: StepStatus;
-  answer: string;
-  reason?: string;
-  steps: number;
-  usage: TokenUsage;
-  durationMs: number;
-}
+export type { FlowStepRecord } from '../run-types.js';
 
 export interface FlowOutcome extends LoopOutcome {
   flowSteps: FlowStepRecord[];

@@ -1,9 +1,7 @@
 /** A flow's work on the task: its steps, then the recipe's checks, like an agent's attempt. */
-import { attemptWithChecks } from '../checks/check-attempts.js';
-import type { RunPlan } from '../../runs/recipe/resolve-recipe.js';
-import type { RunOptions } from '../../runs/run.js';
-import type { TaskAttempts } from '../../runs/run-attempt.js';
-import type { PreparedRun, RunModel, RunToolbox } from '../../runs/run-preparation.js';
+import { attemptWithChecks } from '../../features/checks/check-attempts.js';
+import type { RunPlan } from '../../config/run-plan.js';
+import type { PreparedRun, RunModel, RunOptions, RunToolbox, TaskAttempts } from '../run-types.js';
 import { sandboxForRun } from '../../services/sandbox/run-sandbox.js';
 import type { FlowPlan } from '../../config/flow-plan.js';
 import { runFlow } from './run-flow.js';

@@ -1,15 +1,14 @@
 /**
  * The run's entry to its MCP servers. Runs that need none never load the MCP SDK.
  */
-import type { RunPlan } from '../../runs/recipe/resolve-recipe.js';
-import type { ChatModel } from '../../contract/model-types.js';
-import type { RunOptions } from '../../runs/run.js';
-import type { PreparedRun } from '../../runs/run-preparation.js';
-import { createSandbox } from '../../services/sandbox/create-sandbox.js';
-import { sandboxForRun } from '../../services/sandbox/run-sandbox.js';
-import type { Toolbox } from '../../kernel/toolbox.js';
-import type { RunServerServices } from './run-servers.js';
-import { environmentVariablesOf } from './server-config.js';
+import type { RunPlan } from '../config/run-plan.js';
+import type { ChatModel } from '../contract/model-types.js';
+import type { PreparedRun, RunOptions } from './run-types.js';
+import { createSandbox } from '../services/sandbox/create-sandbox.js';
+import { sandboxForRun } from '../services/sandbox/run-sandbox.js';
+import type { Toolbox } from '../kernel/toolbox.js';
+import type { RunServerServices } from '../features/mcp/run-servers.js';
+import { environmentVariablesOf } from '../features/mcp/server-config.js';
 
 export type McpRunServices = Omit<RunServerServices, 'agent' | 'trustGrants' | 'hostChosenByUser'>;
 
@@ -19,7 +18,7 @@ export function needsMcpServers(plan: RunPlan): boolean {
 
 export async function startMcpServers(plan: RunPlan, services: McpRunServices): Promise<void> {
   if (!needsMcpServers(plan)) return;
-  const { startRunServers } = await import('./run-servers.js');
+  const { startRunServers } = await import('../features/mcp/run-servers.js');
   await startRunServers(plan.mcpServers, plan.mcpToolNames, {
     ...services,
     agent: plan.agent,

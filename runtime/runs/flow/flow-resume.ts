@@ -5,8 +5,8 @@
  */
 import type { ResumeState } from '../../kernel/agent-loop.js';
 import type { TokenUsage } from '../../contract/model-types.js';
-import { resumeStateOf, type AnsweredQuestion, type RecordedRun } from '../../runs/recorded-run.js';
-import { addUsage, zeroUsage, type FlowSpending } from './flow-budget.js';
+import { resumeStateOf, type AnsweredQuestion, type RecordedRun } from '../recorded-run.js';
+import { addUsage, zeroUsage, type FlowSpending } from '../../features/flow/flow-budget.js';
 import type { StepResult } from '../../contract/step-kind.js';
 
 export interface FinishedStep extends StepResult {
