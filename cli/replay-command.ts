@@ -12,8 +12,18 @@ import { packageRoot } from '../runtime/config/package-root.js';
 import { loadPluginFolders } from '../runtime/kernel/plugin-loading/load-plugins.js';
 import { runsDirectoryFor } from '../runtime/runs/run-preparation.js';
 import { ExitCode } from './exit-codes.js';
-import type { ReplayCommandOptions } from './program.js';
 import { runWithProgress } from './run-command.js';
+
+export interface ReplayCommandOptions {
+  ci?: boolean;
+  trust: string[];
+  report?: string;
+  tools: string;
+  workspace?: string;
+  runsDir?: string;
+  json?: boolean;
+  quiet?: boolean;
+}
 
 export async function replayCommand(target: string, options: ReplayCommandOptions): Promise<number> {
   const mode = options.tools as ReplayToolMode;

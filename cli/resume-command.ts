@@ -5,8 +5,19 @@ import { parseTrustGrants } from '../runtime/contract/trust-grants.js';
 import { resolveRunId } from '../runtime/runs/run-history.js';
 import { runsDirectoryFor } from '../runtime/runs/run-preparation.js';
 import { readRunResumption } from '../runtime/runs/run-resumption.js';
-import type { ResumeCommandOptions } from './program.js';
 import { printPlanWarnings, runWithProgress } from './run-command.js';
+
+export interface ResumeCommandOptions {
+  ci?: boolean;
+  trust: string[];
+  report?: string;
+  maxSteps?: number;
+  maxTokens?: number;
+  answer: string[];
+  runsDir?: string;
+  json?: boolean;
+  quiet?: boolean;
+}
 
 export async function resumeCommand(runId: string, options: ResumeCommandOptions): Promise<number> {
   const trust = [...parseTrustGrants(options.trust)];

@@ -17,9 +17,31 @@ import { createProgressReporter } from '../runtime/services/progress-reporter.js
 import { executeRun, type RunOptions, type RunResult } from '../runtime/runs/run.js';
 import { parseCommandLineServer } from '../runtime/features/mcp/command-line-server.js';
 import { locateRecipe } from '../runtime/features/packs/locate-recipe.js';
+import type { SandboxSettings } from '../runtime/contract/sandbox-types.js';
 import { exitCodeForRun, type ExitCodeValue } from './exit-codes.js';
 import { watchInterrupts } from './interrupts.js';
-import type { RunCommandOptions } from './program.js';
+
+export interface RunCommandOptions {
+  ci?: boolean;
+  trust: string[];
+  report?: string;
+  prompt?: string;
+  param: string[];
+  model?: string;
+  maxSteps?: number;
+  maxTokens?: number;
+  maxCost?: number;
+  maxTime?: number;
+  record?: string;
+  answer: string[];
+  workspace?: string;
+  workspaceFrom?: string;
+  sandbox?: SandboxSettings['kind'];
+  runsDir?: string;
+  json?: boolean;
+  quiet?: boolean;
+  mcp: string[];
+}
 
 export async function runCommand(recipeFile: string, options: RunCommandOptions): Promise<number> {
   const trust = [...parseTrustGrants(options.trust)];

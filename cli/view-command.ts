@@ -16,7 +16,15 @@ import { UsageError } from '../runtime/contract/errors.js';
 import { startViewServer } from '../runtime/applications/view/view-server.js';
 import { currentRedactor } from './current-redactor.js';
 import { ExitCode, exitCodeForError } from './exit-codes.js';
-import type { ViewCommandOptions } from './program.js';
+
+export interface ViewCommandOptions {
+  open?: boolean;
+  output?: string;
+  serve?: boolean;
+  port?: number;
+  runsDir?: string;
+  batchesDir?: string;
+}
 
 const defaultViewPort = 7780;
 

@@ -11,7 +11,14 @@ import { runsDirectoryFor } from '../runtime/runs/run-preparation.js';
 import { startQueueWorker } from '../runtime/applications/batch/queue/queue-worker.js';
 import { defaultConcurrency } from './batch-command.js';
 import { ExitCode, exitCodeForRun } from './exit-codes.js';
-import type { WorkerCommandOptions } from './program.js';
+
+export interface WorkerCommandOptions {
+  queue: string;
+  concurrency?: number;
+  trust: string[];
+  runsDir?: string;
+  stallTimeout?: number;
+}
 
 /** Compressed events above this size stay on the worker; the result says where. */
 const defaultEventsCapBytes = 4 * 1024 * 1024;

@@ -29,7 +29,7 @@ function prebuiltValidators(): Record<ConfigKind, ValidateFunction> | undefined 
   if (!existsSync(prebuilt)) return undefined;
   const builtAt = statSync(prebuilt).mtimeMs;
   const stale = configKinds.some((kind) => statSync(schemaFile(kind)).mtimeMs > builtAt);
-  return stale ? undefined : loadPrebuiltValidators(prebuilt);
+  return stale ? undefined : loadPrebuiltValidators<ConfigKind>(prebuilt);
 }
 
 function schemaFile(kind: ConfigKind): string {

@@ -2,41 +2,9 @@
  * A recipe's `flow:` as read from YAML: named steps of a kind, with their own budgets. The fields
  * of kinds a plugin defines are kept as written; they are checked once the kind is loaded.
  */
-import type { SourceLocation } from '../contract/errors.js';
-import type { AgentConfig } from './types.js';
-import type { YamlSource } from './yaml-source.js';
-import type { JsonSchema } from '../contract/tool.js';
-import type { StepBudgets } from '../contract/step-kind.js';
+import type { FlowStepDefinition } from './types.js';
 
-export interface FlowStepDefinition {
-  /** The step's name; a fan-out's `step:` has its parent's. */
-  name: string;
-  kind: string;
-  /** Where the step is in its YAML file, to locate problems with its fields. */
-  yamlPath: Array<string | number>;
-  location?: SourceLocation;
-  budgets: StepBudgets;
-  continueOnFailure: boolean;
-  /** The fields beyond name, kind, budgets and continue_on_failure, as written. */
-  fields: Record<string, unknown>;
-  /** agent steps: a name from agents.yaml, or the agent written inline. */
-  agent?: string | AgentConfig;
-  prompt?: string;
-  response?: JsonSchema;
-  /** parallel steps: named steps at once, or one step for each item of `forEach`. */
-  steps?: FlowStepDefinition[];
-  step?: FlowStepDefinition;
-  forEach?: string;
-  maxConcurrency?: number;
-}
-
-export interface FlowDefinition {
-  steps: FlowStepDefinition[];
-  /** A template for the flow's answer; the last step's answer when not given. */
-  answer?: string;
-  /** The recipe's YAML, for the fields of kinds that load later. */
-  source: YamlSource;
-}
+export type { FlowDefinition, FlowStepDefinition } from './types.js';
 
 /** What a flow gets when its recipe leaves these out. */
 export const flowDefaults = {

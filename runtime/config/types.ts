@@ -3,7 +3,8 @@ import type { SourceLocation } from '../contract/errors.js';
 import type { CheckDefinition, RetryPolicy } from './check-types.js';
 import type { JsonSchema, SandboxSettings } from '../contract/tool.js';
 import type { SettingLocations } from './setting-locations.js';
-import type { FlowDefinition } from './flow-definition.js';
+import type { YamlSource } from './yaml-source.js';
+import type { StepBudgets } from '../contract/step-kind.js';
 
 export interface ModelProfileConfig {
   name: string;
@@ -194,4 +195,35 @@ export interface McpServerConfig {
   declaredIn: string;
   origin: McpServerOrigin;
   location?: SourceLocation;
+}
+
+/** A recipe's `flow:` as read from YAML (config/flow-definition.ts reads it). */
+export interface FlowStepDefinition {
+  /** The step's name; a fan-out's `step:` has its parent's. */
+  name: string;
+  kind: string;
+  /** Where the step is in its YAML file, to locate problems with its fields. */
+  yamlPath: Array<string | number>;
+  location?: SourceLocation;
+  budgets: StepBudgets;
+  continueOnFailure: boolean;
+  /** The fields beyond name, kind, budgets and continue_on_failure, as written. */
+  fields: Record<string, unknown>;
+  /** agent steps: a name from agents.yaml, or the agent written inline. */
+  agent?: string | AgentConfig;
+  prompt?: string;
+  response?: JsonSchema;
+  /** parallel steps: named steps at once, or one step for each item of `forEach`. */
+  steps?: FlowStepDefinition[];
+  step?: FlowStepDefinition;
+  forEach?: string;
+  maxConcurrency?: number;
+}
+
+export interface FlowDefinition {
+  steps: FlowStepDefinition[];
+  /** A template for the flow's answer; the last step's answer when not given. */
+  answer?: string;
+  /** The recipe's YAML, for the fields of kinds that load later. */
+  source: YamlSource;
 }

@@ -4,8 +4,15 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import type { ProtectedPathGuard } from './protected-path-guard.js';
-import type { SandboxSettings } from './tool.js';
 import type { OutputSink } from './bounded-output.js';
+
+/** The sandbox a run's commands go to, as configured. */
+export interface SandboxSettings {
+  /** `auto` (the default) becomes bwrap, docker or host when a tool first needs a sandbox. */
+  kind: 'auto' | 'host' | 'bwrap' | 'docker';
+  network: boolean;
+  options: Record<string, unknown>;
+}
 
 /** A sandbox that can be created; `auto` is resolved to one of these first. */
 export type SandboxKind = Exclude<SandboxSettings['kind'], 'auto'>;

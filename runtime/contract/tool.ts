@@ -4,9 +4,11 @@
  */
 import type { DoctorContext, DoctorFinding } from './doctor-finding.js';
 import type { ProtectedPathGuard } from './protected-path-guard.js';
-import type { Sandbox } from './sandbox-types.js';
+import type { Sandbox, SandboxSettings } from './sandbox-types.js';
 import type { SchemaInput } from './schema-input.js';
 import type { TrustGrant } from './trust-grants.js';
+
+export type { SandboxSettings } from './sandbox-types.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -121,13 +123,6 @@ export interface ToolContext {
    * File tools get them applied through `resolveToolPath`; the run's sandbox mounts them read-only.
    */
   protectedPaths?: ProtectedPathGuard;
-}
-
-export interface SandboxSettings {
-  /** `auto` (the default) becomes bwrap, docker or host when a tool first needs a sandbox. */
-  kind: 'auto' | 'host' | 'bwrap' | 'docker';
-  network: boolean;
-  options: Record<string, unknown>;
 }
 
 export interface ToolDefinition<Input = Record<string, unknown>> {

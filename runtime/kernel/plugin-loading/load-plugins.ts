@@ -19,7 +19,10 @@ import { kernelTools } from './kernel-tools.js';
 import { describeToolProblems } from './tool-shape.js';
 import { qualifiedName } from './qualified-names.js';
 import { scanPluginFolder } from './plugin-scan.js';
+import { indexFileNames, isPluginFile, pluginFilesIn } from './plugin-files.js';
 import { publicApi } from './public-api.js';
+
+export { pluginFilesIn } from './plugin-files.js';
 
 export interface LoadedTool {
   tool: AnyToolDefinition;
@@ -78,8 +81,6 @@ export interface PluginFolder {
   pack?: string;
 }
 
-const pluginExtensions = new Set(['.ts', '.mts', '.js', '.mjs']);
-const indexFileNames = ['index.ts', 'index.mts', 'index.js', 'index.mjs'];
 /** Where the kernel's own tools are said to come from in messages and listings. */
 const kernelToolFile = 'the runtime';
 
@@ -292,29 +293,6 @@ function describeLocation(location: SourceLocation): string {
 function isContextProvider(candidate: unknown): candidate is ContextProviderDefinition {
   const value = candidate as Partial<ContextProviderDefinition> | undefined;
   return !!value && typeof value === 'object' && typeof value.render === 'function' && !('execute' in value) && typeof value.name === 'string';
-}
-
-/** The plugins of a folder: its plugin files, and the `index` file of each sub-folder that has one. */
-export function pluginFilesIn(folder: string): string[] {
-  const files: string[] = [];
-  // Sorted by code unit, not by locale: a locale comparison would load ICU's collation data at every start.
-  for (const name of readdirSync(folder).sort()) {
-    const path = join(folder, name);
-    if (isPluginFile(name) && !isDirectory(path)) files.push(path);
-    else if (isDirectory(path)) {
-      const index = indexFileNames.map((name) => join(path, name)).find((candidate) => existsSync(candidate));
-      if (index) files.push(index);
-    }
-  }
-  return files;
-}
-
-function isPluginFile(name: string): boolean {
-  return pluginExtensions.has(extname(name)) && !name.endsWith('.d.ts') && !/\.test\.[mc]?[jt]s$/.test(name);
-}
-
-function isDirectory(path: string): boolean {
-  return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
 }
 
 async function importPlugin(file: string): Promise<{ tools: unknown[] } | { error: string; location: SourceLocation }> {

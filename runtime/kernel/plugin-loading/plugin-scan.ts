@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, relative, sep } from 'node:path';
-import { pluginFilesIn } from './load-plugins.js';
+import { pluginFilesIn } from './plugin-files.js';
 
 export interface ScannedPlugin {
   /** The plugin's entry: its file, or its folder's index file. */

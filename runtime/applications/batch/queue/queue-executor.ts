@@ -4,29 +4,13 @@
  * Redis away pauses the batch with a message, from its start on; an interrupt while it waits
  * ends the batch with nothing sent; a Redis that refuses the jobs ends it with a queue error.
  */
-import type { BatchRecord } from '../batch-folder.js';
 import type { ExecutorHooks, ItemExecutor, ItemWork } from '../batch-run.js';
-import type { ItemRetryPolicy } from '../item-retry.js';
-import type { RunDefinition } from '../run-definition.js';
-import type { RecipeOverrides } from '../../../runs/recipe/resolve-recipe.js';
-import type { RunStatus } from '../../../runs/run-status.js';
 import { keyPrefix, queueName } from './queue-protocol.js';
 import { QueueError } from './queue-error.js';
-import { Follower } from './queue-follower.js';
+import { Follower, type QueueExecutorSettings } from './queue-follower.js';
 import { parseQueueUrl } from './redis-connection.js';
 
-export interface QueueExecutorSettings {
-  url: string;
-  environment: Record<string, string | undefined>;
-  record: BatchRecord;
-  definition: RunDefinition;
-  overrides: RecipeOverrides;
-  retry: ItemRetryPolicy;
-  /** Where returned events are written, each run in a folder of its own. */
-  resultsDirectory: string;
-  /** The exit code the command gives an item that ended so without a worker's outcome. */
-  exitCodeFor(result: { status: RunStatus; error?: { code: string } }): number;
-}
+export type { QueueExecutorSettings } from './queue-follower.js';
 
 export class QueueExecutor implements ItemExecutor {
   constructor(private readonly settings: QueueExecutorSettings) {}

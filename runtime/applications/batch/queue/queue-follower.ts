@@ -11,7 +11,25 @@ import type { Job, Queue as BullQueue } from 'bullmq';
 import type { Redis as RedisClient } from 'ioredis';
 import type { ExecutorHooks, ItemWork } from '../batch-run.js';
 import { batchSpentKey, batchStopKey, definitionKey, definitionLifetimeSeconds, readItemJobResult, readWorker, resumeEventsCapBytes, safeRunId, type ItemJobData, type ItemJobProgress, type ItemJobResult } from './queue-protocol.js';
-import type { QueueExecutorSettings } from './queue-executor.js';
+import type { BatchRecord } from '../batch-folder.js';
+import type { ItemRetryPolicy } from '../item-retry.js';
+import type { RunDefinition } from '../run-definition.js';
+import type { RecipeOverrides } from '../../../runs/recipe/resolve-recipe.js';
+import type { RunStatus } from '../../../runs/run-status.js';
+
+/** What a queued batch is run with: the executor's settings, which its follower reads. */
+export interface QueueExecutorSettings {
+  url: string;
+  environment: Record<string, string | undefined>;
+  record: BatchRecord;
+  definition: RunDefinition;
+  overrides: RecipeOverrides;
+  retry: ItemRetryPolicy;
+  /** Where returned events are written, each run in a folder of its own. */
+  resultsDirectory: string;
+  /** The exit code the command gives an item that ended so without a worker's outcome. */
+  exitCodeFor(result: { status: RunStatus; error?: { code: string } }): number;
+}
 
 /** How often the workers' spending and the batch's stop are looked at. */
 const sweepIntervalMs = 1000;
