@@ -181,7 +181,7 @@ export type McpTransportConfig =
   | { kind: 'stdio'; command: string; args: string[]; env: Record<string, McpEnvironmentValue>; cwd: string }
   | { kind: 'http'; url: string; headers: Record<string, McpEnvironmentValue> };
 
-/** Where a server was declared decides where it may run (see launch-place.ts). */
+/** Where a server was declared decides where it may run (see features/mcp/launch-place.ts). */
 export type McpServerOrigin = 'package' | 'user' | 'command-line' | 'project';
 
 export interface McpServerConfig {

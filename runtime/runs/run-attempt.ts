@@ -4,7 +4,7 @@
  * loop is given what it uses; tools and context providers get their own inputs from here.
  */
 import { runAgentLoop, type LoopOutcome, type LoopSettings, type ResumeState } from '../kernel/agent-loop.js';
-import { attemptWithChecks, type AttemptsResult } from '../features/checks/check-attempts.js';
+import { attemptWithChecks } from '../features/checks/check-attempts.js';
 import type { RunPlan } from './recipe/resolve-recipe.js';
 import { TokenCounter } from '../services/model/token-counter.js';
 import type { PreparedRun, RunModel, RunOptions, RunToolbox, TaskAttempts } from './run-types.js';

@@ -3,24 +3,16 @@
  * loop and the recipe's checks), and finished with a result that says exactly how it ended.
  * Resources are released however it ends.
  */
-import type { BudgetName, ResumeState, SharedBudget } from '../kernel/agent-loop.js';
-import type { CheckResult } from '../config/check-types.js';
 import type { RunPlan } from './recipe/resolve-recipe.js';
 import { assertTrustGranted } from './recipe/trust-consent.js';
 import { ConfigError, type ManusError } from '../contract/errors.js';
 import { missingEnvironment } from '../services/model/model-connection.js';
-import type { ChatModel, TokenUsage } from '../contract/model-types.js';
 import { mcpServicesFor, startMcpServers } from './run-mcp-servers.js';
 import { attemptTask } from './run-attempt.js';
 import { attemptFlow } from './flow/flow-attempt.js';
-import type { FlowResume } from './flow/flow-resume.js';
 import { connectModel, prepareRun, recordRunStart, runToolbox } from './run-preparation.js';
 import type { RunModel, RunOptions, RunResult, TaskAttempts } from './run-types.js';
 import { asManusError, finishRun } from './run-result.js';
-import type { RunStatus } from './run-status.js';
-import type { RunEventListener } from '../services/run-trace.js';
-import type { SecretRedactor } from '../services/secret-redaction.js';
-import type { ToolWrapper } from '../kernel/toolbox.js';
 
 export type { RunStatus } from './run-status.js';
 export type { RunOptions, RunResult } from './run-types.js';

@@ -9,7 +9,7 @@ import { mcpServerDefaults } from '../../config/defaults.js';
 import type { McpServerYaml, McpServersYaml } from '../../config/schema-types.generated.js';
 import { locate, locateKey, type YamlSource } from '../../config/yaml-source.js';
 import { readMcpJsonFile } from './mcp-json-file.js';
-import type { McpEnvironmentValue, McpServerConfig, McpServerOrigin, McpTransportConfig } from '../../config/types.js';
+import type { McpServerConfig, McpServerOrigin, McpTransportConfig } from '../../config/types.js';
 
 export type { McpEnvironmentValue, McpServerConfig, McpServerOrigin, McpTransportConfig } from '../../config/types.js';
 

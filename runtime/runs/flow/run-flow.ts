@@ -16,7 +16,7 @@ import { flowDefaults, type FlowStepDefinition } from '../../config/flow-definit
 import type { FlowAgent, FlowPlan } from '../../config/flow-plan.js';
 import type { FlowResume } from './flow-resume.js';
 import { flowTemplateValue, renderFlowTemplate, type FlowValues } from '../../features/flow/flow-templates.js';
-import type { AgentRunRequest, AgentRunResult, StepBudgets, StepResult, StepStatus } from '../../contract/step-kind.js';
+import type { AgentRunRequest, AgentRunResult, StepBudgets, StepResult } from '../../contract/step-kind.js';
 
 export type { FlowStepRecord } from '../run-types.js';
 

@@ -9,14 +9,13 @@ import { ConfigError, UsageError, type Diagnostic } from '../../contract/errors.
 import { packageRoot } from '../../config/package-root.js';
 import type { ContextProviderDefinition } from '../../contract/context-provider.js';
 import { definitionLocation, displayPath, loadPluginFolders, type LoadedPlugins, type LoadedTool, type PluginFolder } from '../../kernel/plugin-loading/load-plugins.js';
-import type { AnyToolDefinition, SandboxSettings } from '../../contract/tool.js';
+import type { AnyToolDefinition } from '../../contract/tool.js';
 import { didYouMean } from '../../contract/did-you-mean.js';
 import { emptyAgentsConfig, loadAgentsFile, readModelProfile } from './load-agents.js';
 import { loadRecipeFile } from './load-recipe.js';
 import { mcpServerEnvironmentRequest, profileEndpointRequest, reviewRecipeTrust, trustRequestNote, type TrustRequest } from './recipe-requests.js';
 import { defaultApiKeyEnv } from '../../services/model/model-connection.js';
 import { renderTemplate } from '../../config/template.js';
-import type { TrustGrant } from '../../contract/trust-grants.js';
 import { loadUserConfig } from './user-config.js';
 import { environmentVariablesOf, mergeMcpServers, type McpServerConfig } from '../../features/mcp/server-config.js';
 import { serverOfToolName } from '../../features/mcp/tool-names.js';
@@ -31,7 +30,7 @@ import type { Pack } from '../../config/pack-manifest.js';
 import { addPackAgents, ambiguousAgentUses, describeDefiners, packsOfRecipe } from './recipe-packs.js';
 import { packOfFile } from '../../features/packs/installed-packs.js';
 import { splitQualifiedName, unqualifiedName } from '../../kernel/plugin-loading/qualified-names.js';
-import type { RecipeOverrides, RunBudgets, RunPlan } from '../../config/run-plan.js';
+import type { RecipeOverrides, RunPlan } from '../../config/run-plan.js';
 
 export type { RecipeOverrides, RunBudgets, RunPlan } from '../../config/run-plan.js';
 
