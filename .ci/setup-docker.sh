@@ -5,9 +5,9 @@
 # already exists is kept. The debootstrap root filesystem is cached as a tarball so a rebuilt
 # data root does not need the Debian mirror again.
 #
-# The image holds the Debian packages listed in runtime/sandbox/sandbox-image-packages.txt, and
+# The image holds the Debian packages listed in runtime/config/sandbox-image-packages.txt, and
 # its tag is the suite and a hash of that list, the same name the runtime uses as its default
-# image (runtime/sandbox/sandbox-image.ts): a changed list builds a new image.
+# image (runtime/config/sandbox-image.ts): a changed list builds a new image.
 #
 # `setup-docker.sh --print-image` prints the image name and exits, needing neither root nor Docker.
 #
@@ -27,8 +27,8 @@
 set -eu
 
 suite=bookworm
-package_list="$(dirname "$0")/../runtime/sandbox/sandbox-image-packages.txt"
-# One name a line, without comments and blank lines, hashed as runtime/sandbox/sandbox-image.ts does.
+package_list="$(dirname "$0")/../runtime/config/sandbox-image-packages.txt"
+# One name a line, without comments and blank lines, hashed as runtime/config/sandbox-image.ts does.
 packages="$(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$package_list" | grep -v '^$')"
 package_hash="$(printf '%s\n' "$packages" | sha256sum | cut -c1-12)"
 image="${MANUS_SANDBOX_IMAGE:-manus-sandbox:$suite-$package_hash}"

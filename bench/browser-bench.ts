@@ -6,9 +6,9 @@
  */
 import browserState from '../plugins/browser/browser_state.js';
 import browserUse from '../plugins/browser/browser_use.js';
-import type { ContextProviderInput } from '../runtime/context-provider.js';
+import type { ContextProviderInput } from '../runtime/contract/context-provider.js';
 import { existingBrowserSession } from '../plugins/browser/session-registry.js';
-import type { ToolResult } from '../runtime/tool.js';
+import type { ToolResult } from '../runtime/contract/tool.js';
 import { startFixtureSite } from '../test/support/fixture-site.js';
 import { createTestToolContext } from '../test/support/tool-context.js';
 

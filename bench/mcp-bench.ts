@@ -14,9 +14,10 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { resolveRecipe } from '../runtime/config/resolve-recipe.js';
-import { executeRun } from '../runtime/run.js';
+import { resolveRecipe } from '../runtime/runs/recipe/resolve-recipe.js';
+import { executeRun } from '../runtime/runs/run.js';
 import { callReply, ScriptedChatModel, terminateReply } from '../test/support/scripted-chat-model.js';
+import '../test/support/public-api-setup.js';
 
 const callsPerRound = Number(process.env.BENCH_CALLS ?? 40);
 const rounds = Number(process.env.BENCH_REPETITIONS ?? 5);

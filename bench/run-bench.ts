@@ -17,9 +17,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { noopAgentLines, noopPluginSource } from './no-op-agent.js';
 import { startScriptedModelServer, type RecordedChatRequest, type ScriptedTurn } from '../test/support/scripted-model-server.js';
-import { TokenCounter } from '../runtime/model/token-counter.js';
+import { TokenCounter } from '../runtime/services/model/token-counter.js';
 import { watchPeakMemory } from './process-figures.js';
-import type { ChatMessage } from '../runtime/tool.js';
+import type { ChatMessage } from '../runtime/contract/tool.js';
 
 const steps = 30;
 const repetitions = Number(process.env.BENCH_REPETITIONS ?? 7);

@@ -14,8 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
-import { writeRunHtmlReport } from '../runtime/reports/run-html-report.js';
-import { escapeHtml } from '../runtime/reports/html-text.js';
+import { writeRunHtmlReport } from '../runtime/applications/reports/run-html-report.js';
+import { escapeHtml } from '../runtime/applications/reports/html-text.js';
 
 const steps = 500;
 const repetitions = Number(process.env.BENCH_REPETITIONS ?? 7);

@@ -7,30 +7,30 @@
 import { availableParallelism, hostname } from 'node:os';
 import { isatty } from 'node:tty';
 import { join, relative, resolve } from 'node:path';
-import { BatchBudget } from '../runtime/batch/batch-budget.js';
-import { BatchFolder, batchesDirectoryFor, readBatchFolder, repairItemsFile, resolveBatchDirectory, batchTotals, type BatchItemRecord, type BatchRecord } from '../runtime/batch/batch-folder.js';
-import { readBatchInputs, type BatchInputs } from '../runtime/batch/batch-inputs.js';
-import { runBatch, type ItemExecutor, type ItemWork } from '../runtime/batch/batch-run.js';
-import { EmbeddedPool } from '../runtime/batch/embedded-pool.js';
-import { itemRetryPolicy } from '../runtime/batch/item-retry.js';
-import { collectRunDefinition, type RunDefinition, type RunDefinitionOptions } from '../runtime/batch/run-definition.js';
-import { displayQueueUrl } from '../runtime/batch/queue/redis-connection.js';
-import { checkItemParameters } from '../runtime/batch/item-parameters.js';
-import { parseParameterArguments, resolveRecipe, type RecipeOverrides, type RunPlan } from '../runtime/config/resolve-recipe.js';
-import { loadRecipeFile } from '../runtime/config/load-recipe.js';
-import { locateRecipe } from '../runtime/packs/locate-recipe.js';
-import { continuesFromEvents } from '../runtime/run-resumption.js';
-import { processIsAlive } from '../runtime/run-history.js';
-import { settleTrustRequests } from '../runtime/config/trust-consent.js';
-import { parseTrustGrants } from '../runtime/config/trust-grants.js';
-import { UsageError } from '../runtime/errors.js';
-import { preloadModelSdk } from '../runtime/model/model-client.js';
-import { newRunId } from '../runtime/run-preparation.js';
-import { knownModelOf, unpricedModelProblem } from '../runtime/model/cost-budget-prices.js';
-import { redactorForPlan } from '../runtime/plan-secrets.js';
-import { batchReport, writeBatchJsonReport, writeBatchJunitReport } from '../runtime/reports/batch-report.js';
-import type { SandboxSettings } from '../runtime/tool.js';
-import { isInside } from '../runtime/workspace-paths.js';
+import { BatchBudget } from '../runtime/applications/batch/batch-budget.js';
+import { BatchFolder, batchesDirectoryFor, readBatchFolder, repairItemsFile, resolveBatchDirectory, batchTotals, type BatchItemRecord, type BatchRecord } from '../runtime/applications/batch/batch-folder.js';
+import { readBatchInputs, type BatchInputs } from '../runtime/applications/batch/batch-inputs.js';
+import { runBatch, type ItemExecutor, type ItemWork } from '../runtime/applications/batch/batch-run.js';
+import { EmbeddedPool } from '../runtime/applications/batch/embedded-pool.js';
+import { itemRetryPolicy } from '../runtime/applications/batch/item-retry.js';
+import { collectRunDefinition, type RunDefinition, type RunDefinitionOptions } from '../runtime/applications/batch/run-definition.js';
+import { displayQueueUrl } from '../runtime/applications/batch/queue/redis-connection.js';
+import { checkItemParameters } from '../runtime/applications/batch/item-parameters.js';
+import { parseParameterArguments, resolveRecipe, type RecipeOverrides, type RunPlan } from '../runtime/runs/recipe/resolve-recipe.js';
+import { loadRecipeFile } from '../runtime/runs/recipe/load-recipe.js';
+import { locateRecipe } from '../runtime/features/packs/locate-recipe.js';
+import { continuesFromEvents } from '../runtime/runs/run-resumption.js';
+import { processIsAlive } from '../runtime/runs/run-history.js';
+import { settleTrustRequests } from '../runtime/runs/recipe/trust-consent.js';
+import { parseTrustGrants } from '../runtime/contract/trust-grants.js';
+import { UsageError } from '../runtime/contract/errors.js';
+import { preloadModelSdk } from '../runtime/services/model/model-client.js';
+import { newRunId } from '../runtime/runs/run-preparation.js';
+import { redactorForPlan } from '../runtime/runs/plan-secrets.js';
+import { batchReport, writeBatchJsonReport, writeBatchJunitReport } from '../runtime/applications/reports/batch-report.js';
+import type { SandboxSettings } from '../runtime/contract/tool.js';
+import { isInside } from '../runtime/services/workspace-paths.js';
+import { knownModelOf, unpricedModelProblem } from '../runtime/services/model/cost-budget-prices.js';
 import { createBatchProgress } from './batch-progress.js';
 import { printBatchTable } from './batch-table.js';
 import { exitCodeForBatch, exitCodeForRun } from './exit-codes.js';
@@ -257,7 +257,7 @@ async function runSession(session: BatchSession, options: BatchOutputOptions): P
     const directory = resolve(options.report);
     const written = [await writeBatchJsonReport(directory, report), await writeBatchJunitReport(directory, report)];
     // Loaded only here: a batch without --report starts without the page's code.
-    const [{ writeBatchHtmlReport }, { htmlReportFileName }] = await Promise.all([import('../runtime/reports/batch-html-report.js'), import('../runtime/reports/run-html-report.js')]);
+    const [{ writeBatchHtmlReport }, { htmlReportFileName }] = await Promise.all([import('../runtime/applications/reports/batch-html-report.js'), import('../runtime/applications/reports/run-html-report.js')]);
     written.push((await writeBatchHtmlReport(folder.directory, join(directory, htmlReportFileName), { redactor: redactorForPlan(session.plan, process.env) })).file);
     process.stderr.write(`reports: ${written.map((file) => relative(process.cwd(), file) || file).join(', ')}\n`);
   }
@@ -269,7 +269,7 @@ async function runSession(session: BatchSession, options: BatchOutputOptions): P
 async function executorFor(session: BatchSession, options: BatchOutputOptions): Promise<ItemExecutor> {
   const { record } = session;
   if (options.queue) {
-    const { QueueExecutor } = await import('../runtime/batch/queue/queue-executor.js');
+    const { QueueExecutor } = await import('../runtime/applications/batch/queue/queue-executor.js');
     return new QueueExecutor({ url: options.queue, environment: process.env, record, definition: session.definition, overrides: session.overrides, retry: itemRetryPolicy(record.settings.retries, process.env), resultsDirectory: session.folder.runsDirectory, exitCodeFor: exitCodeForRun });
   }
   return new EmbeddedPool({

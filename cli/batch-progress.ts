@@ -3,10 +3,10 @@
  * failed and running, tokens, cost and the time left) with a line above it for each item that did
  * not succeed; elsewhere (CI logs, --ci) one plain line per item and per notice.
  */
-import type { BatchProgressEvent } from '../runtime/batch/batch-run.js';
-import { itemNumber } from '../runtime/batch/item-number.js';
-import type { BatchTotals } from '../runtime/batch/batch-folder.js';
-import { terminalText } from '../runtime/terminal-text.js';
+import type { BatchProgressEvent } from '../runtime/applications/batch/batch-run.js';
+import type { BatchTotals } from '../runtime/applications/batch/batch-folder.js';
+import { itemNumber } from '../runtime/applications/batch/item-number.js';
+import { terminalText } from '../runtime/services/terminal-text.js';
 
 export interface BatchProgressOptions {
   write: (text: string) => void;

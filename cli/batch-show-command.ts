@@ -1,8 +1,8 @@
 /** `manus batch show <id>`: a batch's table, or with --json its record and items as one object. */
 import { hostname } from 'node:os';
-import { batchesDirectoryFor, readBatchFolder, resolveBatchDirectory } from '../runtime/batch/batch-folder.js';
-import { processIsAlive } from '../runtime/run-history.js';
-import { batchReport } from '../runtime/reports/batch-report.js';
+import { batchesDirectoryFor, readBatchFolder, resolveBatchDirectory } from '../runtime/applications/batch/batch-folder.js';
+import { processIsAlive } from '../runtime/runs/run-history.js';
+import { batchReport } from '../runtime/applications/reports/batch-report.js';
 import { printBatchTable } from './batch-table.js';
 import { ExitCode } from './exit-codes.js';
 

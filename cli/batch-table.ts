@@ -1,8 +1,8 @@
-/** A batch as a table on stdout: one row per item, numbered as everywhere else, with its input, then the totals. */
-import { itemInputSummary, itemNumber } from '../runtime/batch/item-number.js';
-import type { BatchReport } from '../runtime/reports/batch-report.js';
+/** A batch as a table on stdout: one row per item, then the totals. */
+import type { BatchReport } from '../runtime/applications/reports/batch-report.js';
+import { itemInputSummary, itemNumber } from '../runtime/applications/batch/item-number.js';
 import { summary } from './batch-progress.js';
-import { terminalText } from '../runtime/terminal-text.js';
+import { terminalText } from '../runtime/services/terminal-text.js';
 
 const answerWidth = 60;
 const inputWidth = 40;

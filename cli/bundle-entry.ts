@@ -4,6 +4,8 @@
  * a single instance of every runtime module in the process; the API is loaded on first use, so a
  * run whose tools need none of it never evaluates it.
  */
+import { providePublicApi } from '../runtime/kernel/plugin-loading/public-api.js';
+
 export { runCli } from './program.js';
 
 /**
@@ -13,3 +15,6 @@ export { runCli } from './program.js';
 export function runtimeApi(): typeof import('../runtime/index.js') {
   return require('../runtime/index.js') as typeof import('../runtime/index.js');
 }
+
+// Plugins loaded from files import the same API, evaluated when the first of them loads.
+providePublicApi(async () => runtimeApi());

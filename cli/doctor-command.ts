@@ -1,6 +1,6 @@
 /** `manus doctor`: what this machine lacks for the runtime and its tools, and how to install it. */
-import { formatDiagnostic } from '../runtime/errors.js';
-import { runDoctor, type DoctorEntry } from '../runtime/doctor/run-doctor.js';
+import { formatDiagnostic } from '../runtime/contract/errors.js';
+import { runDoctor, type DoctorEntry } from '../runtime/applications/doctor/run-doctor.js';
 import { ExitCode } from './exit-codes.js';
 
 export interface DoctorCommandOptions {

@@ -3,8 +3,8 @@
  * them. The runtime's results say a status and an error code; only the CLI turns them into an
  * exit code.
  */
-import { ManusError } from '../runtime/errors.js';
-import { failureStatus, type RunStatus } from '../runtime/run-status.js';
+import { ManusError } from '../runtime/contract/errors.js';
+import { failureStatus, type RunStatus } from '../runtime/runs/run-status.js';
 
 export const ExitCode = {
   success: 0,

@@ -1,15 +1,15 @@
 /** `manus inspect <recipe | pack>`: what it would use and start, and what needs consent, before anything runs. */
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { UsageError } from '../runtime/errors.js';
-import { inspectPack, inspectRecipe, type InspectedPluginFolder, type PackInspection, type RecipeInspection } from '../runtime/packs/inspect.js';
-import { findInstalledPack, mayNamePack } from '../runtime/packs/installed-packs.js';
-import { locateRecipe } from '../runtime/packs/locate-recipe.js';
-import { readPack } from '../runtime/packs/pack-manifest.js';
-import { shownPath } from '../runtime/packs/plugin-scan.js';
-import { packageRoot } from '../runtime/package-root.js';
+import { UsageError } from '../runtime/contract/errors.js';
+import { inspectPack, inspectRecipe, type InspectedPluginFolder, type PackInspection, type RecipeInspection } from '../runtime/runs/inspect.js';
+import { findInstalledPack, mayNamePack } from '../runtime/features/packs/installed-packs.js';
+import { locateRecipe } from '../runtime/features/packs/locate-recipe.js';
+import { readPack } from '../runtime/config/pack-manifest.js';
+import { shownPath } from '../runtime/kernel/plugin-loading/plugin-scan.js';
+import { packageRoot } from '../runtime/config/package-root.js';
 import { ExitCode } from './exit-codes.js';
-import { terminalText } from '../runtime/terminal-text.js';
+import { terminalText } from '../runtime/services/terminal-text.js';
 
 export async function inspectCommand(target: string, options: { json?: boolean }): Promise<number> {
   const cwd = process.cwd();

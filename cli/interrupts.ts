@@ -3,7 +3,7 @@
  * way (the run or batch closes and can be resumed), a second quits at once; SIGTERM gets the
  * orderly stop, but never one that outlasts a supervisor's patience. Exit 130 either way.
  */
-import { InterruptedError } from '../runtime/errors.js';
+import { InterruptedError } from '../runtime/contract/errors.js';
 import { ExitCode } from './exit-codes.js';
 
 export interface InterruptWatch {

@@ -1,10 +1,10 @@
 /** `manus tools` and `manus agents`: what the loaded configuration provides. */
 import { resolve } from 'node:path';
-import { formatDiagnostic } from '../runtime/errors.js';
-import { agentsFilesFor, loadAgentsConfig, pluginFoldersFor } from '../runtime/config/resolve-recipe.js';
-import { displayPath, loadPluginFolders } from '../runtime/plugin-loading/load-plugins.js';
+import { formatDiagnostic } from '../runtime/contract/errors.js';
+import { agentsFilesFor, loadAgentsConfig, pluginFoldersFor } from '../runtime/runs/recipe/resolve-recipe.js';
+import { displayPath, loadPluginFolders } from '../runtime/kernel/plugin-loading/load-plugins.js';
 import { parameterLines, wrapText } from './parameter-listing.js';
-import { terminalText } from '../runtime/terminal-text.js';
+import { terminalText } from '../runtime/services/terminal-text.js';
 
 export async function listTools(options: { plugins: string[]; json?: boolean }): Promise<number> {
   const cwd = process.cwd();

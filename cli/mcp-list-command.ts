@@ -5,24 +5,24 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { agentsFilesFor, loadAgentsConfig } from '../runtime/config/resolve-recipe.js';
-import { loadRecipeFile } from '../runtime/config/load-recipe.js';
-import { locateRecipe } from '../runtime/packs/locate-recipe.js';
-import { addPackAgents, packsOfRecipe } from '../runtime/packs/recipe-packs.js';
-import { packOfFile } from '../runtime/packs/installed-packs.js';
-import { parseTrustGrants } from '../runtime/config/trust-grants.js';
-import { loadUserConfig } from '../runtime/config/user-config.js';
-import { ConfigError, formatDiagnostic } from '../runtime/errors.js';
+import { agentsFilesFor, loadAgentsConfig } from '../runtime/runs/recipe/resolve-recipe.js';
+import { loadRecipeFile } from '../runtime/runs/recipe/load-recipe.js';
+import { locateRecipe } from '../runtime/features/packs/locate-recipe.js';
+import { addPackAgents, packsOfRecipe } from '../runtime/runs/recipe/recipe-packs.js';
+import { packOfFile } from '../runtime/features/packs/installed-packs.js';
+import { parseTrustGrants } from '../runtime/contract/trust-grants.js';
+import { loadUserConfig } from '../runtime/runs/recipe/user-config.js';
+import { ConfigError, formatDiagnostic } from '../runtime/contract/errors.js';
 import { ExitCode } from './exit-codes.js';
-import { createHumanChannel } from '../runtime/human-channel.js';
-import { mergeMcpServers } from '../runtime/mcp/server-config.js';
-import { serverPrefix } from '../runtime/mcp/tool-names.js';
-import { UsageLedger } from '../runtime/model/usage-ledger.js';
-import { RunResourceRegistry } from '../runtime/run-resources.js';
-import { createSandbox, probeBwrap } from '../runtime/sandbox/create-sandbox.js';
-import { Toolbox } from '../runtime/toolbox.js';
+import { createHumanChannel } from '../runtime/services/human-channel.js';
+import { mergeMcpServers } from '../runtime/features/mcp/server-config.js';
+import { serverPrefix } from '../runtime/features/mcp/tool-names.js';
+import { UsageLedger } from '../runtime/services/model/usage-ledger.js';
+import { RunResourceRegistry } from '../runtime/services/run-resources.js';
+import { createSandbox, probeBwrap } from '../runtime/services/sandbox/create-sandbox.js';
+import { Toolbox } from '../runtime/kernel/toolbox.js';
 import { parameterLines, wrapText } from './parameter-listing.js';
-import { terminalText } from '../runtime/terminal-text.js';
+import { terminalText } from '../runtime/services/terminal-text.js';
 
 interface ServerListing {
   server: string;
@@ -52,7 +52,7 @@ export async function listMcpServers(recipeFile: string | undefined, options: { 
   const workspace = await mkdtemp(join(tmpdir(), 'manus-mcp-list-'));
   const grants = new Set([...parseTrustGrants(options.trust), ...user.config.trust]);
   try {
-    const { startRunServers } = await import('../runtime/mcp/run-servers.js');
+    const { startRunServers } = await import('../runtime/features/mcp/run-servers.js');
     await startRunServers(servers.map((server) => ({ ...server, required: false })), servers.map((server) => `${serverPrefix(server.name)}*`), {
       toolbox,
       resources,

@@ -4,9 +4,9 @@
  * can be resumed) and everything the tools started is disposed before the process ends.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { UsageError } from '../runtime/errors.js';
+import { UsageError } from '../runtime/contract/errors.js';
 import { ExitCode } from './exit-codes.js';
-import type { SandboxSettings } from '../runtime/tool.js';
+import type { SandboxSettings } from '../runtime/contract/tool.js';
 import { sandboxKind } from './sandbox-option.js';
 
 /** The package's version, filled in by the build. */
@@ -64,8 +64,8 @@ Exit codes:
 
 async function serve(options: McpServeCommandOptions, finish: (code: number) => never): Promise<number> {
   const [{ startMcpServer }, { parseTrustGrants }] = await Promise.all([
-    import('../runtime/mcp-server/serve.js'),
-    import('../runtime/config/trust-grants.js'),
+    import('../runtime/applications/mcp-server/serve.js'),
+    import('../runtime/contract/trust-grants.js'),
   ]);
   const token = options.tokenEnv === undefined ? undefined : process.env[options.tokenEnv];
   if (options.tokenEnv !== undefined && !token) throw new UsageError(`--token-env ${options.tokenEnv}: the environment variable is not set`);

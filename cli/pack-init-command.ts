@@ -1,9 +1,9 @@
 /** `manus pack init <name>`: a new pack that passes its own test and `manus validate`. */
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { UsageError } from '../runtime/errors.js';
-import { isPackageName } from '../runtime/packs/installed-packs.js';
-import { shownPath } from '../runtime/packs/plugin-scan.js';
+import { UsageError } from '../runtime/contract/errors.js';
+import { isPackageName } from '../runtime/features/packs/installed-packs.js';
+import { shownPath } from '../runtime/kernel/plugin-loading/plugin-scan.js';
 import { ExitCode } from './exit-codes.js';
 import { packScaffold } from './pack-scaffold.js';
 

@@ -1,10 +1,10 @@
 /** `manus packs`: the packs installed here, with their recipes, agents and tools, read without running any of them. */
 import { existsSync } from 'node:fs';
-import { formatDiagnostic, type Diagnostic } from '../runtime/errors.js';
-import { emptyAgentsConfig, loadAgentsFile } from '../runtime/config/load-agents.js';
-import { loadRecipeFile } from '../runtime/config/load-recipe.js';
-import { installedPacks, packRecipes } from '../runtime/packs/installed-packs.js';
-import { scanPluginFolder, shownPath } from '../runtime/packs/plugin-scan.js';
+import { formatDiagnostic, type Diagnostic } from '../runtime/contract/errors.js';
+import { emptyAgentsConfig, loadAgentsFile } from '../runtime/runs/recipe/load-agents.js';
+import { loadRecipeFile } from '../runtime/runs/recipe/load-recipe.js';
+import { installedPacks, packRecipes } from '../runtime/features/packs/installed-packs.js';
+import { scanPluginFolder, shownPath } from '../runtime/kernel/plugin-loading/plugin-scan.js';
 import { ExitCode } from './exit-codes.js';
 
 interface PackListing {

@@ -5,13 +5,17 @@
 import { Command, Help, InvalidArgumentError, type Option } from 'commander';
 import { dropWritesAfterClose } from './closed-output.js';
 import { helpAfter } from './help-text.js';
-import { ConfigError, formatDiagnostic, ManusError, UsageError, type Diagnostic } from '../runtime/errors.js';
+import { ConfigError, formatDiagnostic, ManusError, UsageError, type Diagnostic } from '../runtime/contract/errors.js';
 import { ExitCode, exitCodeForError } from './exit-codes.js';
 import { mcpServeCommand } from './mcp-serve-command.js';
-import type { SandboxSettings } from '../runtime/tool.js';
 import { sandboxKind } from './sandbox-option.js';
 import type { BatchCommandOptions } from './batch-command.js';
-import { terminalText } from '../runtime/terminal-text.js';
+import type { ReplayCommandOptions } from './replay-command.js';
+import type { ResumeCommandOptions } from './resume-command.js';
+import type { RunCommandOptions } from './run-command.js';
+import type { ViewCommandOptions } from './view-command.js';
+import type { WorkerCommandOptions } from './worker-command.js';
+import { terminalText } from '../runtime/services/terminal-text.js';
 
 /** The package's version, filled in by the build. */
 declare const MANUS_VERSION: string;
@@ -278,68 +282,6 @@ function optionDescription(this: Help, option: Option): string {
   if (!Array.isArray(option.defaultValue)) return Help.prototype.optionDescription.call(this, option);
   const withoutDefault = Object.assign(Object.create(Object.getPrototypeOf(option) as object) as Option, option, { defaultValue: undefined });
   return Help.prototype.optionDescription.call(this, withoutDefault);
-}
-
-export interface WorkerCommandOptions {
-  queue: string;
-  concurrency?: number;
-  trust: string[];
-  runsDir?: string;
-  stallTimeout?: number;
-}
-
-export interface ViewCommandOptions {
-  open?: boolean;
-  output?: string;
-  serve?: boolean;
-  port?: number;
-  runsDir?: string;
-  batchesDir?: string;
-}
-
-export interface ResumeCommandOptions {
-  ci?: boolean;
-  trust: string[];
-  report?: string;
-  maxSteps?: number;
-  maxTokens?: number;
-  answer: string[];
-  runsDir?: string;
-  json?: boolean;
-  quiet?: boolean;
-}
-
-export interface ReplayCommandOptions {
-  ci?: boolean;
-  trust: string[];
-  report?: string;
-  tools: string;
-  workspace?: string;
-  runsDir?: string;
-  json?: boolean;
-  quiet?: boolean;
-}
-
-export interface RunCommandOptions {
-  ci?: boolean;
-  trust: string[];
-  report?: string;
-  prompt?: string;
-  param: string[];
-  model?: string;
-  maxSteps?: number;
-  maxTokens?: number;
-  maxCost?: number;
-  maxTime?: number;
-  record?: string;
-  answer: string[];
-  workspace?: string;
-  workspaceFrom?: string;
-  sandbox?: SandboxSettings['kind'];
-  runsDir?: string;
-  json?: boolean;
-  quiet?: boolean;
-  mcp: string[];
 }
 
 function collect(value: string, previous: string[]): string[] {

@@ -1,20 +1,30 @@
 /** `manus replay`: re-run a recording with the model's recorded replies and report where it diverges. */
-import { redactorForPlan } from '../runtime/plan-secrets.js';
+import { redactorForPlan } from '../runtime/runs/plan-secrets.js';
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { resolveRecipe, type RecipeOverrides, type RunPlan } from '../runtime/config/resolve-recipe.js';
-import { parseTrustGrants, type TrustGrant } from '../runtime/config/trust-grants.js';
-import { UsageError } from '../runtime/errors.js';
-import { readRecordedRun, type RecordedRun } from '../runtime/recorded-run.js';
-import { resolveRunId } from '../runtime/run-history.js';
-import { comparingWithRecording, DivergenceLog, planFromRecording, RecordedModel, recordedTools, type ReplayToolMode } from '../runtime/replay.js';
-import { packageRoot } from '../runtime/package-root.js';
-import { loadPluginFolders } from '../runtime/plugin-loading/load-plugins.js';
-import { runsDirectoryFor } from '../runtime/run-preparation.js';
+import { resolveRecipe, type RecipeOverrides, type RunPlan } from '../runtime/runs/recipe/resolve-recipe.js';
+import { parseTrustGrants, type TrustGrant } from '../runtime/contract/trust-grants.js';
+import { UsageError } from '../runtime/contract/errors.js';
+import { readRecordedRun, type RecordedRun } from '../runtime/runs/recorded-run.js';
+import { resolveRunId } from '../runtime/runs/run-history.js';
+import { comparingWithRecording, DivergenceLog, planFromRecording, RecordedModel, recordedTools, type ReplayToolMode } from '../runtime/runs/replay.js';
+import { packageRoot } from '../runtime/config/package-root.js';
+import { loadPluginFolders } from '../runtime/kernel/plugin-loading/load-plugins.js';
+import { runsDirectoryFor } from '../runtime/runs/run-preparation.js';
 import { ExitCode } from './exit-codes.js';
-import type { ReplayCommandOptions } from './program.js';
 import { runWithProgress } from './run-command.js';
-import { terminalText } from '../runtime/terminal-text.js';
+import { terminalText } from '../runtime/services/terminal-text.js';
+
+export interface ReplayCommandOptions {
+  ci?: boolean;
+  trust: string[];
+  report?: string;
+  tools: string;
+  workspace?: string;
+  runsDir?: string;
+  json?: boolean;
+  quiet?: boolean;
+}
 
 export async function replayCommand(target: string, options: ReplayCommandOptions): Promise<number> {
   const mode = options.tools as ReplayToolMode;

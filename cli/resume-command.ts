@@ -1,13 +1,24 @@
 /** `manus resume`: continue a run from its events file, with the same history, workspace and plan. */
 import { join } from 'node:path';
-import { resolveRecipe } from '../runtime/config/resolve-recipe.js';
-import { parseTrustGrants } from '../runtime/config/trust-grants.js';
-import { resolveRunId } from '../runtime/run-history.js';
-import { runsDirectoryFor } from '../runtime/run-preparation.js';
-import { readRunResumption } from '../runtime/run-resumption.js';
-import type { ResumeCommandOptions } from './program.js';
+import { resolveRecipe } from '../runtime/runs/recipe/resolve-recipe.js';
+import { parseTrustGrants } from '../runtime/contract/trust-grants.js';
+import { resolveRunId } from '../runtime/runs/run-history.js';
+import { runsDirectoryFor } from '../runtime/runs/run-preparation.js';
+import { readRunResumption } from '../runtime/runs/run-resumption.js';
 import { printPlanWarnings, runWithProgress } from './run-command.js';
-import { terminalText } from '../runtime/terminal-text.js';
+import { terminalText } from '../runtime/services/terminal-text.js';
+
+export interface ResumeCommandOptions {
+  ci?: boolean;
+  trust: string[];
+  report?: string;
+  maxSteps?: number;
+  maxTokens?: number;
+  answer: string[];
+  runsDir?: string;
+  json?: boolean;
+  quiet?: boolean;
+}
 
 export async function resumeCommand(runId: string, options: ResumeCommandOptions): Promise<number> {
   const trust = [...parseTrustGrants(options.trust)];

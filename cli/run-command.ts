@@ -1,28 +1,50 @@
 /** `manus run`: resolve the recipe, run it with progress on stderr, print the answer or JSON. */
-import { redactorForPlan } from '../runtime/plan-secrets.js';
+import { redactorForPlan } from '../runtime/runs/plan-secrets.js';
 import { mkdir } from 'node:fs/promises';
 import { basename, extname, join, resolve } from 'node:path';
 import { isatty } from 'node:tty';
 import { literalSecretErrors } from '../runtime/config/literal-secrets.js';
-import { loadRecipeFile } from '../runtime/config/load-recipe.js';
-import { parseParameterArguments, resolveRecipe, type RunPlan } from '../runtime/config/resolve-recipe.js';
-import { settleTrustRequests } from '../runtime/config/trust-consent.js';
-import { parseTrustGrants } from '../runtime/config/trust-grants.js';
-import { writeJunitReport, writeNotStartedJunitReport } from '../runtime/reports/junit-report.js';
-import { eventsFileName } from '../runtime/run-history.js';
-import type { SecretRedactor } from '../runtime/secret-redaction.js';
-import { writeJsonReport, type RunReport } from '../runtime/reports/run-report.js';
-import { ConfigError, formatDiagnostic, ManusError } from '../runtime/errors.js';
-import { preloadModelSdk } from '../runtime/model/model-client.js';
-import { createProgressReporter } from '../runtime/progress-reporter.js';
-import { executeRun, type RunOptions, type RunResult } from '../runtime/run.js';
-import { endingText } from '../runtime/run-status.js';
-import { parseCommandLineServer } from '../runtime/mcp/command-line-server.js';
-import { locateRecipe } from '../runtime/packs/locate-recipe.js';
+import { loadRecipeFile } from '../runtime/runs/recipe/load-recipe.js';
+import { parseParameterArguments, resolveRecipe, type RunPlan } from '../runtime/runs/recipe/resolve-recipe.js';
+import { settleTrustRequests } from '../runtime/runs/recipe/trust-consent.js';
+import { parseTrustGrants } from '../runtime/contract/trust-grants.js';
+import { writeJunitReport, writeNotStartedJunitReport } from '../runtime/applications/reports/junit-report.js';
+import { eventsFileName } from '../runtime/runs/run-history.js';
+import type { SecretRedactor } from '../runtime/services/secret-redaction.js';
+import { writeJsonReport, type RunReport } from '../runtime/applications/reports/run-report.js';
+import { ConfigError, formatDiagnostic, ManusError } from '../runtime/contract/errors.js';
+import { preloadModelSdk } from '../runtime/services/model/model-client.js';
+import { createProgressReporter } from '../runtime/services/progress-reporter.js';
+import { executeRun, type RunOptions, type RunResult } from '../runtime/runs/run.js';
+import { endingText } from '../runtime/runs/run-status.js';
+import { parseCommandLineServer } from '../runtime/features/mcp/command-line-server.js';
+import { locateRecipe } from '../runtime/features/packs/locate-recipe.js';
 import { exitCodeForError, exitCodeForRun, type ExitCodeValue } from './exit-codes.js';
 import { watchInterrupts } from './interrupts.js';
-import type { RunCommandOptions } from './program.js';
-import { terminalText } from '../runtime/terminal-text.js';
+import { terminalText } from '../runtime/services/terminal-text.js';
+import type { SandboxSettings } from '../runtime/contract/sandbox-types.js';
+
+export interface RunCommandOptions {
+  ci?: boolean;
+  trust: string[];
+  report?: string;
+  prompt?: string;
+  param: string[];
+  model?: string;
+  maxSteps?: number;
+  maxTokens?: number;
+  maxCost?: number;
+  maxTime?: number;
+  record?: string;
+  answer: string[];
+  workspace?: string;
+  workspaceFrom?: string;
+  sandbox?: SandboxSettings['kind'];
+  runsDir?: string;
+  json?: boolean;
+  quiet?: boolean;
+  mcp: string[];
+}
 
 export async function runCommand(recipeFile: string, options: RunCommandOptions): Promise<number> {
   const startedAt = new Date().toISOString();
@@ -141,7 +163,7 @@ async function writeReports(directory: string, report: RunReport, { result, reda
   await mkdir(directory, { recursive: true });
   const written = [await writeJsonReport(directory, report), await writeJunitReport(directory, report)];
   // Loaded only here: a run without --report starts without the page's code.
-  const { htmlReportFileName, writeRunHtmlReport } = await import('../runtime/reports/run-html-report.js');
+  const { htmlReportFileName, writeRunHtmlReport } = await import('../runtime/applications/reports/run-html-report.js');
   written.push(await writeRunHtmlReport(join(result.runDirectory, eventsFileName), join(directory, htmlReportFileName), { runDirectory: result.runDirectory, redactor, workspace: result.workspace }));
   process.stderr.write(`reports: ${written.join(', ')}\n`);
 }

@@ -4,12 +4,12 @@
  * to main.ts. Events files are redacted as they are written; what these commands print is
  * redacted again with the secrets of the current environment, for runs recorded without them.
  */
-import { formatRunTable, formatTranscript } from '../runtime/reports/run-transcript.js';
-import { listRuns, readRun, RunLookupError, type RunRecord } from '../runtime/run-history.js';
-import { runsDirectoryFor } from '../runtime/run-preparation.js';
+import { formatRunTable, formatTranscript } from '../runtime/applications/reports/run-transcript.js';
+import { listRuns, readRun, RunLookupError, type RunRecord } from '../runtime/runs/run-history.js';
+import { runsDirectoryFor } from '../runtime/runs/run-preparation.js';
 import { currentRedactor } from './current-redactor.js';
 import { ExitCode, exitCodeForError } from './exit-codes.js';
-import { terminalText } from '../runtime/terminal-text.js';
+import { terminalText } from '../runtime/services/terminal-text.js';
 
 export interface RunsCommandOptions {
   json?: boolean;

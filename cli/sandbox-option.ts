@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import type { SandboxSettings } from '../runtime/tool.js';
+import type { SandboxSettings } from '../runtime/contract/tool.js';
 
 /** Parses `--sandbox`: one of the sandbox kinds, or a usage error listing them. */
 export function sandboxKind(value: string): SandboxSettings['kind'] {

@@ -3,9 +3,9 @@
  * check the tools they define); diagnostics as text on stderr, or as JSON on stdout.
  */
 import { isAbsolute, relative } from 'node:path';
-import { formatDiagnostic, type Diagnostic } from '../runtime/errors.js';
+import { formatDiagnostic, type Diagnostic } from '../runtime/contract/errors.js';
 import { ExitCode } from './exit-codes.js';
-import { validateFiles } from '../runtime/validate.js';
+import { validateFiles } from '../runtime/runs/validate.js';
 
 export interface ValidateReport {
   files: number;

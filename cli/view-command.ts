@@ -7,16 +7,24 @@
 import { spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, extname, isAbsolute, join, resolve } from 'node:path';
-import { batchFolderNames } from '../runtime/reports/batch-folder.js';
-import { writeBatchHtmlReport } from '../runtime/reports/batch-html-report.js';
-import { htmlReportFileName, writeRunHtmlReport } from '../runtime/reports/run-html-report.js';
-import { eventsFileName, listRuns, resolveRunId, RunLookupError } from '../runtime/run-history.js';
-import { runsDirectoryFor } from '../runtime/run-preparation.js';
-import { UsageError } from '../runtime/errors.js';
-import { startViewServer } from '../runtime/view/view-server.js';
+import { batchFolderNames } from '../runtime/applications/reports/batch-folder.js';
+import { writeBatchHtmlReport } from '../runtime/applications/reports/batch-html-report.js';
+import { htmlReportFileName, writeRunHtmlReport } from '../runtime/applications/reports/run-html-report.js';
+import { eventsFileName, listRuns, resolveRunId, RunLookupError } from '../runtime/runs/run-history.js';
+import { runsDirectoryFor } from '../runtime/runs/run-preparation.js';
+import { UsageError } from '../runtime/contract/errors.js';
+import { startViewServer } from '../runtime/applications/view/view-server.js';
 import { currentRedactor } from './current-redactor.js';
 import { ExitCode, exitCodeForError } from './exit-codes.js';
-import type { ViewCommandOptions } from './program.js';
+
+export interface ViewCommandOptions {
+  open?: boolean;
+  output?: string;
+  serve?: boolean;
+  port?: number;
+  runsDir?: string;
+  batchesDir?: string;
+}
 
 const defaultViewPort = 7780;
 

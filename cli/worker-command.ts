@@ -5,13 +5,20 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cacheFolder } from './cache-folder.js';
-import { parseTrustGrants } from '../runtime/config/trust-grants.js';
-import { preloadModelSdk } from '../runtime/model/model-client.js';
-import { runsDirectoryFor } from '../runtime/run-preparation.js';
-import { startQueueWorker } from '../runtime/batch/queue/queue-worker.js';
+import { parseTrustGrants } from '../runtime/contract/trust-grants.js';
+import { preloadModelSdk } from '../runtime/services/model/model-client.js';
+import { runsDirectoryFor } from '../runtime/runs/run-preparation.js';
+import { startQueueWorker } from '../runtime/applications/batch/queue/queue-worker.js';
 import { defaultConcurrency } from './batch-command.js';
 import { ExitCode, exitCodeForRun } from './exit-codes.js';
-import type { WorkerCommandOptions } from './program.js';
+
+export interface WorkerCommandOptions {
+  queue: string;
+  concurrency?: number;
+  trust: string[];
+  runsDir?: string;
+  stallTimeout?: number;
+}
 
 /** Compressed events above this size stay on the worker; the result says where. */
 const defaultEventsCapBytes = 4 * 1024 * 1024;

@@ -73,8 +73,8 @@ const inlineConfigValidators = {
 const inlineSandboxImagePackages = {
   name: 'inline-sandbox-image-packages',
   setup(context) {
-    context.onLoad({ filter: /runtime[\\/]sandbox[\\/]sandbox-image-packages\.ts$/ }, () => {
-      const path = 'runtime/sandbox/sandbox-image-packages.txt';
+    context.onLoad({ filter: /runtime[\\/]config[\\/]sandbox-image-packages\.ts$/ }, () => {
+      const path = 'runtime/config/sandbox-image-packages.txt';
       return {
         contents: [
           `export const sandboxImagePackagesPath = ${JSON.stringify(path)};`,
@@ -117,7 +117,7 @@ async function builtInPluginEntries() {
 /** The bundle's entry: the command's own, plus the registration of the built-in plugins. */
 function bundleEntry(plugins) {
   return [
-    "import { registerBuiltInPlugins } from './runtime/plugin-loading/built-in-plugins.ts';",
+    "import { registerBuiltInPlugins } from './runtime/kernel/plugin-loading/built-in-plugins.ts';",
     "export * from './cli/bundle-entry.ts';",
     'registerBuiltInPlugins(new Map([',
     ...plugins.map((plugin) => `  [${JSON.stringify(plugin.key)}, { names: ${JSON.stringify(plugin.names)}, load: () => import(${JSON.stringify(plugin.path)}) }],`),
@@ -162,7 +162,7 @@ await build({
 await build({ ...commonJs, entryPoints: { vega: 'node_modules/vega/build/vega.module.js' }, bundle: true, plugins: [vegaCanvasWithoutProbe] });
 await build({ ...commonJs, entryPoints: { 'vega-lite': 'node_modules/vega-lite/build/index.js' }, bundle: true, plugins: [vegaOutsideBundle] });
 // Compiled on its own, with import() left as it is.
-await build({ ...commonJs, entryPoints: { 'load-module-file': 'runtime/load-module-file.ts' } });
+await build({ ...commonJs, entryPoints: { 'load-module-file': 'runtime/kernel/plugin-loading/load-module-file.ts' } });
 
 const bundle = readFileSync(`${outdir}/manus.cjs`);
 if (/[^\x00-\x7f]/.test(bundle.toString('latin1'))) throw new Error('the bundle must be ASCII: the launcher reads it as latin1');

@@ -1,9 +1,9 @@
 import { rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exitCodeForError } from '../cli/exit-codes.js';
-import { HumanInputNeededError, InterruptedError, PermissionDeniedError, ToolError } from '../runtime/errors.js';
-import { createHumanChannel } from '../runtime/human-channel.js';
-import type { HumanChannel } from '../runtime/tool.js';
+import { HumanInputNeededError, InterruptedError, PermissionDeniedError, ToolError } from '../runtime/contract/errors.js';
+import { createHumanChannel } from '../runtime/services/human-channel.js';
+import type { HumanChannel } from '../runtime/contract/tool.js';
 import askHuman from '../plugins/ask_human/ask_human.js';
 import { createTestToolContext } from './support/tool-context.js';
 

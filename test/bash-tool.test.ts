@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import bash from '../plugins/code/bash.js';
-import type { ToolContext, ToolResult } from '../runtime/tool.js';
+import type { ToolContext, ToolResult } from '../runtime/contract/tool.js';
 import { useToolContexts } from './support/tool-context.js';
 import { processesWithArgument } from './support/processes.js';
 

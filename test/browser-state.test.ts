@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import browserState from '../plugins/browser/browser_state.js';
-import type { ContextProviderInput } from '../runtime/context-provider.js';
+import type { ContextProviderInput } from '../runtime/contract/context-provider.js';
 import { existingBrowserSession } from '../plugins/browser/session-registry.js';
 import { chromiumMissing as isChromiumMissing, useFixtureSite } from './support/fixture-site.js';
 import { useBrowserTool } from './support/browser-tool.js';

@@ -14,7 +14,7 @@ import { startScriptedModelServer, type RecordedChatRequest, type ScriptedTurn }
 import { toolMessages } from './support/loop-fixture.js';
 import { useBrowserTool } from './support/browser-tool.js';
 import { createTestToolContext, type TestToolContext } from './support/tool-context.js';
-import { createToolNetwork } from '../runtime/network/tool-network.js';
+import { createToolNetwork } from '../runtime/services/network/tool-network.js';
 
 const chromiumMissing = isChromiumMissing('browser_use');
 

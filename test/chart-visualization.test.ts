@@ -6,7 +6,7 @@ import { terminate, toolMessages } from './support/loop-fixture.js';
 import { makeFixture, runCli } from './support/run-cli.js';
 import { startScriptedModelServer, type RecordedChatRequest } from './support/scripted-model-server.js';
 import { useToolContexts } from './support/tool-context.js';
-import type { ToolContext, ToolResult } from '../runtime/tool.js';
+import type { ToolContext, ToolResult } from '../runtime/contract/tool.js';
 
 const newContext = useToolContexts();
 

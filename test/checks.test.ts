@@ -2,15 +2,15 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { attemptWithChecks, checksEventType, retryEventType } from '../runtime/checks/check-attempts.js';
-import type { CheckDefinition, CheckInput, CheckResult } from '../runtime/checks/check-types.js';
-import { readChecks, readRetryPolicy } from '../runtime/checks/read-checks.js';
-import { retryPrompt } from '../runtime/checks/retry-prompt.js';
-import { runChecks } from '../runtime/checks/run-checks.js';
-import { createSandbox, probeBwrap } from '../runtime/sandbox/create-sandbox.js';
-import { HostSandbox } from '../runtime/sandbox/host-sandbox.js';
-import { readSandboxOptions } from '../runtime/sandbox/sandbox-options.js';
-import type { Sandbox } from '../runtime/sandbox/sandbox-types.js';
+import { attemptWithChecks, checksEventType, retryEventType } from '../runtime/features/checks/check-attempts.js';
+import type { CheckDefinition, CheckInput, CheckResult } from '../runtime/config/check-types.js';
+import { readChecks, readRetryPolicy } from '../runtime/features/checks/read-checks.js';
+import { retryPrompt } from '../runtime/features/checks/retry-prompt.js';
+import { runChecks } from '../runtime/features/checks/run-checks.js';
+import { createSandbox, probeBwrap } from '../runtime/services/sandbox/create-sandbox.js';
+import { HostSandbox } from '../runtime/services/sandbox/host-sandbox.js';
+import { readSandboxOptions } from '../runtime/services/sandbox/sandbox-options.js';
+import type { Sandbox } from '../runtime/contract/sandbox-types.js';
 import { processesWithArgument } from './support/processes.js';
 
 const bwrap = await probeBwrap();

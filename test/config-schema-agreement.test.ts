@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import * as defaults from '../runtime/config/defaults.js';
-import { emptyAgentsConfig, loadAgentsSource } from '../runtime/config/load-agents.js';
+import { emptyAgentsConfig, loadAgentsSource } from '../runtime/runs/recipe/load-agents.js';
 import { parseYamlText } from '../runtime/config/yaml-source.js';
 import { configTypesFile, generateConfigTypes } from '../scripts/generate-config-types.js';
 

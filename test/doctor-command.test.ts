@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { probeBwrap } from '../runtime/sandbox/create-sandbox.js';
+import { probeBwrap } from '../runtime/services/sandbox/create-sandbox.js';
 import { findDataPython } from './support/data-python.js';
 import { makeFixture, runCli } from './support/run-cli.js';
 import { startScriptedModelServer } from './support/scripted-model-server.js';

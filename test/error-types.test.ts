@@ -10,9 +10,9 @@ import {
   PermissionDeniedError,
   ProviderError,
   ToolError,
-} from '../runtime/errors.js';
-import { SandboxError } from '../runtime/sandbox/sandbox-errors.js';
-import { WorkspacePathError } from '../runtime/workspace-paths.js';
+} from '../runtime/contract/errors.js';
+import { SandboxError } from '../runtime/services/sandbox/sandbox-errors.js';
+import { WorkspacePathError } from '../runtime/services/workspace-paths.js';
 import { readEvents, repositoryRoot } from './support/run-cli.js';
 import { runScripted, writeLoopFixture } from './support/loop-fixture.js';
 
@@ -20,9 +20,9 @@ const copies = mkdtempSync(join(tmpdir(), 'manus-errors-copy-'));
 afterAll(() => rmSync(copies, { recursive: true, force: true }));
 
 /** A second copy of the errors module, as a plugin that bundles its own copy of the runtime has. */
-async function importCopyOfErrors(): Promise<typeof import('../runtime/errors.js')> {
+async function importCopyOfErrors(): Promise<typeof import('../runtime/contract/errors.js')> {
   const copy = join(copies, 'errors.ts');
-  copyFileSync(join(repositoryRoot, 'runtime', 'errors.ts'), copy);
+  copyFileSync(join(repositoryRoot, 'runtime', 'contract', 'errors.ts'), copy);
   return import(pathToFileURL(copy).href);
 }
 
@@ -64,7 +64,7 @@ describe('recognising errors', () => {
   it('ends a run as permission-denied with exit 5 when a plugin denies with its own copy of the errors module', async () => {
     const fixture = writeLoopFixture({ tools: ['guarded', 'terminate'] });
     mkdirSync(join(fixture, 'vendor'));
-    copyFileSync(join(repositoryRoot, 'runtime', 'errors.ts'), join(fixture, 'vendor', 'errors.ts'));
+    copyFileSync(join(repositoryRoot, 'runtime', 'contract', 'errors.ts'), join(fixture, 'vendor', 'errors.ts'));
     writeFileSync(join(fixture, 'tools', 'guarded.ts'), `import { defineTool } from 'manus-runtime';
 import { PermissionDeniedError } from '../vendor/errors.ts';
 

@@ -10,12 +10,12 @@ import {
   ProviderError,
   ToolError,
   UsageError,
-} from '../runtime/errors.js';
-import { RecordingExhaustedError } from '../runtime/replay.js';
-import { McpServerUnavailableError } from '../runtime/mcp/mcp-errors.js';
-import { RunLookupError } from '../runtime/run-history.js';
-import type { RunStatus } from '../runtime/run-status.js';
-import { RunTraceError } from '../runtime/run-trace.js';
+} from '../runtime/contract/errors.js';
+import { RecordingExhaustedError } from '../runtime/runs/replay.js';
+import { McpServerUnavailableError } from '../runtime/features/mcp/mcp-errors.js';
+import { RunLookupError } from '../runtime/runs/run-history.js';
+import type { RunStatus } from '../runtime/runs/run-status.js';
+import { RunTraceError } from '../runtime/services/run-trace.js';
 import { useInProcessRuns } from './support/in-process-loop.js';
 
 const run = useInProcessRuns();

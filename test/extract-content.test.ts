@@ -4,10 +4,10 @@ import extractContent from '../plugins/browser/extract_content.js';
 import { chunkMarkdown, extractionSchema, parseExtraction } from '../plugins/browser/content-extraction.js';
 import { pageToMarkdown } from '../plugins/browser/page-markdown.js';
 import { existingBrowserSession } from '../plugins/browser/session-registry.js';
-import type { ChatMessage, JsonSchema, ToolResult } from '../runtime/tool.js';
+import type { ChatMessage, JsonSchema, ToolResult } from '../runtime/contract/tool.js';
 import { chromiumMissing as isChromiumMissing, useFixtureSite } from './support/fixture-site.js';
 import { useToolContexts, type TestToolContext } from './support/tool-context.js';
-import { createToolNetwork } from '../runtime/network/tool-network.js';
+import { createToolNetwork } from '../runtime/services/network/tool-network.js';
 
 const chromiumMissing = isChromiumMissing('extract_content');
 

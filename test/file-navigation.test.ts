@@ -1,8 +1,8 @@
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ToolError } from '../runtime/errors.js';
-import type { ToolContext } from '../runtime/tool.js';
+import { ToolError } from '../runtime/contract/errors.js';
+import type { ToolContext } from '../runtime/contract/tool.js';
 import fileSearch from '../plugins/files/file_search.js';
 import listFiles from '../plugins/files/list_files.js';
 import { createTestToolContext } from './support/tool-context.js';

@@ -7,14 +7,14 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { resolveRecipe } from '../runtime/config/resolve-recipe.js';
-import { ConfigError } from '../runtime/errors.js';
-import { loadRecipeFile } from '../runtime/config/load-recipe.js';
-import { parameterArguments, recipeInputSchema } from '../runtime/mcp-server/recipe-input-schema.js';
-import { executeRun } from '../runtime/run.js';
-import { branchNames } from '../runtime/flow/branch-names.js';
-import { FlowResume } from '../runtime/flow/flow-resume.js';
-import { readRecordedRun } from '../runtime/recorded-run.js';
+import { resolveRecipe } from '../runtime/runs/recipe/resolve-recipe.js';
+import { ConfigError } from '../runtime/contract/errors.js';
+import { loadRecipeFile } from '../runtime/runs/recipe/load-recipe.js';
+import { parameterArguments, recipeInputSchema } from '../runtime/applications/mcp-server/recipe-input-schema.js';
+import { executeRun } from '../runtime/runs/run.js';
+import { FlowResume } from '../runtime/runs/flow/flow-resume.js';
+import { readRecordedRun } from '../runtime/runs/recorded-run.js';
+import { branchNames } from '../runtime/features/flow/branch-names.js';
 import { readEvents } from './support/run-cli.js';
 import { callReply, messageText, ScriptedChatModel, terminateReply, type ReceivedRequest, type ScriptedTurn } from './support/scripted-chat-model.js';
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { httpFetch } from '../runtime/model/http-fetch.js';
+import { httpFetch } from '../runtime/services/model/http-fetch.js';
 
 interface SeenRequest {
   method: string;

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { TokenCounter } from '../runtime/model/token-counter.js';
-import { classifyProviderFailure, retryDelay } from '../runtime/model/retry-policy.js';
-import { readModelProfile } from '../runtime/config/load-agents.js';
-import { StuckDetector, turnSignature } from '../runtime/stuck-detector.js';
-import { parseToolArguments, repairJson } from '../runtime/tool-arguments.js';
-import { RunResourceRegistry } from '../runtime/run-resources.js';
-import { truncateMiddle } from '../runtime/truncate.js';
-import type { ChatMessage } from '../runtime/tool.js';
+import { TokenCounter } from '../runtime/services/model/token-counter.js';
+import { classifyProviderFailure, retryDelay } from '../runtime/services/model/retry-policy.js';
+import { readModelProfile } from '../runtime/runs/recipe/load-agents.js';
+import { StuckDetector, turnSignature } from '../runtime/kernel/stuck-detector.js';
+import { parseToolArguments, repairJson } from '../runtime/kernel/tool-arguments.js';
+import { RunResourceRegistry } from '../runtime/services/run-resources.js';
+import { truncateMiddle } from '../runtime/contract/truncate.js';
+import type { ChatMessage } from '../runtime/contract/tool.js';
 
 describe('token counting', () => {
   it('counts with the model family\'s encoding', () => {

@@ -122,7 +122,7 @@ describe('the built-in tools through the loop', () => {
 });
 
 const dockerImage = sandboxDefaults.image;
-const docker = await (await import('../runtime/sandbox/docker-connection.js')).probeDocker(dockerImage);
+const docker = await (await import('../runtime/services/sandbox/docker-connection.js')).probeDocker(dockerImage);
 if (!docker.available) console.warn(`docker sandbox loop tests skipped: ${docker.reason}`);
 
 describe.skipIf(!docker.available)(`python in the docker sandbox through the loop${docker.available ? '' : ' (skipped: no Docker daemon or image)'}`, () => {
@@ -137,7 +137,7 @@ describe.skipIf(!docker.available)(`python in the docker sandbox through the loo
     expect(output).toContain('network: no');
     expect(output).not.toContain('uid 0\n');
     expect(readFileSync(join(run.json.workspace, 'boxed.txt'), 'utf8')).toBe('inside');
-    const { connectDocker } = await import('../runtime/sandbox/docker-connection.js');
+    const { connectDocker } = await import('../runtime/services/sandbox/docker-connection.js');
     const client = await connectDocker();
     const left = await client.listContainers({ all: true, filters: { label: [`manus.run-id=${run.json.runId}`] } });
     expect(left).toEqual([]);

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ProviderError } from '../runtime/errors.js';
+import { ProviderError } from '../runtime/contract/errors.js';
 import { eventsOfType, useInProcessRuns, type InProcessRunOptions } from './support/in-process-loop.js';
 import { callReply, messageText, terminateReply, type ReceivedRequest } from './support/scripted-chat-model.js';
 

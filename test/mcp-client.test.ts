@@ -9,9 +9,9 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sandboxDefaults } from '../runtime/config/defaults.js';
-import type { RecipeOverrides } from '../runtime/config/resolve-recipe.js';
-import { probeBwrap } from '../runtime/sandbox/create-sandbox.js';
-import { probeDocker } from '../runtime/sandbox/docker-connection.js';
+import { probeBwrap } from '../runtime/services/sandbox/create-sandbox.js';
+import { probeDocker } from '../runtime/services/sandbox/docker-connection.js';
+import type { RecipeOverrides } from '../runtime/runs/recipe/resolve-recipe.js';
 import { processesWithArgument } from './support/processes.js';
 import { useInProcessRuns } from './support/in-process-loop.js';
 import { repositoryRoot } from './support/run-cli.js';
@@ -502,7 +502,7 @@ function privateFolder(): string {
 
 /** The run's containers still present, by the label every sandbox container carries. */
 async function listContainers(runId: string): Promise<string[]> {
-  const { connectDocker } = await import('../runtime/sandbox/docker-connection.js');
+  const { connectDocker } = await import('../runtime/services/sandbox/docker-connection.js');
   const containers = await (await connectDocker()).listContainers({ all: true });
   return containers.filter((container) => Object.values(container.Labels ?? {}).includes(runId)).map((container) => container.Id);
 }

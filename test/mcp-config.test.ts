@@ -5,9 +5,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resolveRecipe } from '../runtime/config/resolve-recipe.js';
-import { parseCommandLineServer } from '../runtime/mcp/command-line-server.js';
-import { modelToolNames, serverOfToolName } from '../runtime/mcp/tool-names.js';
+import { resolveRecipe } from '../runtime/runs/recipe/resolve-recipe.js';
+import { parseCommandLineServer } from '../runtime/features/mcp/command-line-server.js';
+import { modelToolNames, serverOfToolName } from '../runtime/features/mcp/tool-names.js';
 import { makeFixture } from './support/run-cli.js';
 
 function recipeFolder(mcpServers: string, tools = '[mcp_fs_*, terminate]', extraFiles: Record<string, string> = {}): string {

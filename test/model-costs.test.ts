@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { costOf } from '../runtime/model/pricing.js';
-import { tablePrices } from '../runtime/model/price-table.js';
-import { usageFromProvider } from '../runtime/model/token-usage.js';
+import { costOf } from '../runtime/services/model/pricing.js';
+import { tablePrices } from '../runtime/services/model/price-table.js';
+import { usageFromProvider } from '../runtime/contract/token-usage.js';
 import { readEvents, runCli } from './support/run-cli.js';
 import { runScripted, terminate, writeLoopFixture } from './support/loop-fixture.js';
 import { startScriptedModelServer } from './support/scripted-model-server.js';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { readModelProfile } from '../runtime/config/load-agents.js';
-import { ProviderError } from '../runtime/errors.js';
-import { FallbackModel, type ProfileSwitch } from '../runtime/model/fallback-model.js';
-import { ModelClient } from '../runtime/model/model-client.js';
-import { resolveModelConnection } from '../runtime/model/model-connection.js';
+import { readModelProfile } from '../runtime/runs/recipe/load-agents.js';
+import { ProviderError } from '../runtime/contract/errors.js';
+import { FallbackModel, type ProfileSwitch } from '../runtime/services/model/fallback-model.js';
+import { ModelClient } from '../runtime/services/model/model-client.js';
+import { resolveModelConnection } from '../runtime/services/model/model-connection.js';
 import { readEvents, runCli, type CliResult } from './support/run-cli.js';
 import { terminate, writeLoopFixture } from './support/loop-fixture.js';
 import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from './support/scripted-model-server.js';

@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadAgentsConfig, packageAgentsFile } from '../runtime/config/resolve-recipe.js';
-import { installedPacks } from '../runtime/packs/installed-packs.js';
-import { protectedPathsFor } from '../runtime/protected-paths.js';
-import { probeBwrap } from '../runtime/sandbox/create-sandbox.js';
+import { loadAgentsConfig, packageAgentsFile } from '../runtime/runs/recipe/resolve-recipe.js';
+import { installedPacks } from '../runtime/features/packs/installed-packs.js';
+import { protectedPathsFor } from '../runtime/runs/protected-path-list.js';
+import { probeBwrap } from '../runtime/services/sandbox/create-sandbox.js';
 import { makeFixture, runCli } from './support/run-cli.js';
 import { packTarball, scratchProject } from './support/scratch-project.js';
 import { scriptedModelName, startScriptedModelServer, type RecordedChatRequest, type ScriptedModelServer } from './support/scripted-model-server.js';

@@ -6,8 +6,8 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { resolveRecipe } from '../runtime/config/resolve-recipe.js';
-import { executeRun } from '../runtime/run.js';
+import { resolveRecipe } from '../runtime/runs/recipe/resolve-recipe.js';
+import { executeRun } from '../runtime/runs/run.js';
 import { readEvents } from './support/run-cli.js';
 import { callReply, messageText, ScriptedChatModel, terminateReply, type ReceivedRequest, type ScriptedTurn } from './support/scripted-chat-model.js';
 

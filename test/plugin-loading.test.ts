@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadPluginFiles, pluginFilesIn } from '../runtime/plugin-loading/load-plugins.js';
-import { stepKindExportName } from '../runtime/flow/step-kind.js';
+import { loadPluginFiles, pluginFilesIn } from '../runtime/kernel/plugin-loading/load-plugins.js';
+import { stepKindExportName } from '../runtime/contract/step-kind.js';
 import { makeFixture, repositoryRoot, runCli, type CliResult } from './support/run-cli.js';
 import {
   scriptedModelName,

@@ -112,7 +112,7 @@ describe('stalled streams', () => {
 
   it('closes the connection of a stream it abandons', async () => {
     const { startScriptedModelServer } = await import('./support/scripted-model-server.js');
-    const { ModelClient } = await import('../runtime/model/model-client.js');
+    const { ModelClient } = await import('../runtime/services/model/model-client.js');
     let closed!: () => void;
     const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
     // Called when the reply's connection closes; the server itself never ends a stalled reply.

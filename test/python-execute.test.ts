@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import pythonExecute from '../plugins/code/python_execute.js';
 import { pythonInterpreter } from '../plugins/code/python-interpreter.js';
-import type { ToolContext, ToolResult } from '../runtime/tool.js';
+import type { ToolContext, ToolResult } from '../runtime/contract/tool.js';
 import { useToolContexts } from './support/tool-context.js';
 import { processesWithArgument } from './support/processes.js';
 

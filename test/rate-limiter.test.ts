@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { readModelProfile } from '../runtime/config/load-agents.js';
-import { ModelClient } from '../runtime/model/model-client.js';
-import { resolveModelConnection } from '../runtime/model/model-connection.js';
-import { RateLimiter, sharedRateLimiter, type RateWaitNotice } from '../runtime/model/rate-limiter.js';
+import { readModelProfile } from '../runtime/runs/recipe/load-agents.js';
+import { ModelClient } from '../runtime/services/model/model-client.js';
+import { resolveModelConnection } from '../runtime/services/model/model-connection.js';
+import { RateLimiter, sharedRateLimiter, type RateWaitNotice } from '../runtime/services/model/rate-limiter.js';
 import { scriptedModelName, startScriptedModelServer, type ScriptedModelServer } from './support/scripted-model-server.js';
 
 const windowMs = 200;

@@ -7,11 +7,11 @@ import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, symlinkSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { collectRunDefinition, materialiseRunDefinition, type RunDefinition, type RunDefinitionOptions } from '../runtime/batch/run-definition.js';
-import { importedPackages } from '../runtime/batch/imported-packages.js';
-import { resolveRecipe } from '../runtime/config/resolve-recipe.js';
-import { UsageError } from '../runtime/errors.js';
-import { loadPluginFiles } from '../runtime/plugin-loading/load-plugins.js';
+import { collectRunDefinition, materialiseRunDefinition, type RunDefinition, type RunDefinitionOptions } from '../runtime/applications/batch/run-definition.js';
+import { importedPackages } from '../runtime/applications/batch/imported-packages.js';
+import { resolveRecipe } from '../runtime/runs/recipe/resolve-recipe.js';
+import { UsageError } from '../runtime/contract/errors.js';
+import { loadPluginFiles } from '../runtime/kernel/plugin-loading/load-plugins.js';
 import { removedAfterEach } from './support/removed-folders.js';
 
 const { fixture, remove } = removedAfterEach();

@@ -8,12 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DOMParser } from 'linkedom';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readBatchFolder } from '../runtime/reports/batch-folder.js';
-import { writeBatchHtmlReport } from '../runtime/reports/batch-html-report.js';
-import { runHtml, writeRunHtmlReport } from '../runtime/reports/run-html-report.js';
-import { runViewFromText } from '../runtime/reports/run-view.js';
-import { imageRecorder } from '../runtime/run-images.js';
-import { SecretRedactor } from '../runtime/secret-redaction.js';
+import { readBatchFolder } from '../runtime/applications/reports/batch-folder.js';
+import { writeBatchHtmlReport } from '../runtime/applications/reports/batch-html-report.js';
+import { runHtml, writeRunHtmlReport } from '../runtime/applications/reports/run-html-report.js';
+import { runViewFromText } from '../runtime/applications/reports/run-view.js';
+import { imageRecorder } from '../runtime/kernel/run-images.js';
+import { SecretRedactor } from '../runtime/services/secret-redaction.js';
 import { repositoryRoot } from './support/run-cli.js';
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'manus-run-view-')));

@@ -8,12 +8,12 @@ import type Dockerode from 'dockerode';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import bash from '../plugins/code/bash.js';
 import pythonExecute from '../plugins/code/python_execute.js';
-import { connectDocker, probeDocker } from '../runtime/sandbox/docker-connection.js';
-import { cleanupLeftoverContainers, containerLabels } from '../runtime/sandbox/docker-ownership.js';
-import { DockerSandbox } from '../runtime/sandbox/docker-sandbox.js';
+import { connectDocker, probeDocker } from '../runtime/services/sandbox/docker-connection.js';
+import { cleanupLeftoverContainers, containerLabels } from '../runtime/services/sandbox/docker-ownership.js';
+import { DockerSandbox } from '../runtime/services/sandbox/docker-sandbox.js';
 import { sandboxDefaults } from '../runtime/config/defaults.js';
-import { readSandboxOptions } from '../runtime/sandbox/sandbox-options.js';
-import type { ToolResult } from '../runtime/tool.js';
+import { readSandboxOptions } from '../runtime/services/sandbox/sandbox-options.js';
+import type { ToolResult } from '../runtime/contract/tool.js';
 import { createTestToolContext } from './support/tool-context.js';
 import { processesWithArgument } from './support/processes.js';
 

@@ -7,16 +7,16 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import bash from '../plugins/code/bash.js';
 import pythonExecute from '../plugins/code/python_execute.js';
-import { BoundedOutput } from '../runtime/sandbox/bounded-output.js';
-import { createSandbox } from '../runtime/sandbox/create-sandbox.js';
-import { probeHostContainment } from '../runtime/sandbox/host-containment.js';
-import { HostSandbox } from '../runtime/sandbox/host-sandbox.js';
-import { killLeftoverProcesses, processStartTime } from '../runtime/sandbox/process-records.js';
-import { readSandboxOptions } from '../runtime/sandbox/sandbox-options.js';
-import type { Sandbox } from '../runtime/sandbox/sandbox-types.js';
-import { SentinelSession } from '../runtime/sandbox/sentinel-session.js';
-import { WorkspacePathError } from '../runtime/workspace-paths.js';
-import type { ToolResult } from '../runtime/tool.js';
+import { BoundedOutput } from '../runtime/contract/bounded-output.js';
+import { createSandbox } from '../runtime/services/sandbox/create-sandbox.js';
+import { probeHostContainment } from '../runtime/services/sandbox/host-containment.js';
+import { HostSandbox } from '../runtime/services/sandbox/host-sandbox.js';
+import { killLeftoverProcesses, processStartTime } from '../runtime/services/sandbox/process-records.js';
+import { readSandboxOptions } from '../runtime/services/sandbox/sandbox-options.js';
+import type { Sandbox } from '../runtime/contract/sandbox-types.js';
+import { SentinelSession } from '../runtime/services/sandbox/sentinel-session.js';
+import { WorkspacePathError } from '../runtime/services/workspace-paths.js';
+import type { ToolResult } from '../runtime/contract/tool.js';
 import { runScripted, terminate, writeLoopFixture } from './support/loop-fixture.js';
 import { memoryHogsCommand, processesThatHeld } from './support/memory-hogs.js';
 import { processesWithArgument, processIsGone } from './support/processes.js';
@@ -277,7 +277,7 @@ describe.skipIf(!containment.namespace)('host commands in their own PID namespac
 });
 
 // A runtime process of its own, made from the kernel's source: the sandbox is not part of the public API.
-const sandboxModule = join(repositoryRoot, 'runtime', 'sandbox', 'create-sandbox.ts');
+const sandboxModule = join(repositoryRoot, 'runtime', 'services', 'sandbox', 'create-sandbox.ts');
 const loadTypeScript = ['--import', pathToFileURL(join(repositoryRoot, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href];
 
 describe.skipIf(!containment.namespace || !containment.parentDeathSignal)('a host runtime killed with SIGKILL', () => {

@@ -8,9 +8,9 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { sandboxDefaults } from '../runtime/config/defaults.js';
-import { probeDocker } from '../runtime/sandbox/docker-connection.js';
-import { parseSandboxImagePackages, sandboxImageName, sandboxImagePackages } from '../runtime/sandbox/sandbox-image.js';
-import { sandboxImagePackagesPath } from '../runtime/sandbox/sandbox-image-packages.js';
+import { probeDocker } from '../runtime/services/sandbox/docker-connection.js';
+import { parseSandboxImagePackages, sandboxImageName, sandboxImagePackages } from '../runtime/config/sandbox-image.js';
+import { sandboxImagePackagesPath } from '../runtime/config/sandbox-image-packages.js';
 import { makeFixture, repositoryRoot, runCli } from './support/run-cli.js';
 import { startScriptedModelServer } from './support/scripted-model-server.js';
 import { terminate, toolMessages } from './support/loop-fixture.js';
@@ -38,10 +38,10 @@ describe('the sandbox image', () => {
   it('gets a new name when the list changes, derived alike by the script and the runtime, comments and blank lines aside', () => {
     const root = makeFixture({});
     mkdirSync(join(root, '.ci'));
-    mkdirSync(join(root, 'runtime', 'sandbox'), { recursive: true });
+    mkdirSync(join(root, 'runtime', 'config'), { recursive: true });
     copyFileSync(setupScript, join(root, '.ci', 'setup-docker.sh'));
     const list = '# a comment\npython3-minimal\n\n  python3-scipy   # trailing comment\n';
-    writeFileSync(join(root, 'runtime', 'sandbox', 'sandbox-image-packages.txt'), list);
+    writeFileSync(join(root, 'runtime', 'config', 'sandbox-image-packages.txt'), list);
     const changed = sandboxImageName(parseSandboxImagePackages(list));
     expect(parseSandboxImagePackages(list)).toEqual(['python3-minimal', 'python3-scipy']);
     expect(changed).not.toBe(sandboxDefaults.image);
@@ -52,8 +52,8 @@ describe('the sandbox image', () => {
     const schema = JSON.parse(readFileSync(join(repositoryRoot, 'schemas', 'agents.schema.json'), 'utf8'));
     const image = schema.$defs.sandbox.anyOf[1].properties.image;
     expect(image.default).toBeUndefined();
-    expect(image.description).toContain('runtime/sandbox/sandbox-image-packages.txt');
-    expect(sandboxImagePackagesPath).toBe('runtime/sandbox/sandbox-image-packages.txt');
+    expect(image.description).toContain('runtime/config/sandbox-image-packages.txt');
+    expect(sandboxImagePackagesPath).toBe('runtime/config/sandbox-image-packages.txt');
   });
 });
 

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { limitOutput } from '../runtime/saved-output.js';
+import { limitOutput } from '../runtime/services/saved-output.js';
 
 let runDirectory: string;
 

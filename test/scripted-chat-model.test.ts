@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../runtime/tool.js';
+import type { ChatMessage } from '../runtime/contract/tool.js';
 import { ScriptedChatModel, callReply } from './support/scripted-chat-model.js';
 
 const messages = (): ChatMessage[] => [{ role: 'user', content: 'hello' }];

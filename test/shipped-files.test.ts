@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { loadPluginFiles, pluginFilesIn } from '../runtime/plugin-loading/load-plugins.js';
+import { loadPluginFiles, pluginFilesIn } from '../runtime/kernel/plugin-loading/load-plugins.js';
 import { repositoryRoot, runCli } from './support/run-cli.js';
 
 function filesUnder(folder: string, accept: (name: string) => boolean): string[] {

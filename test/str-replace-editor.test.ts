@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ToolError } from '../runtime/errors.js';
-import type { ToolContext, ToolResult } from '../runtime/tool.js';
+import { ToolError } from '../runtime/contract/errors.js';
+import type { ToolContext, ToolResult } from '../runtime/contract/tool.js';
 import editor from '../plugins/files/str_replace_editor.js';
 import { createTestToolContext } from './support/tool-context.js';
 

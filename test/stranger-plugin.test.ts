@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { probeBwrap } from '../runtime/sandbox/create-sandbox.js';
+import { probeBwrap } from '../runtime/services/sandbox/create-sandbox.js';
 import { makeFixture, readEvents, runCli } from './support/run-cli.js';
 import { scriptedModelName, startScriptedModelServer, type RecordedChatRequest, type ScriptedModelServer } from './support/scripted-model-server.js';
 

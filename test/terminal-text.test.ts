@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { stripVTControlCharacters } from 'node:util';
-import { terminalText } from '../runtime/terminal-text.js';
+import { terminalText } from '../runtime/services/terminal-text.js';
 import { terminate, writeLoopFixture } from './support/loop-fixture.js';
 import { runCli } from './support/run-cli.js';
 import { startScriptedModelServer, type ScriptedTurn } from './support/scripted-model-server.js';

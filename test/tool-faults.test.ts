@@ -3,8 +3,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ErrorStreak } from '../runtime/error-streak.js';
-import { limitOutput, OutputFile } from '../runtime/saved-output.js';
+import { ErrorStreak } from '../runtime/kernel/error-streak.js';
+import { limitOutput, OutputFile } from '../runtime/services/saved-output.js';
 import { readEvents, runCli } from './support/run-cli.js';
 import { startScriptedModelServer, type ScriptedTurn } from './support/scripted-model-server.js';
 import { runScripted, terminate, toolMessages, writeLoopFixture, type LoopFixtureOptions } from './support/loop-fixture.js';

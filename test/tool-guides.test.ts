@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ToolGuides } from '../runtime/tool-guides.js';
-import { defineTool, type ChatMessage } from '../runtime/tool.js';
+import { ToolGuides } from '../runtime/kernel/tool-guides.js';
+import { defineTool, type ChatMessage } from '../runtime/contract/tool.js';
 import { runScripted, terminate, toolMessages } from './support/loop-fixture.js';
 
 const guided = defineTool({

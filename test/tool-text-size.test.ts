@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import terminate from '../runtime/terminate-tool.js';
-import type { AnyToolDefinition } from '../runtime/tool.js';
+import terminate from '../runtime/kernel/terminate-tool.js';
+import type { AnyToolDefinition } from '../runtime/contract/tool.js';
 
 const families = ['ask_human', 'browser', 'charts', 'code', 'files', 'planning', 'web'];
 

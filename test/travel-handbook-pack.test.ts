@@ -1,7 +1,7 @@
 import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { probeBwrap } from '../runtime/sandbox/create-sandbox.js';
+import { probeBwrap } from '../runtime/services/sandbox/create-sandbox.js';
 import { makeFixture, readEvents, repositoryRoot, runCli } from './support/run-cli.js';
 import { packTarball, scratchProject } from './support/scratch-project.js';
 import { scriptedModelName, startScriptedModelServer, type RecordedChatRequest, type ScriptedModelServer, type ScriptedTurn } from './support/scripted-model-server.js';

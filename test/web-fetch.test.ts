@@ -4,13 +4,13 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import webFetch from '../plugins/web/web_fetch.js';
-import type { ChatMessage, JsonSchema, ToolContext } from '../runtime/tool.js';
+import type { ChatMessage, JsonSchema, ToolContext } from '../runtime/contract/tool.js';
 import { checkDomainAllowed, readDomainRules } from '../plugins/web/domain-rules.js';
 import { splitIntoChunks } from '../plugins/web/text-chunks.js';
 import { createTestToolContext } from './support/tool-context.js';
-import { createToolNetwork } from '../runtime/network/tool-network.js';
+import { createToolNetwork } from '../runtime/services/network/tool-network.js';
 import { makeFixture, runCli } from './support/run-cli.js';
-import { isPrivateAddress } from '../runtime/network/private-addresses.js';
+import { isPrivateAddress } from '../runtime/services/network/private-addresses.js';
 
 type Route = (request: IncomingMessage, response: ServerResponse) => void;
 

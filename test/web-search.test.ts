@@ -9,7 +9,7 @@ import { makeFixture, privateNetworkConfigHome, readEvents, runCli } from './sup
 import { startScriptedModelServer, type RecordedChatRequest } from './support/scripted-model-server.js';
 import { toolMessages } from './support/loop-fixture.js';
 import { createTestToolContext } from './support/tool-context.js';
-import { createToolNetwork } from '../runtime/network/tool-network.js';
+import { createToolNetwork } from '../runtime/services/network/tool-network.js';
 
 // The engines' fixture servers are on loopback: allowed, as a user would in their configuration.
 const privateAllowed = createToolNetwork({ allowPrivate: true });

@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ToolError } from '../runtime/errors.js';
-import { listWorkspaceFiles, resolveInWorkspace, WorkspacePathError } from '../runtime/workspace-paths.js';
+import { ToolError } from '../runtime/contract/errors.js';
+import { listWorkspaceFiles, resolveInWorkspace, WorkspacePathError } from '../runtime/services/workspace-paths.js';
 
 let root: string;
 let workspace: string;

@@ -4,8 +4,8 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ToolError } from '../runtime/errors.js';
-import { WorkspaceFiles } from '../runtime/workspace-files.js';
+import { ToolError } from '../runtime/contract/errors.js';
+import { WorkspaceFiles } from '../runtime/services/workspace-files.js';
 import { startFolderSwapper, type FolderSwapper } from './support/folder-swapper.js';
 
 let root: string;

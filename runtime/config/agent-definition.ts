@@ -1,13 +1,12 @@
 /** Turns one validated agent mapping (in agents.yaml or inline in a recipe) into an AgentConfig. */
-import type { CompactionSettings } from '../context-compaction.js';
-import type { Diagnostic } from '../errors.js';
-import type { SandboxSettings } from '../tool.js';
+import type { Diagnostic } from '../contract/errors.js';
+import type { SandboxSettings } from '../contract/tool.js';
 import { agentDefaults, permissionDefaults, sandboxDefaults } from './defaults.js';
 import { loadPrompt } from './prompt-source.js';
 import { readSandboxUser } from './sandbox-user.js';
 import type { AgentYaml, PermissionsYaml, SandboxYaml } from './schema-types.generated.js';
 import { readSettingLocations } from './setting-locations.js';
-import type { AgentConfig, PermissionSettings } from './types.js';
+import type { AgentConfig, CompactionSettings, PermissionSettings } from './types.js';
 import { locate, type YamlPath, type YamlSource } from './yaml-source.js';
 
 export function readAgentDefinition(

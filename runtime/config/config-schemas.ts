@@ -6,9 +6,9 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
-import type { Diagnostic } from '../errors.js';
-import { packageRoot } from '../package-root.js';
-import { didYouMean } from './did-you-mean.js';
+import type { Diagnostic } from '../contract/errors.js';
+import { packageRoot } from './package-root.js';
+import { didYouMean } from '../contract/did-you-mean.js';
 import { loadPrebuiltValidators, prebuiltValidatorsFile } from './prebuilt-validators.js';
 import { locate, locateKey, pathFromPointer, type YamlSource } from './yaml-source.js';
 
@@ -29,7 +29,7 @@ function prebuiltValidators(): Record<ConfigKind, ValidateFunction> | undefined 
   if (!existsSync(prebuilt)) return undefined;
   const builtAt = statSync(prebuilt).mtimeMs;
   const stale = configKinds.some((kind) => statSync(schemaFile(kind)).mtimeMs > builtAt);
-  return stale ? undefined : loadPrebuiltValidators(prebuilt);
+  return stale ? undefined : loadPrebuiltValidators<ConfigKind>(prebuilt);
 }
 
 function schemaFile(kind: ConfigKind): string {

@@ -4,7 +4,7 @@
  * schema's generated type, and test/config-schema-agreement.test.ts checks each value against the
  * schema and against the schema's own `default:` keywords.
  */
-import { defaultSandboxImage } from '../sandbox/sandbox-image.js';
+import { defaultSandboxImage } from './sandbox-image.js';
 import type { AgentYaml, CheckYaml, McpServerYaml, PermissionsYaml, ProfileYaml, RecipeYaml, SandboxYaml, UserConfigYaml } from './schema-types.generated.js';
 
 type SandboxObjectYaml = Exclude<SandboxYaml, string>;

@@ -3,7 +3,7 @@
  * reports; `api_key_env` and `headers_env` name environment variables instead. A literal secret
  * is a warning, refused in CI mode, and its value is never printed: messages show it masked.
  */
-import type { Diagnostic } from '../errors.js';
+import type { Diagnostic } from '../contract/errors.js';
 import { locate, type YamlSource } from './yaml-source.js';
 
 /** The code of a literal-secret warning, so CI mode can refuse exactly these. */

@@ -5,10 +5,10 @@
  */
 import { createRequire } from 'node:module';
 import type { ValidateFunction } from 'ajv';
-import type { ConfigKind } from './config-schemas.js';
 
 export const prebuiltValidatorsFile = 'dist/schemas/config-validators.cjs';
 
-export function loadPrebuiltValidators(file: string): Record<ConfigKind, ValidateFunction> {
-  return createRequire(import.meta.url)(file) as Record<ConfigKind, ValidateFunction>;
+/** The validators by config kind (config-schemas.ts names the kinds). */
+export function loadPrebuiltValidators<Kind extends string>(file: string): Record<Kind, ValidateFunction> {
+  return createRequire(import.meta.url)(file) as Record<Kind, ValidateFunction>;
 }

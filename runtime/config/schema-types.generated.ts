@@ -24,7 +24,7 @@ export type SandboxYaml =
       kind: 'auto' | 'host' | 'bwrap' | 'docker';
       network?: boolean;
       /**
-       * The docker sandbox's image. Left out, it is the image .ci/setup-docker.sh builds: manus-sandbox:bookworm-<hash of runtime/sandbox/sandbox-image-packages.txt>, with Python and the packages the shipped agents import.
+       * The docker sandbox's image. Left out, it is the image .ci/setup-docker.sh builds: manus-sandbox:bookworm-<hash of runtime/config/sandbox-image-packages.txt>, with Python and the packages the shipped agents import.
        */
       image?: string;
       memory_mb?: number;
@@ -385,7 +385,7 @@ export interface RecipeYaml {
         kind: 'auto' | 'host' | 'bwrap' | 'docker';
         network?: boolean;
         /**
-         * The docker sandbox's image. Left out, it is the image .ci/setup-docker.sh builds: manus-sandbox:bookworm-<hash of runtime/sandbox/sandbox-image-packages.txt>, with Python and the packages the shipped agents import.
+         * The docker sandbox's image. Left out, it is the image .ci/setup-docker.sh builds: manus-sandbox:bookworm-<hash of runtime/config/sandbox-image-packages.txt>, with Python and the packages the shipped agents import.
          */
         image?: string;
         memory_mb?: number;

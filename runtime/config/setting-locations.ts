@@ -2,7 +2,7 @@
  * Where each security-relevant setting was written, so a refusal or a request for the user's
  * consent can name the file, line and column it came from.
  */
-import type { SourceLocation } from '../errors.js';
+import type { SourceLocation } from '../contract/errors.js';
 import { locate, type YamlPath, type YamlSource } from './yaml-source.js';
 
 /** Dotted setting names ('sandbox.kind', 'tool_settings.<tool>.<key>') to where they were written. */

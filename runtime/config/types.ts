@@ -1,12 +1,10 @@
 /** The validated, resolved shapes of agents.yaml and recipes, as the rest of the runtime sees them. */
-import type { SourceLocation } from '../errors.js';
-import type { CheckDefinition, RetryPolicy } from '../checks/check-types.js';
-import type { CompactionSettings } from '../context-compaction.js';
-import type { TokenPrices } from '../model/pricing.js';
-import type { JsonSchema, SandboxSettings } from '../tool.js';
+import type { SourceLocation } from '../contract/errors.js';
+import type { CheckDefinition, RetryPolicy } from './check-types.js';
+import type { JsonSchema, SandboxSettings } from '../contract/tool.js';
 import type { SettingLocations } from './setting-locations.js';
-import type { McpServerConfig } from '../mcp/server-config.js';
-import type { FlowDefinition } from '../flow/flow-definition.js';
+import type { YamlSource } from './yaml-source.js';
+import type { StepBudgets } from '../contract/step-kind.js';
 
 export interface ModelProfileConfig {
   name: string;
@@ -166,4 +164,78 @@ export interface Recipe {
   mcpServers: McpServerConfig[];
   /** Where its sandbox, permission, browser and workspace settings were written. */
   settingLocations?: SettingLocations;
+}
+
+import type { TokenPrices } from '../contract/token-usage.js';
+
+export type { TokenPrices };
+
+/** When and how the loop compacts a long conversation (kernel/context-compaction.ts). */
+export interface CompactionSettings {
+  /** Compact when a request would use more than this fraction of the context window. */
+  threshold: number;
+  /** Messages at the end that are always kept word for word (more when a tool call needs its results). */
+  keepRecentMessages: number;
+}
+
+/** A literal value, or the name of one of the user's environment variables. */
+export type McpEnvironmentValue = string | { env: string };
+
+export type McpTransportConfig =
+  | { kind: 'stdio'; command: string; args: string[]; env: Record<string, McpEnvironmentValue>; cwd: string }
+  | { kind: 'http'; url: string; headers: Record<string, McpEnvironmentValue> };
+
+/** Where a server was declared decides where it may run (see features/mcp/launch-place.ts). */
+export type McpServerOrigin = 'package' | 'user' | 'command-line' | 'project';
+
+/** What the runtime's own connections on the agent's behalf may reach: the user's `network` settings only. */
+export interface NetworkAccess {
+  /** Loopback, private, link-local and metadata addresses too (`network.allow_private` in the user's config). */
+  allowPrivate: boolean;
+}
+
+export interface McpServerConfig {
+  name: string;
+  transport: McpTransportConfig;
+  tools: { allow?: string[]; deny: string[] };
+  required: boolean;
+  startupTimeoutSeconds: number;
+  callTimeoutSeconds: number;
+  /** The largest message read from the server; a longer one is cut off while it is read. */
+  maxResultBytes: number;
+  /** The file that declared it (or names the .mcp.json it came from); the current folder for `--mcp`. */
+  declaredIn: string;
+  origin: McpServerOrigin;
+  location?: SourceLocation;
+}
+
+/** A recipe's `flow:` as read from YAML (config/flow-definition.ts reads it). */
+export interface FlowStepDefinition {
+  /** The step's name; a fan-out's `step:` has its parent's. */
+  name: string;
+  kind: string;
+  /** Where the step is in its YAML file, to locate problems with its fields. */
+  yamlPath: Array<string | number>;
+  location?: SourceLocation;
+  budgets: StepBudgets;
+  continueOnFailure: boolean;
+  /** The fields beyond name, kind, budgets and continue_on_failure, as written. */
+  fields: Record<string, unknown>;
+  /** agent steps: a name from agents.yaml, or the agent written inline. */
+  agent?: string | AgentConfig;
+  prompt?: string;
+  response?: JsonSchema;
+  /** parallel steps: named steps at once, or one step for each item of `forEach`. */
+  steps?: FlowStepDefinition[];
+  step?: FlowStepDefinition;
+  forEach?: string;
+  maxConcurrency?: number;
+}
+
+export interface FlowDefinition {
+  steps: FlowStepDefinition[];
+  /** A template for the flow's answer; the last step's answer when not given. */
+  answer?: string;
+  /** The recipe's YAML, for the fields of kinds that load later. */
+  source: YamlSource;
 }

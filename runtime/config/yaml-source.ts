@@ -3,7 +3,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isMap, isPair, isScalar, LineCounter, parseDocument, type Document, type Node } from 'yaml';
-import type { Diagnostic, SourceLocation } from '../errors.js';
+import type { Diagnostic, SourceLocation } from '../contract/errors.js';
 
 export type YamlPath = ReadonlyArray<string | number>;
 

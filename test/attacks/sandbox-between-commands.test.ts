@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import bash from '../../plugins/code/bash.js';
-import { probeBwrap } from '../../runtime/sandbox/create-sandbox.js';
-import type { ToolResult } from '../../runtime/tool.js';
+import { probeBwrap } from '../../runtime/services/sandbox/create-sandbox.js';
+import type { ToolResult } from '../../runtime/contract/tool.js';
 import { folderSwapperSource } from '../support/folder-swapper.js';
 import { createTestToolContext, type TestToolContext } from '../support/tool-context.js';
 

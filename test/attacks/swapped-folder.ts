@@ -6,7 +6,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { probeBwrap } from '../../runtime/sandbox/create-sandbox.js';
+import { probeBwrap } from '../../runtime/services/sandbox/create-sandbox.js';
 import { folderSwapperSource } from '../support/folder-swapper.js';
 import type { ScriptedToolCall, ScriptedTurn } from '../support/scripted-model-server.js';
 import type { AttackVerdict, AttackWorld } from './attack-case.js';

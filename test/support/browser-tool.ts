@@ -3,9 +3,9 @@
  * way to call an action in it. Contexts are disposed after each test (see useToolContexts).
  */
 import browserUse from '../../plugins/browser/browser_use.js';
-import type { ToolResult } from '../../runtime/tool.js';
+import type { ToolResult } from '../../runtime/contract/tool.js';
 import { useToolContexts, type TestToolContext } from './tool-context.js';
-import { createToolNetwork } from '../../runtime/network/tool-network.js';
+import { createToolNetwork } from '../../runtime/services/network/tool-network.js';
 
 const privateAllowed = createToolNetwork({ allowPrivate: true });
 

@@ -2,8 +2,8 @@ import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, w
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach } from 'vitest';
-import { resolveRecipe, type RecipeOverrides } from '../../runtime/config/resolve-recipe.js';
-import { executeRun, type RunResult } from '../../runtime/run.js';
+import { resolveRecipe, type RecipeOverrides } from '../../runtime/runs/recipe/resolve-recipe.js';
+import { executeRun, type RunResult } from '../../runtime/runs/run.js';
 import { readEvents } from './run-cli.js';
 import { ScriptedChatModel, type ScriptedTurn } from './scripted-chat-model.js';
 

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readdirSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseQueueUrl } from '../../runtime/batch/queue/redis-connection.js';
+import { parseQueueUrl } from '../../runtime/applications/batch/queue/redis-connection.js';
 import { batchEnvironment, spawnCli, waitFor, type SpawnedCli } from './batch-fixture.js';
 import type { RedisServer } from './redis-server.js';
 import type { ScriptedModelServer } from './scripted-model-server.js';

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ChatModel, ModelReply, ModelRequest, ToolSpecification } from '../../runtime/model/model-types.js';
-import type { ChatMessage, JsonSchema } from '../../runtime/tool.js';
+import type { ChatModel, ModelReply, ModelRequest, ToolSpecification } from '../../runtime/contract/model-types.js';
+import type { ChatMessage, JsonSchema } from '../../runtime/contract/tool.js';
 
 /**
  * A `ChatModel` that answers from a script, for running the loop in-process: each request takes

@@ -11,7 +11,7 @@ import type {
   ChatCompletionMessageFunctionToolCall,
 } from 'openai/resources/chat/completions';
 import { ExitCode } from '../../cli/exit-codes.js';
-import { ManusError, errorMessage } from '../../runtime/errors.js';
+import { ManusError, errorMessage } from '../../runtime/contract/errors.js';
 
 /**
  * An OpenAI-compatible chat completions server that answers from a script, so loop tests and the

@@ -2,10 +2,10 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import { sandboxForRun } from '../../runtime/sandbox/run-sandbox.js';
-import type { ToolContext } from '../../runtime/tool.js';
-import { createToolNetwork } from '../../runtime/network/tool-network.js';
-import { WorkspaceFiles } from '../../runtime/workspace-files.js';
+import { sandboxForRun } from '../../runtime/services/sandbox/run-sandbox.js';
+import type { ToolContext } from '../../runtime/contract/tool.js';
+import { createToolNetwork } from '../../runtime/services/network/tool-network.js';
+import { WorkspaceFiles } from '../../runtime/services/workspace-files.js';
 
 /**
  * A real ToolContext for calling a tool's `execute` directly in unit tests: real folders, a

@@ -1,0 +1,78 @@
+/**
+ * The embedded pool: a batch's items run in this process, at most `concurrency` at once, through
+ * the ordinary run machinery. An item whose provider failed is continued from its events after a
+ * backoff; other failures are tried again only as `retries` allows.
+ */
+import type { TokenUsage } from '../../contract/model-types.js';
+import { abortableSleep } from '../../services/model/abortable-sleep.js';
+import type { RecipeOverrides } from '../../runs/recipe/resolve-recipe.js';
+import type { ExecutorHooks, ItemExecutor, ItemWork } from './batch-run.js';
+import { runBatchItem, type ItemRunOutcome, type ItemRunRequest } from './batch-item-run.js';
+import { continuesFromEvents } from '../../runs/run-resumption.js';
+import { retryDelayFor, type ItemRetryPolicy } from './item-retry.js';
+
+export interface EmbeddedPoolSettings {
+  concurrency: number;
+  recipeFile: string;
+  cwd: string;
+  overrides: RecipeOverrides;
+  runsDirectory: string;
+  environment: Record<string, string | undefined>;
+  retry: ItemRetryPolicy;
+  exitCodeFor: ItemRunRequest['exitCodeFor'];
+}
+
+export class EmbeddedPool implements ItemExecutor {
+  constructor(private readonly settings: EmbeddedPoolSettings) {}
+
+  async run(work: ItemWork[], hooks: ExecutorHooks): Promise<void> {
+    const queue = [...work];
+    const lane = async () => {
+      for (let next = queue.shift(); next && hooks.mayStart(); next = queue.shift()) await this.runItem(next, hooks);
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(this.settings.concurrency, work.length)) }, lane));
+  }
+
+  private async runItem(work: ItemWork, hooks: ExecutorHooks): Promise<void> {
+    let resumeFrom = work.resumeFrom;
+    let attempts = 0;
+    for (;;) {
+      attempts += 1;
+      const outcome = await this.attempt(work, resumeFrom, hooks);
+      const delay = hooks.mayStart() ? retryDelayFor(this.settings.retry, outcome, attempts) : undefined;
+      if (delay === undefined) {
+        hooks.finished(work.index, { ...outcome, attempts });
+        return;
+      }
+      // A provider that failed is asked again where the run stopped; another failure starts afresh.
+      resumeFrom = outcome.runDirectory && continuesFromEvents(outcome.runDirectory) ? outcome.runDirectory : undefined;
+      const waited = await abortableSleep(delay, hooks.signal).then(() => true, () => false);
+      if (!waited) {
+        hooks.finished(work.index, { ...outcome, attempts });
+        return;
+      }
+    }
+  }
+
+  private attempt(work: ItemWork, resumeFrom: string | undefined, hooks: ExecutorHooks): Promise<ItemRunOutcome> {
+    const { settings } = this;
+    const remaining = hooks.budget.remainingSeconds();
+    const ownTime = settings.overrides.maxTimeSeconds;
+    return runBatchItem({
+      parameters: work.parameters,
+      recipeFile: settings.recipeFile,
+      cwd: settings.cwd,
+      overrides: { ...settings.overrides, ...(remaining !== undefined ? { maxTimeSeconds: ownTime === undefined ? remaining : Math.min(ownTime, remaining) } : {}) },
+      runsDirectory: settings.runsDirectory,
+      environment: settings.environment,
+      signal: hooks.signal,
+      sharedBudget: hooks.budget,
+      resumeFrom,
+      exitCodeFor: settings.exitCodeFor,
+      onRunStart: (runId, runDirectory) => hooks.started(work.index, { runId, runDirectory }),
+      onEvent: (type, data) => {
+        if (type === 'step-end') hooks.progressed(work.index, data.usage as TokenUsage);
+      },
+    });
+  }
+}

@@ -1,0 +1,224 @@
+/**
+ * Runs one turn's tool calls. Independent calls run concurrently; calls to a `sequential` tool (or
+ * all calls, when the agent turns parallel calls off) run one after another. Results come back in
+ * the order the model made the calls, whatever order they finish in. A failing tool becomes an
+ * error result for the model, with its stack trace kept in the events file only; only interrupts,
+ * permission denials, a question no one can answer and a broken events file stop the run. Calls listed after one that finishes
+ * the run are skipped.
+ */
+import type { PermissionSettings } from '../config/types.js';
+import { HumanInputNeededError, PermissionDeniedError } from '../contract/errors.js';
+import { isYes } from '../services/human-channel.js';
+import type { RawToolCall } from '../contract/model-types.js';
+import type { AnyToolDefinition, ToolContext, ToolResult, TraceWriter } from '../contract/tool.js';
+import { parseToolArguments, validateToolArguments } from './tool-arguments.js';
+import { truncateMiddle } from '../contract/truncate.js';
+import { didYouMean } from '../contract/did-you-mean.js';
+import type { RunFaultGuard } from './tool-fault-guard.js';
+import { RunTraceError } from '../services/run-trace.js';
+
+export interface PreparedCall {
+  id: string;
+  name: string;
+  /** Arguments as JSON text to keep in history (repaired when the model's text was not valid JSON). */
+  argumentsText: string;
+  input?: Record<string, unknown>;
+  /** Why the call cannot run; becomes its error result. */
+  problem?: string;
+}
+
+export interface CallOutcome {
+  call: PreparedCall;
+  result: ToolResult;
+  durationMs: number;
+  /** Not run: an earlier call in the turn finishes the run. */
+  skipped?: boolean;
+}
+
+export const skippedCallResult = 'skipped: the run finished with an earlier call in this turn';
+
+export interface ToolRunnerSettings {
+  tools: ReadonlyMap<string, AnyToolDefinition>;
+  maxObserve: number;
+  parallel: boolean;
+  permissions: PermissionSettings;
+  trace: TraceWriter;
+  step: number;
+  contextFor(call: PreparedCall): Promise<ToolContext>;
+  /** Turns a tool's stray asynchronous error into its call's error result. */
+  faults?: RunFaultGuard;
+}
+
+/**
+ * Turns a raw call into one that can run, or into the problem that becomes its error result. A
+ * call from a reply the output limit cut off (`cutOff`) never runs, even when its arguments happen
+ * to parse: the model may have meant more than it managed to send.
+ */
+export function prepareCall(raw: RawToolCall, tools: ReadonlyMap<string, AnyToolDefinition>, cutOff = false): PreparedCall {
+  if (cutOff) {
+    return {
+      id: raw.id,
+      name: raw.name,
+      argumentsText: safeArgumentsText(raw.arguments),
+      problem: `The reply was cut off by the output token limit before it was complete, so no tool call in it was run, ` +
+        `this one to '${raw.name}' included. Send the call again with shorter arguments; to write large content, ` +
+        `write it to a file in several smaller calls first. Received (possibly incomplete): ${receivedText(raw.arguments)}`,
+    };
+  }
+  const tool = tools.get(raw.name);
+  if (!tool) {
+    const available = [...tools.keys()].join(', ') || 'none';
+    return {
+      id: raw.id,
+      name: raw.name,
+      argumentsText: safeArgumentsText(raw.arguments),
+      problem: `There is no tool named '${raw.name}'${didYouMean(raw.name, tools.keys())}. Available tools: ${available}.`,
+    };
+  }
+  const parsed = parseToolArguments(raw.arguments);
+  if (!parsed.ok) {
+    return {
+      id: raw.id,
+      name: raw.name,
+      argumentsText: '{}',
+      problem: `The arguments for '${raw.name}' are not valid JSON (${parsed.error}), so the call was not run. ` +
+        `Call the tool again with one complete JSON object matching its schema; if the arguments are long, make them ` +
+        `shorter, or write large content to a file in several smaller calls first. Received: ${receivedText(raw.arguments)}`,
+    };
+  }
+  const problems = validateToolArguments(tool, parsed.value);
+  const argumentsText = parsed.repaired ? JSON.stringify(parsed.value) : raw.arguments || '{}';
+  if (problems.length > 0) {
+    return {
+      id: raw.id,
+      name: raw.name,
+      argumentsText,
+      problem: `Invalid arguments for '${raw.name}': ${problems.join('; ')}. Parameters schema: ${JSON.stringify(tool.parameters)}`,
+    };
+  }
+  return { id: raw.id, name: raw.name, argumentsText, input: parsed.value };
+}
+
+function receivedText(raw: string): string {
+  return truncateMiddle(raw, 500).text;
+}
+
+function safeArgumentsText(raw: string): string {
+  const parsed = parseToolArguments(raw);
+  return parsed.ok ? JSON.stringify(parsed.value) : '{}';
+}
+
+export async function runToolCalls(calls: PreparedCall[], settings: ToolRunnerSettings): Promise<CallOutcome[]> {
+  const chains = new Map<string, Promise<unknown>>();
+  // Known before anything runs, so that calls after a finishing call are never started.
+  const finishing = calls.findIndex((call) => !call.problem && settings.tools.get(call.name)?.finishesRun === true);
+  const pending = calls.map((call, index) => {
+    if (finishing !== -1 && index > finishing) return Promise.resolve(skipCall(call, calls[finishing], settings));
+    const tool = settings.tools.get(call.name);
+    const chainKey = !settings.parallel ? '*' : sequenceOf(tool, call.name);
+    if (chainKey === undefined) return runOne(call, settings);
+    const previous = chains.get(chainKey) ?? Promise.resolve();
+    const next = previous.then(() => runOne(call, settings));
+    chains.set(chainKey, next.catch(() => undefined));
+    return next;
+  });
+  const settled = await Promise.allSettled(pending);
+  const failure = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (failure) throw failure.reason;
+  return settled.map((outcome) => (outcome as PromiseFulfilledResult<CallOutcome>).value);
+}
+
+/** Which chain a call waits in: its tool's, its group's, or none (it runs at once). */
+function sequenceOf(tool: AnyToolDefinition | undefined, name: string): string | undefined {
+  if (typeof tool?.sequential === 'string') return `group:${tool.sequential}`;
+  return tool?.sequential ? `tool:${name}` : undefined;
+}
+
+function skipCall(call: PreparedCall, finishing: PreparedCall, settings: ToolRunnerSettings): CallOutcome {
+  settings.trace.emit('tool-call-skipped', { step: settings.step, callId: call.id, tool: call.name, after: finishing.id });
+  return { call, result: { content: skippedCallResult }, durationMs: 0, skipped: true };
+}
+
+async function runOne(call: PreparedCall, settings: ToolRunnerSettings): Promise<CallOutcome> {
+  const started = performance.now();
+  settings.trace.emit('tool-call-start', { step: settings.step, callId: call.id, tool: call.name, arguments: call.input ?? call.argumentsText });
+  let result: ToolResult;
+  if (call.problem) {
+    result = { content: call.problem, isError: true };
+  } else {
+    const context = await settings.contextFor(call);
+    result = await execute(call, settings, context);
+  }
+  // The note goes in the marker, so where the full output was saved survives this second cut.
+  const observed = truncateMiddle(settings.trace.redact?.(result.content) ?? result.content, settings.maxObserve, result.savedOutputNotice ?? 'the observation was shortened');
+  const outcome: CallOutcome = { call, result: { ...result, content: observed.text }, durationMs: performance.now() - started };
+  settings.trace.emit('tool-call-end', {
+    step: settings.step,
+    callId: call.id,
+    tool: call.name,
+    isError: result.isError === true,
+    content: observed.text,
+    truncated: observed.truncated,
+    files: result.files,
+    images: result.images?.length,
+    durationMs: Math.round(outcome.durationMs * 1000) / 1000,
+  });
+  return outcome;
+}
+
+async function execute(call: PreparedCall, settings: ToolRunnerSettings, context: ToolContext): Promise<ToolResult> {
+  const tool = settings.tools.get(call.name)!;
+  const denial = await permissionProblem(call, settings.permissions, context);
+  if (denial) return { content: denial, isError: true };
+  const run = async () => tool.execute(call.input ?? {}, context);
+  try {
+    const running = settings.faults ? settings.faults.runCall({ id: call.id, step: settings.step, tool: call.name }, run) : run();
+    // A tool that ignores its signal must not hold the run hostage after an interrupt.
+    const value = await Promise.race([running, rejectOnAbort(context.signal)]);
+    return typeof value === 'string' ? { content: value } : normaliseResult(value);
+  } catch (error) {
+    if (context.signal.aborted) throw context.signal.reason ?? error;
+    if (HumanInputNeededError.isInstance(error)) {
+      // Recorded so that a resumed run gives the user's answer to this call as its result.
+      settings.trace.emit('human-input-needed', { step: settings.step, callId: call.id, tool: call.name, question: error.question });
+      throw error;
+    }
+    if (PermissionDeniedError.isInstance(error) || RunTraceError.isInstance(error)) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    // The model gets the message; the stack trace is for whoever reads the events file.
+    settings.trace.emit('tool-error', { step: settings.step, callId: call.id, tool: call.name, message, stack: error instanceof Error ? error.stack : undefined });
+    return { content: `Error: ${message}`, isError: true };
+  }
+}
+
+function rejectOnAbort(signal: AbortSignal): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+}
+
+function normaliseResult(value: ToolResult): ToolResult {
+  if (!value || typeof value !== 'object' || typeof value.content !== 'string') {
+    return { content: 'Error: the tool returned no text result', isError: true };
+  }
+  return value;
+}
+
+async function permissionProblem(call: PreparedCall, permissions: PermissionSettings, context: ToolContext): Promise<string | undefined> {
+  if (matches(permissions.deny, call.name)) {
+    return `Permission denied: the tool '${call.name}' is not allowed for this run (permissions.deny).`;
+  }
+  if (!matches(permissions.ask, call.name)) return undefined;
+  const question = `Allow the agent to call ${call.name} with ${call.argumentsText}? (yes/no)`;
+  // Only the user approves: the recipe's answers never reach a permission prompt.
+  const answer = await context.human.ask(question, { required: true, permission: true, signal: context.signal }).catch((error: unknown) => {
+    if (PermissionDeniedError.isInstance(error)) throw error;
+    throw new PermissionDeniedError(`approval needed to call '${call.name}', and no one could be asked: ${error instanceof Error ? error.message : String(error)}`);
+  });
+  return isYes(answer) ? undefined : `Permission denied: the user did not approve the call to '${call.name}'.`;
+}
+
+function matches(patterns: readonly string[], name: string): boolean {
+  return patterns.includes('*') || patterns.includes(name);
+}

@@ -1,5 +1,0 @@
-/** The tools the kernel defines itself: every run can finish with `terminate`, whatever plugins it loads. */
-import terminate from '../terminate-tool.js';
-import type { AnyToolDefinition } from '../tool.js';
-
-export const kernelTools: readonly AnyToolDefinition[] = [terminate];

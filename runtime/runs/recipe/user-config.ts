@@ -1,0 +1,68 @@
+/**
+ * The user's own configuration file, `$XDG_CONFIG_HOME/manus/config.yaml` (default
+ * `~/.config/manus/config.yaml`). Unlike a recipe or an agents.yaml that ships with one, it is
+ * trusted: the grants it lists apply to every run, as if given with `--trust`.
+ */
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { Diagnostic } from '../../contract/errors.js';
+import { validateConfig } from '../../config/config-schemas.js';
+import { userConfigDefaults } from '../../config/defaults.js';
+import type { UserConfigYaml } from '../../config/schema-types.generated.js';
+import { parseTrustGrants, type TrustGrant } from '../../contract/trust-grants.js';
+import { readYamlFile, type YamlSource } from '../../config/yaml-source.js';
+import { readMcpServers, type McpServerConfig } from '../../features/mcp/server-config.js';
+import { defaultNetworkAccess, type NetworkAccess } from '../../services/network/guarded-lookup.js';
+
+export interface UserConfig {
+  /** The file read, when there was one. */
+  file?: string;
+  trust: Set<TrustGrant>;
+  /** The user's own MCP servers: offered to every run, and run on the host. */
+  mcpServers: McpServerConfig[];
+  /** What the runtime's connections on an agent's behalf may reach. */
+  network: NetworkAccess;
+}
+
+/** Where the user's configuration lives; undefined for a user with no home and no XDG_CONFIG_HOME. */
+export function userConfigFile(environment: Record<string, string | undefined>): string | undefined {
+  if (environment.XDG_CONFIG_HOME) return join(environment.XDG_CONFIG_HOME, 'manus', 'config.yaml');
+  const home = environment.HOME || safeHomedir();
+  return home ? join(home, '.config', 'manus', 'config.yaml') : undefined;
+}
+
+function safeHomedir(): string | undefined {
+  try {
+    return homedir();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads the user's configuration; no file means no settings, a bad one is reported with file:line:column. */
+export function loadUserConfig(environment: Record<string, string | undefined>): { config: UserConfig; diagnostics: Diagnostic[] } {
+  const file = userConfigFile(environment);
+  if (!file || !existsSync(file)) return { config: { trust: new Set(), mcpServers: [], network: defaultNetworkAccess }, diagnostics: [] };
+  const { source, diagnostics } = readYamlFile(file);
+  if (!source) return { config: { file, trust: new Set(), mcpServers: [], network: defaultNetworkAccess }, diagnostics };
+  return readUserConfigSource(source);
+}
+
+export function readUserConfigSource(source: YamlSource): { config: UserConfig; diagnostics: Diagnostic[] } {
+  const diagnostics = validateConfig('user-config', source);
+  if (diagnostics.length > 0) return { config: { file: source.file, trust: new Set(), mcpServers: [], network: defaultNetworkAccess }, diagnostics };
+  const data = source.data as UserConfigYaml;
+  // The schema has already rejected unknown names, with their place in the file.
+  const serverDiagnostics: Diagnostic[] = [];
+  const mcpServers = readMcpServers(source, ['mcp_servers'], data.mcp_servers, 'user', serverDiagnostics);
+  const network: NetworkAccess = { allowPrivate: data.network?.allow_private ?? userConfigDefaults.network.allow_private };
+  return { config: { file: source.file, trust: parseTrustGrants(data.trust ?? userConfigDefaults.trust), mcpServers, network }, diagnostics: serverDiagnostics };
+}
+
+/** A YAML document that looks like the user configuration rather than a recipe or an agents file. */
+export function isUserConfigData(data: unknown): boolean {
+  if (!data || typeof data !== 'object') return false;
+  const keys = Object.keys(data);
+  return keys.includes('trust') && !keys.includes('name') && !keys.includes('agents') && !keys.includes('llm');
+}

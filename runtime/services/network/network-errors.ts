@@ -1,0 +1,29 @@
+/**
+ * The refusal of a connection to a private address: a typed error with a stable code that the
+ * web tools, the browser and the MCP client report in their own words.
+ */
+import { ManusError } from '../../contract/errors.js';
+
+const privateAddressErrorMarker = 'manus.error.PrivateAddressError';
+const privateAddressErrorSymbol = Symbol.for(privateAddressErrorMarker);
+
+export class PrivateAddressError extends ManusError {
+  private readonly [privateAddressErrorSymbol] = true;
+  /** The host asked for, and the private address it is or resolved to. */
+  readonly host: string;
+  readonly address: string;
+
+  constructor(host: string, address: string) {
+    const what = host === address ? `${address} is a private address` : `${host} resolves to the private address ${address}`;
+    super(
+      'network_private_address',
+      `${what} (loopback, private network, link-local or cloud metadata); it is refused unless the user sets network.allow_private: true in their own configuration.`,
+    );
+    this.host = host;
+    this.address = address;
+  }
+
+  static isInstance(error: unknown): error is PrivateAddressError {
+    return ManusError.hasMarker(error, privateAddressErrorMarker);
+  }
+}
