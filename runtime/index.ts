@@ -28,7 +28,7 @@ export type { SentinelExchangeResult } from './services/sandbox/sentinel-session
 export { decodeExitStatus } from './services/sandbox/exit-status.js';
 export { compareSnapshots, snapshotWorkspace } from './services/sandbox/workspace-changes.js';
 export type { WorkspaceChanges } from './services/sandbox/workspace-changes.js';
-export type { WorkspaceFiles, WorkspaceFolder } from './services/workspace-files.js';
+export type { WorkspaceFiles, WorkspaceFolder } from './contract/workspace-files.js';
 
 // Embedding: load, validate and run recipes from code.
 export { resolveRecipe } from './runs/recipe/resolve-recipe.js';

@@ -4,7 +4,7 @@
  * someone else: it is read, never trusted to loosen anything.
  */
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Diagnostic } from '../contract/errors.js';
 import { didYouMean } from '../contract/did-you-mean.js';
 
@@ -94,4 +94,31 @@ export function isFolder(path: string): boolean {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return !!value && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * The pack a recipe file belongs to: the nearest folder above it with a package.json, when that
+ * has a `"manus"` field and the file is in its recipes folder.
+ */
+export function packOfFile(file: string): Pack | undefined {
+  for (let folder = dirname(resolve(file)); ; folder = dirname(folder)) {
+    if (existsSync(join(folder, 'package.json'))) {
+      const pack = readPack(folder);
+      if (!pack) return undefined;
+      const inside = relative(pack.recipesFolder, resolve(file));
+      return inside.startsWith('..') || inside.startsWith(sep) ? undefined : pack;
+    }
+    if (dirname(folder) === folder) return undefined;
+  }
+}
+
+/** The pack whose `"manus"` field names this agents file, found in the folders above it. */
+export function packOfAgentsFile(file: string): Pack | undefined {
+  for (let folder = dirname(resolve(file)); ; folder = dirname(folder)) {
+    if (existsSync(join(folder, 'package.json'))) {
+      const pack = readPack(folder);
+      return pack && pack.agentsFile === resolve(file) ? pack : undefined;
+    }
+    if (dirname(folder) === folder) return undefined;
+  }
 }

@@ -1,6 +1,6 @@
 import { dirname, resolve } from 'node:path';
 import type { Diagnostic, SourceLocation } from '../contract/errors.js';
-import { packOfAgentsFile, packOfFile } from '../features/packs/installed-packs.js';
+import { packOfAgentsFile, packOfFile } from './pack-manifest.js';
 import { ConfinedFileError, readConfinedFile } from './confined-file.js';
 import { locate, type YamlPath, type YamlSource } from './yaml-source.js';
 

@@ -9,8 +9,8 @@ import type { SchemaInput } from './schema-input.js';
 import type { TrustGrant } from './trust-grants.js';
 
 export type { SandboxSettings } from './sandbox-types.js';
-import type { ToolNetwork } from '../services/network/tool-network.js';
-import type { WorkspaceFiles } from '../services/workspace-files.js';
+import type { ToolNetwork } from './tool-network.js';
+import type { WorkspaceFiles } from './workspace-files.js';
 
 export type JsonSchema = Record<string, unknown>;
 

@@ -21,42 +21,24 @@ import { isInside, WorkspacePathError, workspaceProtectionReason } from './works
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NONBLOCK } = constants;
 
-/** What a workspace file can be written from: text, bytes, or a stream of them (a download). */
-export type WorkspaceFileData = string | Uint8Array | AsyncIterable<string | Uint8Array>;
+import type {
+  WorkspaceEntryInformation,
+  WorkspaceEntryKind,
+  WorkspaceFileData,
+  WorkspaceFiles as WorkspaceFileOperations,
+  WorkspaceFolder as WorkspaceFolderOperations,
+  WorkspaceFolderEntry,
+  WorkspaceReadOptions,
+  WorkspaceWriteOptions,
+} from '../contract/workspace-files.js';
 
-export type WorkspaceEntryKind = 'file' | 'folder' | 'link' | 'other';
-
-export interface WorkspaceEntryInformation {
-  /** Workspace-relative path with "/" separators, links resolved; "." for the workspace itself. */
-  path: string;
-  /** Never 'link': links are followed (inside the workspace) before the entry is looked at. */
-  kind: Exclude<WorkspaceEntryKind, 'link'>;
-  size: number;
-}
-
-export interface WorkspaceFolderEntry {
-  name: string;
-  kind: WorkspaceEntryKind;
-  size: number;
-  /** What a link points to, as written in it; links in a listing are shown, never followed. */
-  linkTarget?: string;
-}
-
-export interface WorkspaceReadOptions {
-  /** Larger files are refused with the code `file_too_large` before they are read. */
-  maximumBytes?: number;
-}
-
-export interface WorkspaceWriteOptions {
-  /** Create missing parent folders (each checked like the file). Default: false. */
-  parents?: boolean;
-}
+export type { WorkspaceEntryInformation, WorkspaceEntryKind, WorkspaceFileData, WorkspaceFolderEntry, WorkspaceReadOptions, WorkspaceWriteOptions };
 
 /** As the kernel's limit on link hops, so a cycle of links ends with an error. */
 const maximumLinkHops = 40;
 
 /** A folder of the workspace held open; names given to it are single entries of it. */
-export class WorkspaceFolder {
+export class WorkspaceFolder implements WorkspaceFolderOperations {
   constructor(
     private readonly opened: OpenFolder,
     /** Workspace-relative path with "/" separators; "." for the workspace itself. */
@@ -104,7 +86,7 @@ export class WorkspaceFolder {
 }
 
 /** Race-free file operations confined to one workspace; each call opens the workspace afresh. */
-export class WorkspaceFiles {
+export class WorkspaceFiles implements WorkspaceFileOperations {
   /** Absolute real path of the workspace. */
   readonly root: string;
   private readonly givenRoot: string;

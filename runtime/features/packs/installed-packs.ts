@@ -4,7 +4,7 @@
  * pack a recipe file belongs to, found from the file itself.
  */
 import { existsSync, readdirSync } from 'node:fs';
-import { basename, dirname, extname, join, relative, resolve, sep } from 'node:path';
+import { basename, extname, join, resolve, sep } from 'node:path';
 import { nodeModulesAbove } from '../mcp/launch-place.js';
 import { isFolder, readPack, type Pack } from '../../config/pack-manifest.js';
 
@@ -30,32 +30,7 @@ export function findInstalledPack(name: string, cwd: string): Pack | undefined {
   return undefined;
 }
 
-/**
- * The pack a recipe file belongs to: the nearest folder above it with a package.json, when that
- * has a `"manus"` field and the file is in its recipes folder.
- */
-export function packOfFile(file: string): Pack | undefined {
-  for (let folder = dirname(resolve(file)); ; folder = dirname(folder)) {
-    if (existsSync(join(folder, 'package.json'))) {
-      const pack = readPack(folder);
-      if (!pack) return undefined;
-      const inside = relative(pack.recipesFolder, resolve(file));
-      return inside.startsWith('..') || inside.startsWith(sep) ? undefined : pack;
-    }
-    if (dirname(folder) === folder) return undefined;
-  }
-}
-
-/** The pack whose `"manus"` field names this agents file, found in the folders above it. */
-export function packOfAgentsFile(file: string): Pack | undefined {
-  for (let folder = dirname(resolve(file)); ; folder = dirname(folder)) {
-    if (existsSync(join(folder, 'package.json'))) {
-      const pack = readPack(folder);
-      return pack && pack.agentsFile === resolve(file) ? pack : undefined;
-    }
-    if (dirname(folder) === folder) return undefined;
-  }
-}
+export { packOfAgentsFile, packOfFile } from '../../config/pack-manifest.js';
 
 export interface PackRecipe {
   /** The file's name without its extension: what `manus run <pack>/<name>` takes. */

@@ -32,7 +32,9 @@ export interface HttpFetchOptions {
   readJsonWhole?: boolean;
 }
 
-export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+import type { FetchFunction } from '../../contract/tool-network.js';
+
+export type { FetchFunction };
 
 /** A fetch with connections of its own. */
 export function createHttpFetch(options: HttpFetchOptions = {}): FetchFunction {

@@ -4,7 +4,13 @@
  * (the package fetches only when `updatePrices` is called, which the runtime never does), so a
  * run's cost does not depend on the day's download.
  */
-import type { PricedModel, TokenPrices } from './pricing.js';
+import type { TokenPrices } from '../../contract/token-usage.js';
+
+/** What a price is asked for: the model id the endpoint was sent, and the endpoint. */
+export interface PricedModel {
+  model: string;
+  baseUrl?: string;
+}
 
 type PriceLibrary = typeof import('@pydantic/genai-prices');
 

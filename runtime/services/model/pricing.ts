@@ -4,6 +4,7 @@
  * has an unknown cost: undefined, never 0.
  */
 import type { PriceBook, TokenPrices, TokenUsage } from '../../contract/token-usage.js';
+import type { PricedModel } from './price-table.js';
 
 export type { PriceBook, TokenPrices };
 
@@ -19,11 +20,6 @@ export function costOf(usage: TokenUsage, prices: TokenPrices): number {
   ) / 1_000_000;
 }
 
-/** What a price is asked for: the model id the endpoint was sent, and the endpoint. */
-export interface PricedModel {
-  model: string;
-  baseUrl?: string;
-}
 
 
 /** The profile's prices when it has them, else the table's for the model, looked up once and only when asked. */

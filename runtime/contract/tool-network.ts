@@ -1,0 +1,21 @@
+/**
+ * What a tool's context offers for reaching the network on the model's behalf (`context.network`),
+ * bound to what the user allows. services/network/tool-network.ts makes it.
+ */
+
+/** A fetch as the runtime's own connections use it. */
+export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+export interface ToolNetwork {
+  /** The user allows loopback, private, link-local and metadata addresses (`network.allow_private`). */
+  readonly allowPrivate: boolean;
+  /**
+   * A fetch whose connections refuse private addresses unless allowed: IP literals before sending,
+   * names as they are resolved for the connection (so a second DNS answer cannot differ from the
+   * one checked), and the same for every redirect. A refusal fails with code `network_private_address`.
+   * Bodies stay streams, for the caller to cap.
+   */
+  fetch: FetchFunction;
+  /** Refuses a host that is, or resolves to, a private address; for clients that resolve names themselves. */
+  checkHost(hostname: string): Promise<void>;
+}
