@@ -9,16 +9,14 @@ import { formatLocation, ConfigError, UsageError, type Diagnostic } from '../../
 import { packageRoot } from '../../config/package-root.js';
 import type { ContextProviderDefinition } from '../../contract/context-provider.js';
 import { definitionLocation, displayPath, loadPluginFolders, type LoadedPlugins, type LoadedTool, type PluginFolder } from '../../kernel/plugin-loading/load-plugins.js';
-import type { AnyToolDefinition, SandboxSettings } from '../../contract/tool.js';
+import type { AnyToolDefinition } from '../../contract/tool.js';
 import { didYouMean } from '../../contract/did-you-mean.js';
 import { emptyAgentsConfig, loadAgentsFile, readModelProfile } from './load-agents.js';
 import { loadRecipeFile } from './load-recipe.js';
 import { mcpServerEnvironmentRequest, profileEndpointRequest, profileKeys, reviewRecipeTrust, trustRequestNote, type TrustRequest } from './recipe-requests.js';
 import { knownModelOf, unpricedModelProblem } from '../../services/model/cost-budget-prices.js';
 import { renderTemplate } from '../../config/template.js';
-import type { TrustGrant } from '../../contract/trust-grants.js';
 import { loadUserConfig } from './user-config.js';
-import type { NetworkAccess } from '../../services/network/guarded-lookup.js';
 import { environmentVariablesOf, mergeMcpServers, type McpServerConfig } from '../../features/mcp/server-config.js';
 import { serverOfToolName, serversOfToolName } from '../../features/mcp/tool-names.js';
 import type { AgentConfig, AgentsConfig, ModelProfileConfig, ParameterValue, Recipe, RecipeParameter } from '../../config/types.js';
@@ -32,68 +30,9 @@ import type { Pack } from '../../config/pack-manifest.js';
 import { addPackAgents, ambiguousAgentUses, describeDefiners, packsOfRecipe } from './recipe-packs.js';
 import { packOfFile } from '../../features/packs/installed-packs.js';
 import { splitQualifiedName, unqualifiedName } from '../../kernel/plugin-loading/qualified-names.js';
+import type { RecipeOverrides, RunPlan } from '../../config/run-plan.js';
 
-export interface RecipeOverrides {
-  prompt?: string;
-  parameters?: Record<string, string>;
-  /** A profile name from `llm:`, or a model id for the agent's profile. */
-  model?: string;
-  maxSteps?: number;
-  maxTokens?: number;
-  maxCost?: number;
-  maxTimeSeconds?: number;
-  workspace?: string;
-  /** Grants the user gave on the command line (`--trust`). */
-  trust?: TrustGrant[];
-  /** The sandbox kind the user chose with `--sandbox`; it replaces the configured kind. */
-  sandbox?: SandboxSettings['kind'];
-  /** MCP servers the user added for this run (`--mcp`); all their tools are offered. */
-  mcpServers?: McpServerConfig[];
-}
-
-export interface RunBudgets {
-  steps: number;
-  tokens?: number;
-  timeSeconds?: number;
-  /** US dollars. */
-  cost?: number;
-}
-
-export interface RunPlan {
-  recipe: Recipe;
-  /** What the command line changed, kept so a resumed run resolves the recipe the same way. */
-  overrides: RecipeOverrides;
-  agent: AgentConfig;
-  profile: ModelProfileConfig;
-  /** A model id given on the command line that is not a profile name. */
-  modelOverride?: string;
-  task: string;
-  /** The workspace folder as configured (relative to the current folder), when not the default. */
-  workspace?: string;
-  tools: Map<string, AnyToolDefinition>;
-  contextProviders: ContextProviderDefinition[];
-  budgets: RunBudgets;
-  sandbox?: SandboxSettings;
-  toolSettings: Record<string, Record<string, unknown>>;
-  warnings: Diagnostic[];
-  agentsConfig: AgentsConfig;
-  /** What the user consented to: command-line grants and those in their own configuration. */
-  trustGrants: ReadonlySet<TrustGrant>;
-  /** What the recipe and its agents files ask for beyond what they may take; runs only when granted. */
-  trustRequests: TrustRequest[];
-  /** Every MCP server declared for the run, by the agents files, the user, the recipe and the command line. */
-  mcpServers: McpServerConfig[];
-  /** What the runtime's connections on the agent's behalf may reach: the user's `network` settings only. */
-  networkAccess: NetworkAccess;
-  /** The agent's tools that name MCP servers' tools (`mcp_fs_read_file`, `mcp_fs_*`): checked when those servers start. */
-  mcpToolNames: string[];
-  /** A flow's steps, kinds and agents, when the recipe is a flow; `agent` then stands for all of them. */
-  flow?: FlowPlan;
-  /** Agents the run's agents may call as tools (`agent:<name>`), by name. */
-  callableAgents: ReadonlyMap<string, FlowAgent>;
-  /** The recipe's own pack and the packs it names: their agents and plugins are the run's. */
-  packs: Pack[];
-}
+export type { RecipeOverrides, RunBudgets, RunPlan } from '../../config/run-plan.js';
 
 /** agents.yaml files in the order they apply: the package's, the current folder's, the recipe's. */
 export function agentsFilesFor(recipeFile: string | undefined, cwd: string): string[] {

@@ -88,6 +88,7 @@ export class BwrapSandbox implements Sandbox {
     this.mounts = new ProtectedMounts(layout.workspace, protectedPaths);
     this.access = {
       skip: protectedPaths ? (path) => protectedPaths.protectionOf(path) !== undefined : undefined,
+      keepMode: protectedPaths ? (path) => protectedPaths.entries.some((entry) => entry.path === path) : undefined,
       originalOwners: new Map<string, OriginalOwner>(),
     };
   }

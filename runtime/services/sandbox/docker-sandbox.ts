@@ -93,6 +93,7 @@ export class DockerSandbox implements Sandbox {
   ) {
     this.access = {
       skip: protectedPaths ? (path) => protectedPaths.protectionOf(path) !== undefined : undefined,
+      keepMode: protectedPaths ? (path) => protectedPaths.entries.some((entry) => entry.path === path) : undefined,
       originalOwners: new Map<string, OriginalOwner>(),
     };
   }

@@ -27,6 +27,12 @@ export function runtimeIsRoot(): boolean {
 export interface WorkspaceAccessOptions {
   /** Entries left as they are: protected paths, which the sandbox user must not own. */
   skip?: (path: string) => boolean;
+  /**
+   * Entries whose permission bits are compared after each command (a protected folder with parts
+   * left writable, such as a repository's): given back their owner, never other bits, which the
+   * comparison would take for a change. A sandbox mounts what they protect read-only.
+   */
+  keepMode?: (path: string) => boolean;
   /** Filled with the owner each entry had before a root runtime handed it over, by path. */
   originalOwners?: Map<string, OriginalOwner>;
 }
@@ -81,7 +87,7 @@ export async function returnWorkspaceAccess(
     const kept = original && original.inode === information.ino ? original : undefined;
     const target = kept ?? owner;
     await entry.changeOwner(target.uid, target.gid).catch(ignoreUnchangeable);
-    if (information.isSymbolicLink()) return;
+    if (information.isSymbolicLink() || options.keepMode?.(entry.path)) return;
     // A chown only clears bits, and only bits `lockedMode` clears too: no need to look again.
     const wanted = lockedMode(kept?.mode ?? information.mode, information.isDirectory());
     if ((information.mode & 0o7777) !== wanted) await entry.changeMode(wanted).catch(ignoreUnchangeable);
