@@ -510,7 +510,6 @@ describe('what git, direnv, editors and logins run later', () => {
         'echo evil > linked/worktree-hooks/post-checkout',
         'echo evil > deep/er/tool/.devcontainer/devcontainer.json',
         'echo key >> src/home/.ssh/authorized_keys',
-        'mkdir -p .idea && echo x > .idea/x.xml',
         'ln .git/config src/config-link',
       ]) {
         const result = await target.run(command);
@@ -519,6 +518,9 @@ describe('what git, direnv, editors and logins run later', () => {
       }
       expect(read(target.folder, '.husky/pre-commit')).toBe(repository['.husky/pre-commit']);
       expect(target.changes).toEqual([]);
+      // A missing editor folder gets no read-only stand-in, which every listing would show: made, it is removed after the command and the run stops.
+      await expect(target.run('mkdir -p .idea && echo x > .idea/x.xml')).rejects.toThrow(/\.idea: created, removed/);
+      expect(existsSync(join(target.folder, '.idea'))).toBe(false);
       // The repository's data stays writable.
       expect(await target.run('echo abc > .git/ORIG_HEAD && mkdir -p .git/refs/tags && echo abc > .git/refs/tags/t && echo ok')).toEqual({ status: 0, output: 'ok\n' });
     });

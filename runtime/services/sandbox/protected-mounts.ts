@@ -10,15 +10,16 @@
  * other entries is mounted read-only.
  *
  * A missing protected file (agents.yaml, .mcp.json) gets no placeholder: an empty file left
- * behind by a killed runtime would break the next run. Creating one is caught by the check
+ * behind by a killed runtime would break the next run. Nor does a missing editor folder (.vscode,
+ * .idea, .devcontainer), which would show in every listing. Creating one is caught by the check
  * after the command, which removes it and stops the run.
  */
 import { readdirSync } from 'node:fs';
 import { lstat, mkdir, rmdir } from 'node:fs/promises';
 import type { ProtectedPathGuard } from '../../contract/protected-path-guard.js';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { matchesEntryName } from '../protected-paths/git-repositories.js';
-import { isInside } from '../workspace-paths.js';
+import { editorControlNames, isInside } from '../workspace-paths.js';
 
 export interface ProtectedMountSet {
   /**
@@ -128,6 +129,9 @@ export class ProtectedMounts {
   }
 
   private isMissingFolder(path: string): boolean {
+    // An editor's folder a workspace lacks would appear in every listing the agent makes: one created
+    // is caught by the check after the command, like a missing protected file.
+    if (editorControlNames.has(basename(path))) return false;
     return this.protectedPaths?.entries.find((entry) => entry.path === path)?.kind === 'folder';
   }
 }
