@@ -7,7 +7,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cacheFolder } from './cache-folder.js';
+import { cacheFolder } from '../runtime/services/cache-folder.js';
 import { requireWithCodeCache } from './compile-cache.js';
 
 /** A hash of the bundle's content, filled in by the build. */

@@ -4,7 +4,7 @@
  */
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cacheFolder } from './cache-folder.js';
+import { cacheFolder } from '../runtime/services/cache-folder.js';
 import { parseTrustGrants } from '../runtime/contract/trust-grants.js';
 import { preloadModelSdk } from '../runtime/services/model/model-client.js';
 import { runsDirectoryFor } from '../runtime/runs/run-preparation.js';

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { costOf } from '../runtime/services/model/pricing.js';
@@ -118,6 +119,31 @@ describe('a cost budget', () => {
       expect(result.exitCode).toBe(2);
       expect(result.stderr).toContain("model 'scripted-model' has no known price");
       expect(server.requests.filter((request) => request.path.endsWith('/chat/completions'))).toHaveLength(0);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('the prices a run looked up', () => {
+  it('are remembered in the user\'s cache folder, so a later run of the model needs no table', async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'manus-price-cache-'));
+    const server = await startScriptedModelServer({ turns: [terminate(), { ...terminate(), usage: { prompt_tokens: 1, completion_tokens: 0 } }] });
+    try {
+      const fixture = writeLoopFixture();
+      const run = () => runCli(['run', 'recipe.yaml', '--json'], {
+        cwd: fixture,
+        env: { OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'test-key', MANUS_MODEL: 'gpt-4o-mini', MANUS_CACHE_DIR: cache },
+      });
+      const first = await run();
+      expect(first.exitCode, first.stderr).toBe(0);
+      const [file] = readdirSync(cache).filter((name) => name.startsWith('prices-'));
+      const key = `${server.baseUrl} gpt-4o-mini`;
+      expect(JSON.parse(readFileSync(join(cache, file), 'utf8'))[key]).toMatchObject({ inputPerMillion: expect.closeTo(0.15, 6) });
+      // What the file says is what a later run charges: the table is not asked again.
+      writeFileSync(join(cache, file), JSON.stringify({ [key]: { inputPerMillion: 1_000_000, outputPerMillion: 0 } }));
+      const second = await run();
+      expect(second.json.cost).toBeCloseTo(1, 8);
     } finally {
       await server.close();
     }

@@ -22,8 +22,8 @@ export function knownModelOf(profile: ModelProfileConfig, modelOverride: string 
 export async function unpricedModelProblem(profile: ModelProfileConfig, model: { model: string; baseUrl?: string } | undefined): Promise<string | undefined> {
   if (profile.price) return undefined;
   if (model) {
-    const { tablePrices } = await import('./price-table.js');
-    const prices: TokenPrices | undefined = await tablePrices(model);
+    const { cachedTablePrices } = await import('./price-cache.js');
+    const prices: TokenPrices | undefined = await cachedTablePrices(model);
     if (prices) return undefined;
   }
   const which = model ? `model '${model.model}' has no known price` : 'the model is not known before the run connects';

@@ -29,7 +29,7 @@ export function lazyPrices(profilePrices: TokenPrices | undefined, model: Priced
     return () => known;
   }
   let lookup: Promise<TokenPrices | undefined> | undefined;
-  return () => (lookup ??= import('./price-table.js').then(({ tablePrices }) => tablePrices(model)));
+  return () => (lookup ??= import('./price-cache.js').then(({ cachedTablePrices }) => cachedTablePrices(model)));
 }
 
 /** A book of one profile's prices. */
