@@ -138,7 +138,7 @@ describe('the prices a run looked up', () => {
       const first = await run();
       expect(first.exitCode, first.stderr).toBe(0);
       const [file] = readdirSync(cache).filter((name) => name.startsWith('prices-'));
-      const key = `${server.baseUrl} gpt-4o-mini`;
+      const key = '127.0.0.1 gpt-4o-mini';
       expect(JSON.parse(readFileSync(join(cache, file), 'utf8'))[key]).toMatchObject({ inputPerMillion: expect.closeTo(0.15, 6) });
       // What the file says is what a later run charges: the table is not asked again.
       writeFileSync(join(cache, file), JSON.stringify({ [key]: { inputPerMillion: 1_000_000, outputPerMillion: 0 } }));

@@ -36,8 +36,15 @@ function readCache(file: string): CachedPrices {
   }
 }
 
+/** The table knows a provider by its endpoint's host: a port or path (a local gateway's) changes nothing. */
 function keyOf({ model, baseUrl }: PricedModel): string {
-  return `${baseUrl ?? ''} ${model}`;
+  let host = '';
+  try {
+    host = baseUrl ? new URL(baseUrl).hostname : '';
+  } catch {
+    host = baseUrl ?? '';
+  }
+  return `${host} ${model}`;
 }
 
 /** The table's prices for the model, from the cache when an earlier run looked them up. */
