@@ -79,6 +79,8 @@ export class DockerSandbox implements Sandbox {
   private readonly access: WorkspaceAccessOptions;
   /** Containers of sessions that must see host folders this container does not mount. */
   private readonly companions = new Set<DockerSandbox>();
+  /** Companions being removed: the sandbox is not done until they are gone. */
+  private readonly companionDisposals = new Set<Promise<void>>();
 
   private constructor(
     private readonly docker: Dockerode,
@@ -256,7 +258,10 @@ export class DockerSandbox implements Sandbox {
 
   private async releaseCompanion(companion: DockerSandbox): Promise<void> {
     if (!this.companions.delete(companion)) return;
-    await companion.dispose().catch(() => undefined);
+    const disposal = companion.dispose().catch(() => undefined);
+    this.companionDisposals.add(disposal);
+    await disposal;
+    this.companionDisposals.delete(disposal);
   }
 
   async refreshWorkspaceAccess(): Promise<void> {
@@ -270,7 +275,8 @@ export class DockerSandbox implements Sandbox {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
-    await Promise.all([...this.companions].map((companion) => this.releaseCompanion(companion)));
+    // A companion whose session just ended may still be being removed: the sandbox ends after it.
+    await Promise.all([...[...this.companions].map((companion) => this.releaseCompanion(companion)), ...this.companionDisposals]);
     try {
       await this.container.remove({ force: true });
     } catch (error) {
