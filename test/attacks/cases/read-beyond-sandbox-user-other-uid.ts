@@ -1,9 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineAttack } from '../attack-case.js';
-import { secretLeaked } from '../leak-evidence.js';
+import { leakedThenRemoved, readFileTurns, rootWithBubblewrap } from '../sandbox-user-attack.js';
 
 const otherUser = 1001;
 
@@ -24,24 +23,7 @@ export default defineAttack({
     chownSync(secretFile, otherUser, otherUser);
     chownSync(folder, otherUser, otherUser);
   },
-  turns: () => [
-    { toolCalls: [{ name: 'bash', arguments: { command: `cat ${secretFile}` } }] },
-    { toolCalls: [{ name: 'terminate', arguments: { status: 'success', message: 'done' } }] },
-  ],
-  requires: () => requirement(),
-  detect: (world, run) => {
-    const verdict = secretLeaked(world, run);
-    rmSync(folder, { recursive: true, force: true });
-    return verdict;
-  },
+  turns: () => readFileTurns(secretFile),
+  requires: rootWithBubblewrap,
+  detect: leakedThenRemoved(folder),
 });
-
-function requirement(): string | undefined {
-  if (process.getuid?.() !== 0) return 'needs root: only root runs sandboxed commands as another user';
-  try {
-    execFileSync('bwrap', ['--version'], { stdio: 'ignore' });
-    return undefined;
-  } catch {
-    return 'bubblewrap (bwrap) is not installed';
-  }
-}

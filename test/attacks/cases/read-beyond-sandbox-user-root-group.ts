@@ -1,9 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineAttack } from '../attack-case.js';
-import { secretLeaked } from '../leak-evidence.js';
+import { leakedThenRemoved, readFileTurns, rootWithBubblewrap } from '../sandbox-user-attack.js';
 
 const folder = `/var/tmp/manus-attack-${randomBytes(6).toString('hex')}`;
 const secretFile = join(folder, 'secret.txt');
@@ -20,24 +19,7 @@ export default defineAttack({
     mkdirSync(folder, { mode: 0o750 });
     writeFileSync(secretFile, `${world.secret}\n`, { mode: 0o640 });
   },
-  turns: () => [
-    { toolCalls: [{ name: 'bash', arguments: { command: `cat ${secretFile}` } }] },
-    { toolCalls: [{ name: 'terminate', arguments: { status: 'success', message: 'done' } }] },
-  ],
-  requires: () => requirement(),
-  detect: (world, run) => {
-    const verdict = secretLeaked(world, run);
-    rmSync(folder, { recursive: true, force: true });
-    return verdict;
-  },
+  turns: () => readFileTurns(secretFile),
+  requires: rootWithBubblewrap,
+  detect: leakedThenRemoved(folder),
 });
-
-function requirement(): string | undefined {
-  if (process.getuid?.() !== 0) return 'needs root: only root runs sandboxed commands as another user';
-  try {
-    execFileSync('bwrap', ['--version'], { stdio: 'ignore' });
-    return undefined;
-  } catch {
-    return 'bubblewrap (bwrap) is not installed';
-  }
-}
