@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { hostPatternMatches, parseHostPattern, type HostPattern } from '../runtime/services/network/host-patterns.js';
+
+function pattern(text: string): HostPattern {
+  const parsed = parseHostPattern(text);
+  if ('problem' in parsed) throw new Error(parsed.problem);
+  return parsed;
+}
+
+describe('host patterns', () => {
+  it.each([
+    ['api.github.com', 'api.github.com', 443, true],
+    ['api.github.com', 'API.GitHub.com.', 443, true],
+    ['api.github.com', 'evil-api.github.com', 443, false],
+    ['api.github.com', 'api.github.com.evil.org', 443, false],
+    ['*.wikipedia.org', 'en.wikipedia.org', 443, true],
+    ['*.wikipedia.org', 'a.b.wikipedia.org', 443, true],
+    ['*.wikipedia.org', 'wikipedia.org', 443, false],
+    ['*.wikipedia.org', 'evilwikipedia.org', 443, false],
+    ['pypi.org:443', 'pypi.org', 443, true],
+    ['pypi.org:443', 'pypi.org', 80, false],
+    ['[::1]:8080', '[::1]', 8080, true],
+    ['10.0.0.1', '10.0.0.1', 22, true],
+  ] as const)('%s against %s:%s is %s', (text, host, port, expected) => {
+    expect(hostPatternMatches(pattern(text), host, port)).toBe(expected);
+  });
+
+  it.each([
+    ['https://example.org', 'URL'],
+    ['*', "'*' may only stand first"],
+    ['exa mple.org', 'not a host name'],
+    ['*.org', 'top-level'],
+    ['ex*ample.org', "'*' may only stand first"],
+    ['example.org:0', 'port'],
+    ['::1', 'brackets'],
+    ['', 'empty'],
+  ])('refuses %j', (text, problem) => {
+    const parsed = parseHostPattern(text);
+    expect('problem' in parsed && parsed.problem).toContain(problem);
+  });
+});
