@@ -23,7 +23,9 @@ process.on('exit', () => rmSync(outdir, { recursive: true, force: true }));
 
 // Loaded only by the runs that need them, or shipped with native or WASM parts; all have a
 // CommonJS entry, which the bundle requires.
-const external = ['tiktoken', 'jiti', 'dockerode', 'playwright-core', '@modelcontextprotocol/sdk', 'linkedom', 'turndown', '@mozilla/readability', '@resvg/resvg-js', 'bullmq', 'ioredis', '@pydantic/genai-prices'];
+// web-tree-sitter (the shell parser) finds its .wasm, and tree-sitter-bash's, through module
+// resolution from the bundle's folder.
+const external = ['tiktoken', 'jiti', 'dockerode', 'playwright-core', '@modelcontextprotocol/sdk', 'linkedom', 'turndown', '@mozilla/readability', '@resvg/resvg-js', 'bullmq', 'ioredis', '@pydantic/genai-prices', 'web-tree-sitter', 'tree-sitter-bash'];
 
 /**
  * vega and vega-lite are ES modules with a top-level await (vega-canvas probing for the optional
@@ -119,6 +121,9 @@ function bundleEntry(plugins) {
   return [
     "import { registerBuiltInPlugins } from './runtime/kernel/plugin-loading/built-in-plugins.ts';",
     "export * from './cli/bundle-entry.ts';",
+    // Not public API: exported from the bundle so a test can check that the built bundle loads
+    // the shell parser, a lazily required package with WASM files beside it.
+    "export { decideShellCommand } from './runtime/services/permissions/shell-command-rules.ts';",
     'registerBuiltInPlugins(new Map([',
     ...plugins.map((plugin) => `  [${JSON.stringify(plugin.key)}, { names: ${JSON.stringify(plugin.names)}, load: () => import(${JSON.stringify(plugin.path)}) }],`),
     ']));',
