@@ -5,6 +5,8 @@ import { parseTrustGrants } from '../runtime/contract/trust-grants.js';
 import { resolveRunId } from '../runtime/runs/run-history.js';
 import { runsDirectoryFor } from '../runtime/runs/run-preparation.js';
 import { readRunResumption } from '../runtime/runs/run-resumption.js';
+import type { ApprovalDecision } from '../runtime/runs/recorded-run.js';
+import { UsageError } from '../runtime/contract/errors.js';
 import { printPlanWarnings, runWithProgress } from './run-command.js';
 import { terminalText } from '../runtime/services/terminal-text.js';
 
@@ -15,6 +17,9 @@ export interface ResumeCommandOptions {
   maxSteps?: number;
   maxTokens?: number;
   answer: string[];
+  approve: string[];
+  deny: string[];
+  reason?: string;
   runsDir?: string;
   json?: boolean;
   quiet?: boolean;
@@ -28,6 +33,7 @@ export async function resumeCommand(runId: string, options: ResumeCommandOptions
     runDirectory,
     cwd: process.cwd(),
     answers: options.answer,
+    approvals: approvalDecisions(options),
     // The grants of the first run are not taken from its events file: the user gives them again.
     overrides: {
       ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
@@ -43,4 +49,16 @@ export async function resumeCommand(runId: string, options: ResumeCommandOptions
   const { answers, ...resume } = resumption.options(isFlow);
   const result = await runWithProgress(plan, { ...options, answer: answers ?? [] }, resume, resumption.label(isFlow));
   return result.exitCode;
+}
+
+/** `--approve` and `--deny` as decisions by call id; a call given both is a usage error. */
+function approvalDecisions(options: Pick<ResumeCommandOptions, 'approve' | 'deny' | 'reason'>): Map<string, ApprovalDecision> {
+  const decisions = new Map<string, ApprovalDecision>();
+  for (const id of options.approve ?? []) decisions.set(id, { approved: true });
+  for (const id of options.deny ?? []) {
+    if (decisions.has(id)) throw new UsageError(`the call ${id} is given to both --approve and --deny`);
+    decisions.set(id, { approved: false, ...(options.reason ? { reason: options.reason } : {}) });
+  }
+  if (options.reason !== undefined && (options.deny ?? []).length === 0) throw new UsageError('--reason goes with --deny <call>');
+  return decisions;
 }

@@ -315,7 +315,7 @@ describe('permissions', () => {
       agentExtra: 'permissions: { deny: [echo] }',
     });
     expect(run.exitCode).toBe(0);
-    expect(toolMessages(run.requests[1])[0].content).toContain("Permission denied: the tool 'echo' is not allowed");
+    expect(toolMessages(run.requests[1])[0].content).toContain("Permission denied: agent 'loop-test (inline)' denies echo.");
   });
 
   it('asks before a guarded call and runs it when approved', async () => {
@@ -341,8 +341,8 @@ describe('permissions', () => {
       agentExtra: 'permissions: { ask: [echo] }',
     });
     expect(run.exitCode).toBe(5);
-    expect(run.json).toMatchObject({ status: 'permission-denied', error: { code: 'permission_denied' } });
-    expect(run.json.answer).toContain('no one can answer');
+    expect(run.json).toMatchObject({ status: 'needs-input', error: { code: 'approval_needed' } });
+    expect(run.json.answer).toContain('--approve call_0_0');
     expect(run.requests).toHaveLength(1);
   });
 });

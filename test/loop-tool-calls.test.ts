@@ -111,21 +111,22 @@ describe('permissions', () => {
     const { result, model } = await run([note, terminateReply()], { agent: 'permissions: { deny: [write_note] }' });
     expect(result).toMatchObject({ status: 'success', files: [] });
     expect(existsSync(join(result.workspace, 'note.txt'))).toBe(false);
-    expect(toolResults(model.requests[1])[0].text).toBe("Permission denied: the tool 'write_note' is not allowed for this run (permissions.deny).");
+    expect(toolResults(model.requests[1])[0].text).toBe("Permission denied: agent 'loop-test (inline)' denies write_note. Do what the task needs without this call, or say what you need.");
   });
 
-  it('stops as permission-denied when a call needs approval and no one can answer', async () => {
+  it('stops as needs-input, with the call pending, when a call needs approval and no one can answer', async () => {
     const { result, model, events } = await run([note, terminateReply()], { agent: 'permissions: { ask: [write_note] }' });
-    expect(result).toMatchObject({ status: 'permission-denied', error: { code: 'permission_denied' }, files: [] });
-    expect(result.answer).toContain('no one can answer "Allow the agent to call write_note with {"path":"note.txt","text":"hello"}? (yes/no)"');
+    expect(result).toMatchObject({ status: 'needs-input', error: { code: 'approval_needed' }, files: [] });
+    expect(result.answer).toContain(`continue with: manus resume ${result.runId} --approve call_1`);
     expect(model.requests).toHaveLength(1);
     expect(existsSync(join(result.workspace, 'note.txt'))).toBe(false);
-    expect(events.at(-1)).toMatchObject({ type: 'run-end', status: 'permission-denied' });
+    expect(eventsOfType(events, 'permission-needed')).toMatchObject([{ callId: 'call_1', tool: 'write_note', rule: 'write_note', arguments: { path: 'note.txt', text: 'hello' } }]);
+    expect(events.at(-1)).toMatchObject({ type: 'run-end', status: 'needs-input' });
   });
 
   it('does not let the recipe\'s answers approve a call', async () => {
     const { result } = await run([note, terminateReply()], { agent: 'permissions: { ask: [write_note] }', recipe: 'answers: { write_note: "yes" }' });
-    expect(result).toMatchObject({ status: 'permission-denied', files: [] });
+    expect(result).toMatchObject({ status: 'needs-input', files: [] });
   });
 
   it('runs a call the user approves, and records the answer', async () => {

@@ -72,13 +72,16 @@ async function plan(files: Record<string, string>, overrides: RecipeOverrides = 
 
 const requested = (resolved: RunPlan) => resolved.trustRequests.map((request) => [request.grant, request.setting]);
 
-describe('a recipe\'s permissions merge with its agent\'s', () => {
+describe('a recipe\'s permissions decide beside its agent\'s', () => {
   it('keeps the agent\'s deny when the recipe lists none, and says so where the recipe tried', async () => {
     const resolved = await plan({
       'agents.yaml': guardedAgents('{ deny: [bash], ask: [terminate] }'),
       'recipe.yaml': recipeFor('guarded', ['permissions: { deny: [], ask: [python_execute] }']),
     });
-    expect(resolved.agent.permissions).toEqual({ deny: ['bash'], ask: ['terminate', 'python_execute'] });
+    expect(resolved.agent.permissionPolicy?.blocks.map((block) => [block.source, block.settings.deny, block.settings.ask])).toEqual([
+      ["agent 'guarded'", ['bash'], ['terminate']],
+      ['the recipe', [], ['python_execute']],
+    ]);
     const warning = resolved.warnings.find((diagnostic) => diagnostic.message.includes("leaves out 'bash'"));
     expect(warning?.severity).toBe('warning');
     expect(formatLocation(warning?.location)).toBe(`${resolved.fixture}/recipe.yaml:5:22`);
@@ -256,7 +259,7 @@ describe('the manus command', () => {
     const fixture = makeFixture({ 'agents.yaml': guardedAgents('{ deny: [bash] }'), 'recipe.yaml': recipeFor('guarded', ['permissions: { deny: [] }']) });
     const run = await runManus(fixture, ['run', 'recipe.yaml', '--json', '--ci'], [bash('touch ran.txt'), terminate()]);
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(toolMessages(run.requests[1])[0].content).toContain("Permission denied: the tool 'bash' is not allowed");
+    expect(toolMessages(run.requests[1])[0].content).toContain("Permission denied: agent 'guarded' denies bash.");
     expect(existsSync(join(run.json.workspace, 'ran.txt'))).toBe(false);
     expect(run.stderr).toMatch(/recipe\.yaml:5:22: warning: permissions\.deny leaves out 'bash'/);
   });
@@ -268,8 +271,8 @@ describe('the manus command', () => {
     });
     const run = await runManus(fixture, ['run', 'recipe.yaml', '--json', '--ci'], [bash('touch ran.txt'), terminate()]);
     expect(run.exitCode).toBe(5);
-    expect(run.json).toMatchObject({ status: 'permission-denied', error: { code: 'permission_denied' } });
-    expect(run.json.answer).toContain('approve it with --answer yes');
+    expect(run.json).toMatchObject({ status: 'needs-input', error: { code: 'approval_needed' } });
+    expect(run.json.answer).toContain('--approve call_0_0');
     expect(existsSync(join(run.json.workspace, 'ran.txt'))).toBe(false);
     expect(readEvents(run.json.runDirectory).some((event) => event.type === 'human-answer')).toBe(false);
   });

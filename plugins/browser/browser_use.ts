@@ -11,6 +11,7 @@ import { browserUseParameters, runBrowserAction, type BrowserUseInput } from './
 
 export default defineTool<BrowserUseInput>({
   name: 'browser_use',
+  permissionArguments: { url: 'url', action: 'text' },
   // What Chromium runs, with which arguments, or which browser it attaches to, is the user's choice.
   // So is where its searches send the user's search keys.
   settingGrants: { executable_path: 'browser', extra_args: 'browser', cdp_url: 'browser', ...keyedEndpointGrants('web_search.') },

@@ -13,6 +13,7 @@ type ChartFormat = (typeof chartFormats)[number];
 
 export default defineTool({
   name: 'chart_visualization',
+  permissionArguments: { data_file: 'path' },
   description:
     'Draw a chart from data and a Vega-Lite (v6) specification, and save it in the workspace as SVG, PNG and an ' +
     'interactive self-contained HTML page (works offline). Give the rows in "data" (an array of objects) or a ' +

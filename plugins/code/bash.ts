@@ -20,6 +20,7 @@ const ordinarySignals = new Set<NodeJS.Signals>(['SIGPIPE']);
 
 export default defineTool({
   name: 'bash',
+  permissionArguments: { command: 'command' },
   description: [
     'Run a bash command in a persistent shell session, with the workspace as the starting folder.',
     'The working folder, environment variables and background jobs carry over between calls.',

@@ -50,6 +50,7 @@ const pythonEnvironment = { PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1',
 
 export default defineTool({
   name: 'python_execute',
+  permissionArguments: { code: 'text' },
   description: 'Run Python 3 in the workspace; returns what it printed and the files it changed. print() what you need to see; save outputs in the workspace.',
   parameters: {
     type: 'object',

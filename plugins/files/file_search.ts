@@ -46,6 +46,7 @@ type SearchInput = SchemaInput<typeof parameters>;
 
 export default defineTool({
   name: 'file_search',
+  permissionArguments: { path: 'path', pattern: 'text' },
   description: 'Search workspace file contents for a pattern; returns `path:line: text`. Skips .git, node_modules and binary files.',
   parameters,
   async execute(input, context) {

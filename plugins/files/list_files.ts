@@ -21,6 +21,7 @@ const unexpandedFolders = new Set(['.git', 'node_modules']);
 
 export default defineTool({
   name: 'list_files',
+  permissionArguments: { path: 'path' },
   description: 'List workspace files and folders as a tree with sizes; .git and node_modules are not opened.',
   parameters: {
     type: 'object',

@@ -56,6 +56,7 @@ type EditorInput = SchemaInput<typeof parameters>;
 
 export default defineTool({
   name: 'str_replace_editor',
+  permissionArguments: { path: 'path' },
   description: [
     'View, create and edit workspace files.',
     'view: a file with line numbers, or a folder two levels deep. create: a new file, never overwriting.',

@@ -11,6 +11,7 @@ import { readFetchSettings } from './web-settings.js';
 
 export default defineTool({
   name: 'web_fetch',
+  permissionArguments: { url: 'url' },
   description: 'Read a web page (not a PDF) without a browser, as markdown. Use the browser for pages that need scripts or clicks.',
   parameters: {
     type: 'object',

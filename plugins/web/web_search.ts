@@ -12,6 +12,7 @@ import { readFetchSettings } from './web-settings.js';
 
 export default defineTool({
   name: 'web_search',
+  permissionArguments: { query: 'text' },
   // An engine's endpoint receives the user's key for it: pointing it elsewhere is the user's choice.
   settingGrants: keyedEndpointGrants(),
   description: 'Search the web: titles, URLs and snippets of the top results. Read a whole result with web_fetch.',

@@ -7,6 +7,7 @@ import { readSandboxUser } from './sandbox-user.js';
 import type { AgentYaml, PermissionsYaml, SandboxYaml } from './schema-types.generated.js';
 import { readSettingLocations } from './setting-locations.js';
 import type { AgentConfig, CompactionSettings, PermissionSettings } from './types.js';
+import { parsePermissionRule } from './permission-rules.js';
 import { locate, type YamlPath, type YamlSource } from './yaml-source.js';
 
 export function readAgentDefinition(
@@ -38,7 +39,7 @@ export function readAgentDefinition(
     llm: raw.llm ?? agentDefaults.llm,
     contextProviders: raw.context_providers ?? [...agentDefaults.context_providers],
     sandbox: readSandbox(raw.sandbox, source, [...path, 'sandbox'], diagnostics),
-    permissions: readPermissions(raw.permissions),
+    permissions: readPermissions(raw.permissions, { source, path: [...path, 'permissions'], diagnostics }),
     toolSettings: raw.tool_settings ?? { ...agentDefaults.tool_settings },
     location: locate(source, path),
     toolLocations,
@@ -68,6 +69,27 @@ export function readSandbox(raw: SandboxYaml | undefined, source: YamlSource, pa
   return { kind, network: network ?? sandboxDefaults.network, options };
 }
 
-export function readPermissions(raw: PermissionsYaml | undefined): PermissionSettings {
-  return { deny: raw?.deny ?? [...permissionDefaults.deny], ask: raw?.ask ?? [...permissionDefaults.ask] };
+/**
+ * A `permissions:` block. With its source, each rule is read now, so a rule that is not one stops
+ * the run before it starts, with its place in the file; the places are kept for `manus validate`.
+ */
+export function readPermissions(raw: PermissionsYaml | undefined, where?: { source: YamlSource; path: YamlPath; diagnostics: Diagnostic[] }): PermissionSettings {
+  const settings: PermissionSettings = {
+    default: raw?.default ?? permissionDefaults.default,
+    allow: raw?.allow ?? [...permissionDefaults.allow],
+    ask: raw?.ask ?? [...permissionDefaults.ask],
+    deny: raw?.deny ?? [...permissionDefaults.deny],
+    onAsk: raw?.on_ask ?? permissionDefaults.on_ask,
+  };
+  if (!where) return settings;
+  const locations: NonNullable<PermissionSettings['locations']> = { allow: [], ask: [], deny: [] };
+  for (const list of ['allow', 'ask', 'deny'] as const) {
+    settings[list].forEach((text, index) => {
+      const location = locate(where.source, [...where.path, list, index]);
+      locations[list].push(location);
+      const rule = parsePermissionRule(text);
+      if ('problem' in rule) where.diagnostics.push({ severity: 'error', message: `permissions.${list}: ${rule.problem}`, location });
+    });
+  }
+  return { ...settings, locations };
 }

@@ -27,7 +27,7 @@ export const agentDefaults = {
   tool_settings: {},
 } satisfies AgentYaml;
 
-export const permissionDefaults = { deny: [], ask: [] } satisfies PermissionsYaml;
+export const permissionDefaults = { default: 'allow', allow: [], ask: [], deny: [], on_ask: 'ask' } as const satisfies PermissionsYaml;
 
 export const profileDefaults = {
   provider: 'openai-compatible',

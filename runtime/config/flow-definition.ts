@@ -21,7 +21,7 @@ export const kernelStepKinds = {
 } as const;
 
 /** Fields every step may have, whatever its kind. */
-export const commonStepFields = ['name', 'kind', 'budgets', 'continue_on_failure'] as const;
+export const commonStepFields = ['name', 'kind', 'budgets', 'permissions', 'continue_on_failure'] as const;
 
 export function isKernelStepKind(kind: string): kind is keyof typeof kernelStepKinds {
   return kind === 'agent' || kind === 'parallel';

@@ -40,6 +40,10 @@ export type SandboxYaml =
       pass_env?: string[];
     };
 /**
+ * A tool name, with `*` for any characters (`mcp_github_*`), optionally followed by a pattern in parentheses: `bash(git status)`, `str_replace_editor(path=docs/**)`.
+ */
+export type PermissionRuleYaml = string;
+/**
  * One success criterion: exactly one of command, file, answer or answer_matches.
  */
 export type CheckYaml = CheckYaml1 & CheckYaml2;
@@ -242,15 +246,30 @@ export interface AgentYaml {
     };
   };
 }
+/**
+ * What the agent may call without asking. Each rule is a tool name (`bash`, `mcp_github_*`, `agent:researcher`) or a tool with a pattern for one of its arguments (`bash(git status)`, `bash(npm run test:*)`, `str_replace_editor(path=docs/**)`, `web_fetch(domain=*.europa.eu)`). deny beats ask beats allow; a call no rule names gets `default`. Every file's block decides on its own and the strictest answer stands, so a recipe or pack can tighten and never loosen.
+ */
 export interface PermissionsYaml {
   /**
-   * Tools the agent may not call.
+   * The answer for a call no rule names.
    */
-  deny?: string[];
+  default?: 'allow' | 'ask' | 'deny';
   /**
-   * Tools that need a person's approval before each call.
+   * Calls allowed without asking.
    */
-  ask?: string[];
+  allow?: PermissionRuleYaml[];
+  /**
+   * Calls that need a person's approval first.
+   */
+  ask?: PermissionRuleYaml[];
+  /**
+   * Calls refused; the model is told why.
+   */
+  deny?: PermissionRuleYaml[];
+  /**
+   * deny: every call that would need approval is refused instead, with a reason the model sees (for unattended runs).
+   */
+  on_ask?: 'ask' | 'deny';
 }
 /**
  * MCP servers whose tools agents may name (mcp_<server>_<tool>, or mcp_<server>_* for all of them). `file:` names an mcpServers JSON file (the .mcp.json format), relative to this file, whose servers are added.
@@ -400,7 +419,7 @@ export interface RecipeYaml {
          */
         pass_env?: string[];
       };
-  permissions?: PermissionsYaml1;
+  permissions?: PermissionsYaml2;
   mcp_servers?: McpServersYaml1;
   /**
    * Settings handed to each tool by name, over the agent's. browser_use's executable_path, extra_args and cdp_url need the user's --trust browser; a keyed search engine's endpoint (web_search's endpoints.tavily and endpoints.brave, also under browser_use's web_search) needs --trust env.
@@ -491,6 +510,7 @@ export interface FlowStepYaml {
    */
   max_concurrency?: number;
   budgets?: BudgetsYaml;
+  permissions?: PermissionsYaml1;
   /**
    * Go on with the next step when this one does not succeed (default false: the flow stops).
    */
@@ -510,17 +530,54 @@ export interface BudgetsYaml {
   cost?: number;
 }
 /**
- * Added to the agent's: a recipe can deny or ask about more tools, never fewer.
+ * What the agent may call without asking. Each rule is a tool name (`bash`, `mcp_github_*`, `agent:researcher`) or a tool with a pattern for one of its arguments (`bash(git status)`, `bash(npm run test:*)`, `str_replace_editor(path=docs/**)`, `web_fetch(domain=*.europa.eu)`). deny beats ask beats allow; a call no rule names gets `default`. Every file's block decides on its own and the strictest answer stands, so a recipe or pack can tighten and never loosen.
  */
 export interface PermissionsYaml1 {
   /**
-   * Tools the agent may not call.
+   * The answer for a call no rule names.
    */
-  deny?: string[];
+  default?: 'allow' | 'ask' | 'deny';
   /**
-   * Tools that need a person's approval before each call.
+   * Calls allowed without asking.
    */
-  ask?: string[];
+  allow?: PermissionRuleYaml[];
+  /**
+   * Calls that need a person's approval first.
+   */
+  ask?: PermissionRuleYaml[];
+  /**
+   * Calls refused; the model is told why.
+   */
+  deny?: PermissionRuleYaml[];
+  /**
+   * deny: every call that would need approval is refused instead, with a reason the model sees (for unattended runs).
+   */
+  on_ask?: 'ask' | 'deny';
+}
+/**
+ * What the agent may call without asking. Each rule is a tool name (`bash`, `mcp_github_*`, `agent:researcher`) or a tool with a pattern for one of its arguments (`bash(git status)`, `bash(npm run test:*)`, `str_replace_editor(path=docs/**)`, `web_fetch(domain=*.europa.eu)`). deny beats ask beats allow; a call no rule names gets `default`. Every file's block decides on its own and the strictest answer stands, so a recipe or pack can tighten and never loosen.
+ */
+export interface PermissionsYaml2 {
+  /**
+   * The answer for a call no rule names.
+   */
+  default?: 'allow' | 'ask' | 'deny';
+  /**
+   * Calls allowed without asking.
+   */
+  allow?: PermissionRuleYaml[];
+  /**
+   * Calls that need a person's approval first.
+   */
+  ask?: PermissionRuleYaml[];
+  /**
+   * Calls refused; the model is told why.
+   */
+  deny?: PermissionRuleYaml[];
+  /**
+   * deny: every call that would need approval is refused instead, with a reason the model sees (for unattended runs).
+   */
+  on_ask?: 'ask' | 'deny';
 }
 /**
  * MCP servers whose tools agents may name (mcp_<server>_<tool>, or mcp_<server>_* for all of them). `file:` names an mcpServers JSON file (the .mcp.json format), relative to this file, whose servers are added.
@@ -589,7 +646,33 @@ export interface UserConfigYaml {
      */
     allow_private?: boolean;
   };
+  permissions?: PermissionsYaml3;
   mcp_servers?: McpServersYaml2;
+}
+/**
+ * What the agent may call without asking. Each rule is a tool name (`bash`, `mcp_github_*`, `agent:researcher`) or a tool with a pattern for one of its arguments (`bash(git status)`, `bash(npm run test:*)`, `str_replace_editor(path=docs/**)`, `web_fetch(domain=*.europa.eu)`). deny beats ask beats allow; a call no rule names gets `default`. Every file's block decides on its own and the strictest answer stands, so a recipe or pack can tighten and never loosen.
+ */
+export interface PermissionsYaml3 {
+  /**
+   * The answer for a call no rule names.
+   */
+  default?: 'allow' | 'ask' | 'deny';
+  /**
+   * Calls allowed without asking.
+   */
+  allow?: PermissionRuleYaml[];
+  /**
+   * Calls that need a person's approval first.
+   */
+  ask?: PermissionRuleYaml[];
+  /**
+   * Calls refused; the model is told why.
+   */
+  deny?: PermissionRuleYaml[];
+  /**
+   * deny: every call that would need approval is refused instead, with a reason the model sees (for unattended runs).
+   */
+  on_ask?: 'ask' | 'deny';
 }
 /**
  * MCP servers whose tools agents may name (mcp_<server>_<tool>, or mcp_<server>_* for all of them). `file:` names an mcpServers JSON file (the .mcp.json format), relative to this file, whose servers are added.

@@ -57,9 +57,34 @@ export interface RetrySettings {
   maxRetryAfterSeconds: number;
 }
 
+export type PermissionAnswer = 'allow' | 'ask' | 'deny';
+
+/** One file's `permissions:` block, as written (rules are read by config/permission-rules.ts). */
 export interface PermissionSettings {
-  deny: string[];
+  /** The answer for a call no rule names. */
+  default: PermissionAnswer;
+  allow: string[];
   ask: string[];
+  deny: string[];
+  /** `deny`: a call that would need approval is refused instead, with a reason the model sees. */
+  onAsk: 'ask' | 'deny';
+  /** Where each rule was written, by list and index, for `manus validate`. */
+  locations?: Record<'allow' | 'ask' | 'deny', Array<SourceLocation | undefined>>;
+}
+
+/** A block with the file it came from, as the run's policy holds it. */
+export interface PermissionBlock {
+  /** Who wrote it, for events and messages: "your config", "agent 'swe'", "the recipe", "step 'draft'". */
+  source: string;
+  settings: PermissionSettings;
+}
+
+/**
+ * The run's permissions: every file's block, each deciding on its own. The strictest answer among
+ * them stands (deny, then ask, then allow), so a block added by a recipe or pack can only tighten.
+ */
+export interface PermissionPolicy {
+  blocks: PermissionBlock[];
 }
 
 export interface AgentConfig {
@@ -81,6 +106,8 @@ export interface AgentConfig {
   contextProviders: string[];
   sandbox?: SandboxSettings;
   permissions: PermissionSettings;
+  /** The run's policy for this agent (its block with the user's, the recipe's, ...), once a recipe is resolved. */
+  permissionPolicy?: PermissionPolicy;
   toolSettings: Record<string, Record<string, unknown>>;
   location?: SourceLocation;
   /** Where each tool name was written, for "not available" messages. */
@@ -219,7 +246,9 @@ export interface FlowStepDefinition {
   location?: SourceLocation;
   budgets: StepBudgets;
   continueOnFailure: boolean;
-  /** The fields beyond name, kind, budgets and continue_on_failure, as written. */
+  /** Rules for the agents the step runs, decided beside theirs. */
+  permissions?: PermissionSettings;
+  /** The fields beyond name, kind, budgets, permissions and continue_on_failure, as written. */
   fields: Record<string, unknown>;
   /** agent steps: a name from agents.yaml, or the agent written inline. */
   agent?: string | AgentConfig;

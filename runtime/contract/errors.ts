@@ -202,6 +202,29 @@ export class HumanInputNeededError extends ManusError {
   }
 }
 
+const approvalNeededErrorMarker = 'manus.error.ApprovalNeededError';
+const approvalNeededErrorSymbol = Symbol.for(approvalNeededErrorMarker);
+
+/**
+ * A call needs the user's approval and no one is there to give it. The run stops as waiting for
+ * input, with the call pending: `manus resume <id> --approve <call>` (or `--deny`) continues it.
+ */
+export class ApprovalNeededError extends ManusError {
+  private readonly [approvalNeededErrorSymbol] = true;
+  readonly callId: string;
+  readonly tool: string;
+
+  constructor(callId: string, tool: string, why: string) {
+    super('approval_needed', `the call ${callId} to '${tool}' needs approval (${why}), and the run is not interactive`);
+    this.callId = callId;
+    this.tool = tool;
+  }
+
+  static isInstance(error: unknown): error is ApprovalNeededError {
+    return ManusError.hasMarker(error, approvalNeededErrorMarker);
+  }
+}
+
 const interruptedErrorMarker = 'manus.error.InterruptedError';
 const interruptedErrorSymbol = Symbol.for(interruptedErrorMarker);
 

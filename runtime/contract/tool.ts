@@ -175,6 +175,14 @@ export interface ToolDefinition<Input = Record<string, unknown>> {
    */
   settingGrants?: Readonly<Record<string, TrustGrant | SettingGrant>>;
   /**
+   * The arguments permission rules can match, and how: `command` (a shell command, parsed: each
+   * simple command in it must be allowed), `path` (a file, as a glob relative to the workspace),
+   * `url` (a URL pattern, or `domain=` for its host), `domain` (a host name) or `text` (a glob).
+   * The first is the one a pattern without `name=` is for: `bash(git status)`. Other string
+   * arguments can still be named in a rule (`tool(name=glob)`) and are matched as text.
+   */
+  permissionArguments?: Readonly<Record<string, PermissionArgumentKind>>;
+  /**
    * The result depends on the arguments alone: the tool reads and changes nothing outside the call
    * (no files, commands, network, clock or person). A replay runs such a tool for real instead of
    * answering with its recorded result, and does not compare its result with the recording.
@@ -190,6 +198,9 @@ export interface ToolDefinition<Input = Record<string, unknown>> {
 }
 
 export type AnyToolDefinition = ToolDefinition<any>;
+
+/** How a permission rule's pattern is matched against one argument (see `permissionArguments`). */
+export type PermissionArgumentKind = 'command' | 'path' | 'url' | 'domain' | 'text';
 
 /**
  * Identity helper for plugin authors: gives a tool object its type and nothing else. The input

@@ -10,7 +10,7 @@ import { compactHistory, dropOldestTurns } from './context-compaction.js';
 import { errorMessage, ManusError, ProviderError } from '../contract/errors.js';
 import { prepareJsonSchemas } from '../contract/json-schema.js';
 import type { RunBudgets } from '../config/run-plan.js';
-import type { ChatModel, ModelReply, ToolSpecification, TokenUsage } from '../contract/model-types.js';
+import type { ChatModel, ModelReply, RawToolCall, ToolSpecification, TokenUsage } from '../contract/model-types.js';
 import type { TokenCounter } from '../services/model/token-counter.js';
 import { costOf, type PriceBook, type TokenPrices } from '../services/model/pricing.js';
 import { addUsage, zeroUsage } from '../contract/token-usage.js';
@@ -22,7 +22,8 @@ import { StuckDetector, turnSignature } from './stuck-detector.js';
 import type { RunFaultGuard } from './tool-fault-guard.js';
 import type { ImageRecorder } from './run-images.js';
 import type { AnyToolDefinition, ChatContentPart, ChatMessage, ToolContext, ToolImage, TraceWriter } from '../contract/tool.js';
-import { prepareCall, runToolCalls, type CallOutcome } from './tool-runner.js';
+import { prepareCall, runToolCalls, type CallOutcome, type PreparedCall } from './tool-runner.js';
+import { createApprovalGate, type ApprovalGate } from '../services/permissions/approval-gate.js';
 import { ToolGuides } from './tool-guides.js';
 import { toolboxRevision } from './toolbox.js';
 
@@ -84,6 +85,8 @@ export interface LoopSettings {
   sharedBudget?: SharedBudget;
   /** Keeps the images the model is shown, for the run's report. */
   recordImages?: ImageRecorder;
+  /** Answers the calls the permissions ask about (the run's, shared by its agents); by default a person, else the run stops. */
+  approvals?: ApprovalGate;
 }
 
 export interface SharedBudget {
@@ -99,6 +102,8 @@ export interface ResumeState {
   /** What the usage cost, as recorded; undefined when part of it had no known price. */
   cost?: number;
   files: string[];
+  /** Calls of the last turn that waited for the user's approval: they run first, with the decision given. */
+  pendingCalls?: RawToolCall[];
 }
 
 const recentToolWindow = 3;
@@ -111,6 +116,8 @@ export async function runAgentLoop(settings: LoopSettings): Promise<LoopOutcome>
   const signal = timeBudget ? AbortSignal.any([settings.signal, timeBudget]) : settings.signal;
   // A cost budget is checked before the first request, so its prices must be known by then.
   if (settings.budgets.cost !== undefined) await state.loadDefaultPrices();
+  const pending = await runPendingCalls(state, signal);
+  if (pending?.kind === 'finished') return await state.outcome(pending.status, pending.answer, { structured: pending.structured });
   for (;;) {
     state.takeOutsideUsage();
     await state.settlePrices();
@@ -166,6 +173,7 @@ class LoopState {
   readonly recentTools: string[][] = [];
   readonly promptBudget: PromptBudget;
   readonly guides: ToolGuides;
+  readonly approvals: ApprovalGate;
   usage: TokenUsage = zeroUsage();
   /** Dollars spent on usage already priced. */
   cost = 0;
@@ -183,6 +191,7 @@ class LoopState {
   readonly finishHint: string | undefined;
   constructor(settings: LoopSettings) {
     this.settings = settings;
+    this.approvals = settings.approvals ?? createApprovalGate({ unanswered: 'stop' });
     this.history = [...(settings.resume?.history ?? [])];
     if (settings.resume) {
       this.step = settings.resume.step;
@@ -383,11 +392,23 @@ async function runStep(state: LoopState, signal: AbortSignal): Promise<StepResul
   }
   if (answerCall) state.corrections += 1;
 
+  const outcomes = await runCalls(state, calls, signal);
+  const finished = finishingResult(state, outcomes);
+  if (finished) return finished;
+  const failing = checkErrorStreak(state, outcomes);
+  if (failing) return failing;
+  return checkRepetition(state, turnSignature(reply.content, calls.map((call) => ({ name: call.name, arguments: call.input ?? call.argumentsText }))));
+}
+
+/** Runs a turn's calls and adds their results to the history. */
+async function runCalls(state: LoopState, calls: PreparedCall[], signal: AbortSignal): Promise<CallOutcome[]> {
+  const { settings } = state;
   const outcomes = await runToolCalls(calls, {
     tools: settings.tools,
     maxObserve: settings.agent.maxObserve,
     parallel: settings.agent.parallelToolCalls,
-    permissions: settings.agent.permissions,
+    permissions: settings.agent.permissionPolicy ?? { blocks: [{ source: `agent '${settings.agent.name}'`, settings: settings.agent.permissions }] },
+    approvals: state.approvals,
     trace: settings.trace,
     step: state.step,
     contextFor: (call) => settings.toolContext({ id: call.id, step: state.step, name: call.name, signal }),
@@ -398,12 +419,14 @@ async function runStep(state: LoopState, signal: AbortSignal): Promise<StepResul
     for (const file of outcome.result.files ?? []) state.files.add(file);
   }
   state.pendingImages = outcomes.flatMap((outcome) => outcome.result.images ?? []);
+  return outcomes;
+}
 
-  const finished = finishingResult(state, outcomes);
-  if (finished) return finished;
-  const failing = checkErrorStreak(state, outcomes);
-  if (failing) return failing;
-  return checkRepetition(state, turnSignature(reply.content, calls.map((call) => ({ name: call.name, arguments: call.input ?? call.argumentsText }))));
+/** Calls a resumed run stopped on for the user's approval: run (or refused) now, before the next request. */
+async function runPendingCalls(state: LoopState, signal: AbortSignal): Promise<StepResult | undefined> {
+  const pending = state.settings.resume?.pendingCalls ?? [];
+  if (pending.length === 0) return undefined;
+  return finishingResult(state, await runCalls(state, pending.map((call) => prepareCall(call, state.settings.tools)), signal));
 }
 
 async function requestReply(state: LoopState, requestMessages: ChatMessage[], signal: AbortSignal, retry: { compacted?: boolean } = {}): Promise<ModelReply> {

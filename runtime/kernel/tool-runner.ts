@@ -2,13 +2,15 @@
  * Runs one turn's tool calls. Independent calls run concurrently; calls to a `sequential` tool (or
  * all calls, when the agent turns parallel calls off) run one after another. Results come back in
  * the order the model made the calls, whatever order they finish in. A failing tool becomes an
- * error result for the model, with its stack trace kept in the events file only; only interrupts,
- * permission denials, a question no one can answer and a broken events file stop the run. Calls listed after one that finishes
- * the run are skipped.
+ * error result for the model, with its stack trace kept in the events file only; a call the
+ * permissions refuse gets its reason as its result. Only interrupts, a question or an approval no one
+ * can answer and a broken events file stop the run. Calls listed after one that finishes the run
+ * are skipped.
  */
-import type { PermissionSettings } from '../config/types.js';
-import { HumanInputNeededError, PermissionDeniedError } from '../contract/errors.js';
-import { isYes } from '../services/human-channel.js';
+import type { PermissionPolicy } from '../config/types.js';
+import { ApprovalNeededError, HumanInputNeededError, PermissionDeniedError } from '../contract/errors.js';
+import { decidePermission, type PermissionVerdict } from '../services/permissions/permission-decision.js';
+import type { ApprovalGate } from '../services/permissions/approval-gate.js';
 import type { RawToolCall } from '../contract/model-types.js';
 import type { AnyToolDefinition, ToolContext, ToolResult, TraceWriter } from '../contract/tool.js';
 import { parseToolArguments, validateToolArguments } from './tool-arguments.js';
@@ -41,7 +43,9 @@ export interface ToolRunnerSettings {
   tools: ReadonlyMap<string, AnyToolDefinition>;
   maxObserve: number;
   parallel: boolean;
-  permissions: PermissionSettings;
+  permissions: PermissionPolicy;
+  /** Answers the calls the permissions ask about. */
+  approvals: ApprovalGate;
   trace: TraceWriter;
   step: number;
   contextFor(call: PreparedCall): Promise<ToolContext>;
@@ -168,7 +172,8 @@ async function runOne(call: PreparedCall, settings: ToolRunnerSettings): Promise
 
 async function execute(call: PreparedCall, settings: ToolRunnerSettings, context: ToolContext): Promise<ToolResult> {
   const tool = settings.tools.get(call.name)!;
-  const denial = await permissionProblem(call, settings.permissions, context);
+  const verdict = await decidePermission(settings.permissions, { tool, input: call.input ?? {}, workspace: context.workspace });
+  const denial = await permissionProblem(call, verdict, settings, context);
   if (denial) return { content: denial, isError: true };
   const run = async () => tool.execute(call.input ?? {}, context);
   try {
@@ -205,20 +210,31 @@ function normaliseResult(value: ToolResult): ToolResult {
   return value;
 }
 
-async function permissionProblem(call: PreparedCall, permissions: PermissionSettings, context: ToolContext): Promise<string | undefined> {
-  if (matches(permissions.deny, call.name)) {
-    return `Permission denied: the tool '${call.name}' is not allowed for this run (permissions.deny).`;
+/** Why the permissions refuse the call, or undefined to run it; every decision a rule or a person made is an event. */
+async function permissionProblem(call: PreparedCall, verdict: PermissionVerdict, settings: ToolRunnerSettings, context: ToolContext): Promise<string | undefined> {
+  const decided = { step: settings.step, callId: call.id, tool: call.name, rule: verdict.rule, source: verdict.source };
+  if (verdict.answer === 'allow') {
+    if (verdict.rule !== undefined) settings.trace.emit('permission-decided', { ...decided, decision: 'allow', by: 'rules' });
+    return undefined;
   }
-  if (!matches(permissions.ask, call.name)) return undefined;
-  const question = `Allow the agent to call ${call.name} with ${call.argumentsText}? (yes/no)`;
-  // Only the user approves: the recipe's answers never reach a permission prompt.
-  const answer = await context.human.ask(question, { required: true, permission: true, signal: context.signal }).catch((error: unknown) => {
-    if (PermissionDeniedError.isInstance(error)) throw error;
-    throw new PermissionDeniedError(`approval needed to call '${call.name}', and no one could be asked: ${error instanceof Error ? error.message : String(error)}`);
+  if (verdict.answer === 'deny') {
+    settings.trace.emit('permission-decided', { ...decided, decision: 'deny', by: 'rules', reason: verdict.reason });
+    return `Permission denied: ${verdict.reason}. Do what the task needs without this call, or say what you need.`;
+  }
+  const request = { callId: call.id, tool: call.name, argumentsText: call.argumentsText, rule: verdict.rule, reason: verdict.reason, askBecomesDenial: verdict.askBecomesDenial, human: context.human, signal: context.signal };
+  const outcome = await settings.approvals.answer(request).catch((error: unknown) => {
+    // Recorded with the call, so that `manus resume --approve` knows what it approves.
+    if (ApprovalNeededError.isInstance(error)) settings.trace.emit('permission-needed', { ...decided, arguments: call.input ?? call.argumentsText, reason: verdict.reason });
+    throw error;
   });
-  return isYes(answer) ? undefined : `Permission denied: the user did not approve the call to '${call.name}'.`;
+  if (outcome.approved) {
+    settings.trace.emit('permission-decided', { ...decided, decision: 'allow', by: outcome.by, ...(outcome.forRun ? { forRun: true } : {}) });
+    return undefined;
+  }
+  settings.trace.emit('permission-decided', { ...decided, decision: 'deny', by: outcome.by, reason: outcome.reason });
+  if (outcome.by === 'on-ask' || outcome.by === 'unattended') {
+    return `Permission denied: the call to '${call.name}' needs approval (${verdict.reason}), and ${outcome.reason}.`;
+  }
+  return `Permission denied: the user did not approve the call to '${call.name}'${outcome.reason ? `: ${outcome.reason}` : ''}.`;
 }
 
-function matches(patterns: readonly string[], name: string): boolean {
-  return patterns.includes('*') || patterns.includes(name);
-}

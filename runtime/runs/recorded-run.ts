@@ -10,6 +10,7 @@ import { UsageError } from '../contract/errors.js';
 import type { RawToolCall } from '../contract/model-types.js';
 import type { ChatMessage, ToolResult } from '../contract/tool.js';
 import { addUsage, zeroUsage, type TokenUsage } from '../contract/token-usage.js';
+import { runApprovalKey } from '../services/permissions/approval-gate.js';
 
 export interface RunEvent {
   type: string;
@@ -80,6 +81,14 @@ export interface ResumePoint {
   answeredQuestions: AnsweredQuestion[];
   /** The given answers left over for questions the resumed run asks. */
   remainingAnswers: string[];
+  /** Calls that waited for the user's approval, with the decision given now: they run (or are refused) first. */
+  decidedCalls: Array<{ id: string; name: string; approved: boolean }>;
+}
+
+/** The user's decision about a call that waited for approval. */
+export interface ApprovalDecision {
+  approved: boolean;
+  reason?: string;
 }
 
 /**
@@ -89,7 +98,7 @@ export interface ResumePoint {
  * result for a call that finished while a sibling stopped the run, and a notice for a call that
  * was cut short. An earlier resumption closed its calls the same way, so they are rebuilt alike.
  */
-export function resumeStateOf(run: RecordedRun, answers: readonly string[] = []): ResumePoint {
+export function resumeStateOf(run: RecordedRun, answers: readonly string[] = [], decisions: ReadonlyMap<string, ApprovalDecision> = new Map()): ResumePoint {
   let history: ChatMessage[] = [];
   let step = 0;
   let usage: TokenUsage = zeroUsage();
@@ -100,6 +109,7 @@ export function resumeStateOf(run: RecordedRun, answers: readonly string[] = [])
   const files = new Set<string>();
   const finished = new Map<string, string>();
   const questions = new Map<string, string>();
+  const awaitingApproval = new Set<string>();
   for (const event of run.events) {
     switch (event.type) {
       case 'message':
@@ -129,9 +139,15 @@ export function resumeStateOf(run: RecordedRun, answers: readonly string[] = [])
       case 'human-input-needed':
         questions.set(event.callId as string, String(event.question ?? ''));
         break;
+      case 'permission-needed':
+        awaitingApproval.add(event.callId as string);
+        break;
       case 'run-resume': {
         const given = (event.answers ?? {}) as Record<string, string>;
+        const decided = new Set((event.approvalsGiven ?? []) as string[]);
         for (const call of unansweredCalls(history)) {
+          // Run once the resumption began: its result follows in the history.
+          if (decided.has(call.id)) continue;
           const content = given[call.id] !== undefined ? answerContent(given[call.id]) : finished.get(call.id) ?? interruptedCallResult;
           history.push({ role: 'tool', tool_call_id: call.id, content });
         }
@@ -147,10 +163,20 @@ export function resumeStateOf(run: RecordedRun, answers: readonly string[] = [])
   const remainingAnswers = [...answers];
   const interruptedCalls: Array<{ id: string; name: string }> = [];
   const answeredQuestions: AnsweredQuestion[] = [];
+  const decidedCalls: ResumePoint['decidedCalls'] = [];
+  const pendingCalls: RawToolCall[] = [];
   for (const call of unansweredCalls(history)) {
     const question = questions.get(call.id);
     let content: string;
-    if (question !== undefined) {
+    if (awaitingApproval.has(call.id) && !finished.has(call.id)) {
+      const decision = decisions.get(call.id);
+      if (!decision) {
+        throw new UsageError(`run ${String(run.start.runId)} is waiting for approval of the call ${call.id} to '${call.name}': continue it with --approve ${call.id} or --deny ${call.id} [--reason TEXT]`);
+      }
+      decidedCalls.push({ ...call, approved: decision.approved });
+      pendingCalls.push({ id: call.id, name: call.name, arguments: call.arguments });
+      continue;
+    } else if (question !== undefined) {
       const answer = remainingAnswers.shift();
       if (answer === undefined) {
         throw new UsageError(`run ${String(run.start.runId)} is waiting for an answer to "${question}": give it with --answer TEXT`);
@@ -165,7 +191,8 @@ export function resumeStateOf(run: RecordedRun, answers: readonly string[] = [])
     }
     history.push({ role: 'tool', tool_call_id: call.id, content });
   }
-  return { state: { history, step, usage, ...(cost !== undefined ? { cost } : {}), files: [...files] }, interruptedCalls, answeredQuestions, remainingAnswers };
+  const state = { history, step, usage, ...(cost !== undefined ? { cost } : {}), files: [...files], ...(pendingCalls.length > 0 ? { pendingCalls } : {}) };
+  return { state, interruptedCalls, answeredQuestions, remainingAnswers, decidedCalls };
 }
 
 /** What the model reads for a user's answer; an empty one says so, as the tool itself does. */
@@ -173,11 +200,28 @@ function answerContent(answer: string): string {
   return answer.trim() === '' ? 'The human gave an empty answer.' : answer;
 }
 
-function unansweredCalls(history: ChatMessage[]): Array<{ id: string; name: string }> {
+function unansweredCalls(history: ChatMessage[]): Array<{ id: string; name: string; arguments: string }> {
   const answered = new Set(history.filter((message) => message.role === 'tool').map((message) => (message as { tool_call_id: string }).tool_call_id));
   const lastAssistant = [...history].reverse().find((message) => message.role === 'assistant');
   const calls = lastAssistant?.role === 'assistant' ? lastAssistant.tool_calls ?? [] : [];
-  return calls.filter((call) => !answered.has(call.id)).map((call) => ({ id: call.id, name: call.function.name }));
+  return calls.filter((call) => !answered.has(call.id)).map((call) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments }));
+}
+
+/** The calls a run stopped on for approval and has not run since, each with its tool and arguments. */
+export function callsAwaitingApproval(run: RecordedRun): Array<{ id: string; tool: string; arguments: unknown; reason?: string; path?: string }> {
+  const waiting = new Map<string, { id: string; tool: string; arguments: unknown; reason?: string; path?: string }>();
+  for (const event of run.events) {
+    if (event.type === 'permission-needed') waiting.set(event.callId, { id: event.callId, tool: event.tool, arguments: event.arguments, reason: event.reason, ...(event.path ? { path: event.path } : {}) });
+    if (event.type === 'tool-call-end') waiting.delete(event.callId);
+  }
+  return [...waiting.values()];
+}
+
+/** Approvals for the rest of the run the user gave, as the approval gate keys them, so a resumed run does not ask again. */
+export function recordedRunApprovals(run: RecordedRun): string[] {
+  return run.events
+    .filter((event) => event.type === 'permission-decided' && event.forRun === true && event.decision === 'allow')
+    .map((event) => runApprovalKey(String(event.tool), typeof event.rule === 'string' ? event.rule : undefined));
 }
 
 

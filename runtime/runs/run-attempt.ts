@@ -90,6 +90,7 @@ function loopSettingsFor(run: PreparedRun, plan: RunPlan, options: RunOptions, {
     faults: run.faults,
     outsideUsage: run.outsideUsage,
     recordImages: imageRecorder(run.runDirectory, run.trace),
+    approvals: run.approvals,
     toolContext: toolContexts(run, plan, options, { model, connection }),
     contextProviderInput: (provider, step) => ({
       ...step,

@@ -14,6 +14,7 @@ import { RunFaultGuard } from '../kernel/tool-fault-guard.js';
 import { Toolbox } from '../kernel/toolbox.js';
 import { agentToolName, agentToolPrefix } from '../features/flow/agent-tool-names.js';
 import { askOnTerminal, createHumanChannel } from '../services/human-channel.js';
+import { createApprovalGate } from '../services/permissions/approval-gate.js';
 import { UsageLedger } from '../services/model/usage-ledger.js';
 import { connectProfileModel } from '../services/model/profile-model.js';
 import { createToolNetwork } from '../services/network/tool-network.js';
@@ -107,6 +108,11 @@ export function prepareRun(plan: RunPlan, options: RunOptions): PreparedRun {
       onAsked: (question, answer, source) => trace.emit('human-answer', { question, answer, source }),
     }),
     outsideUsage: new UsageLedger(),
+    approvals: createApprovalGate({
+      unanswered: options.unansweredApproval ?? 'stop',
+      decided: options.approvalDecisions,
+      runApprovals: options.resume?.runApprovals,
+    }),
   };
 }
 

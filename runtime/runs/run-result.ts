@@ -4,7 +4,7 @@
  */
 import { readdirSync, rmdirSync } from 'node:fs';
 import type { RunPlan } from './recipe/resolve-recipe.js';
-import { HumanInputNeededError, ManusError, PermissionDeniedError } from '../contract/errors.js';
+import { ApprovalNeededError, HumanInputNeededError, ManusError, PermissionDeniedError } from '../contract/errors.js';
 import type { FlowStepRecord, PreparedRun, RunModel, RunOptions, RunResult, TaskAttempts } from './run-types.js';
 import { failureStatus } from './run-status.js';
 import { compareSnapshots, snapshotWorkspace } from '../services/sandbox/workspace-changes.js';
@@ -89,8 +89,11 @@ export function asManusError(error: unknown): ManusError {
   return new ManusError('internal_error', error instanceof Error ? error.stack ?? error.message : String(error));
 }
 
-/** A run waiting for an answer says how to give it. */
+/** A run waiting for an answer or an approval says how to give it. */
 function answerFor(error: ManusError, runId: string): string {
+  if (ApprovalNeededError.isInstance(error)) {
+    return `${error.message}; continue with: manus resume ${runId} --approve ${error.callId}  (or --deny ${error.callId} --reason "...")`;
+  }
   if (!HumanInputNeededError.isInstance(error)) return error.message;
   return `${error.message}; answer it with: manus resume ${runId} --answer "..."`;
 }

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import type { RecipeOverrides } from './recipe/resolve-recipe.js';
 import { UsageError } from '../contract/errors.js';
 import { FlowResume } from './flow/flow-resume.js';
-import { readRecordedRun, resumeStateOf, type RecordedRun } from './recorded-run.js';
+import { callsAwaitingApproval, readRecordedRun, recordedRunApprovals, resumeStateOf, type ApprovalDecision, type RecordedRun } from './recorded-run.js';
 import { activeDurationMs } from './run-history.js';
 import type { RunOptions } from './run-types.js';
 
@@ -19,7 +19,7 @@ export interface RunResumption {
   /** The run's own overrides with the caller's changes; grants are never taken from the events file. */
   overrides: RecipeOverrides;
   /** What `executeRun` needs, once the plan is known (a flow resumes step by step). */
-  options(isFlow: boolean): Pick<RunOptions, 'resume' | 'startDetails' | 'answers'>;
+  options(isFlow: boolean): Pick<RunOptions, 'resume' | 'startDetails' | 'answers' | 'approvalDecisions'>;
   /** What the resumption does with the interrupted calls and answered questions, for the user to read. */
   notes(isFlow: boolean): string[];
   /** One line saying where the run continues. */
@@ -32,6 +32,8 @@ export interface ResumptionRequest {
   /** The folder the run was started in: its workspace path is relative to it. */
   cwd: string;
   answers?: readonly string[];
+  /** The user's decisions about calls the run stopped on for approval, by call id. */
+  approvals?: ReadonlyMap<string, ApprovalDecision>;
   /** Changes to the recorded overrides (larger budgets, the grants given again). */
   overrides?: RecipeOverrides;
 }
@@ -46,10 +48,20 @@ export function readRunResumption(request: ResumptionRequest): RunResumption {
   const workspace = resolve(request.cwd, String(recorded.start.workspace));
   const earlierDurationMs = activeDurationMs(recorded.events) ?? 0;
   const answers = request.answers ?? [];
+  const decisions = request.approvals ?? new Map<string, ApprovalDecision>();
+  const waiting = callsAwaitingApproval(recorded);
+  for (const id of decisions.keys()) {
+    if (!waiting.some((call) => call.id === id)) {
+      const listed = waiting.length > 0 ? `; it waits for ${waiting.map((call) => `${call.id} (${call.tool})`).join(', ')}` : '; it waits for no approval';
+      throw new UsageError(`run ${runId} did not stop on the call ${id}${listed}`);
+    }
+  }
+  const runApprovals = recordedRunApprovals(recorded);
+  const approvalsGiven = decisions.size > 0 ? { approvalsGiven: [...decisions.keys()] } : {};
   let task: ReturnType<typeof resumeStateOf> | undefined;
   let flow: FlowResume | undefined;
-  const taskPoint = () => (task ??= resumeStateOf(recorded, answers));
-  const flowPoint = () => (flow ??= new FlowResume(recorded, answers));
+  const taskPoint = () => (task ??= resumeStateOf(recorded, answers, decisions));
+  const flowPoint = () => (flow ??= new FlowResume(recorded, answers, decisions));
   const answered = (questions: Array<{ id: string; answer: string }>) =>
     questions.length > 0 ? { answers: Object.fromEntries(questions.map((question) => [question.id, question.answer])) } : {};
   return {
@@ -61,18 +73,20 @@ export function readRunResumption(request: ResumptionRequest): RunResumption {
         const point = flowPoint();
         return {
           answers: point.answersLeft,
-          resume: { runId, runDirectory: request.runDirectory, workspace, state: { history: [], step: point.spent.steps, usage: point.spent.usage, files: [] }, flow: point },
-          startDetails: { earlierDurationMs, ...answered(point.answered) },
+          approvalDecisions: decisions,
+          resume: { runId, runDirectory: request.runDirectory, workspace, state: { history: [], step: point.spent.steps, usage: point.spent.usage, files: [] }, flow: point, runApprovals },
+          startDetails: { earlierDurationMs, ...answered(point.answered), ...approvalsGiven },
         };
       }
       // The first answers go to the questions the run stopped on; the rest to questions still to come.
       const point = taskPoint();
       return {
         answers: point.remainingAnswers,
-        resume: { runId, runDirectory: request.runDirectory, workspace, state: point.state },
+        approvalDecisions: decisions,
+        resume: { runId, runDirectory: request.runDirectory, workspace, state: point.state, runApprovals },
         // The earlier duration lets listings add up the whole run from the end of its file alone;
         // the answers let a later resumption rebuild the same history.
-        startDetails: { earlierDurationMs, ...answered(point.answeredQuestions) },
+        startDetails: { earlierDurationMs, ...answered(point.answeredQuestions), ...approvalsGiven },
       };
     },
     notes(isFlow) {
@@ -81,6 +95,7 @@ export function readRunResumption(request: ResumptionRequest): RunResumption {
       return [
         ...point.interruptedCalls.map((call) => `the ${call.name} call ${call.id} was interrupted; it is reported to the agent and not run again`),
         ...point.answeredQuestions.map((question) => `answering "${question.question}" with the answer given`),
+        ...point.decidedCalls.map((call) => `${call.approved ? 'running' : 'refusing'} the ${call.name} call ${call.id}, as you decided`),
       ];
     },
     label(isFlow) {

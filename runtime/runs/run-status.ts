@@ -1,7 +1,7 @@
 /** How a run ended, in one word; a run that an error ended takes its status from the kind of error. */
 import type { LoopStatus } from '../kernel/agent-loop.js';
 import { McpServerUnavailableError } from '../features/mcp/mcp-errors.js';
-import { HumanInputNeededError, InterruptedError, PermissionDeniedError, ProviderError, type ManusError } from '../contract/errors.js';
+import { ApprovalNeededError, HumanInputNeededError, InterruptedError, PermissionDeniedError, ProviderError, type ManusError } from '../contract/errors.js';
 
 export type RunStatus = LoopStatus | 'checks-failed' | 'provider-failed' | 'permission-denied' | 'needs-input' | 'tool-source-failed' | 'error';
 
@@ -14,7 +14,7 @@ export function isRunStatus(value: unknown): value is RunStatus {
 
 /** The status of a run that `error` ended: `error` for any kind without a status of its own. */
 export function failureStatus(error: ManusError): RunStatus {
-  if (HumanInputNeededError.isInstance(error)) return 'needs-input';
+  if (HumanInputNeededError.isInstance(error) || ApprovalNeededError.isInstance(error)) return 'needs-input';
   if (ProviderError.isInstance(error)) return 'provider-failed';
   if (PermissionDeniedError.isInstance(error)) return 'permission-denied';
   if (InterruptedError.isInstance(error)) return 'interrupted';

@@ -4,6 +4,7 @@
  * importing one another.
  */
 import type { LoopOutcome, BudgetName, ResumeState, SharedBudget } from '../kernel/agent-loop.js';
+import type { ApprovalGate, UnansweredApproval } from '../services/permissions/approval-gate.js';
 import type { FinalAnswerSchema } from '../kernel/final-answer.js';
 import type { RunFaultGuard } from '../kernel/tool-fault-guard.js';
 import type { Toolbox, ToolWrapper } from '../kernel/toolbox.js';
@@ -63,7 +64,7 @@ export interface RunOptions {
   onEvent?: RunEventListener;
   onTextDelta?: (text: string) => void;
   /** Continue an earlier run in its own folder and workspace, from its recorded history (a flow's, from each step's). */
-  resume?: { runId: string; runDirectory: string; workspace: string; state: ResumeState; flow?: FlowResume };
+  resume?: { runId: string; runDirectory: string; workspace: string; state: ResumeState; flow?: FlowResume; runApprovals?: string[] };
   /** Answers instead of the provider: recorded replies, when replaying a run. */
   model?: ChatModel;
   /** Extra fields for the run-start event (a replay names what it replays), or the run-resume event. */
@@ -80,6 +81,13 @@ export interface RunOptions {
   wrapTool?: ToolWrapper;
   /** A budget shared with other runs (a batch's totals): told what this run spends, and it stops when the budget is gone. */
   sharedBudget?: SharedBudget;
+  /**
+   * A call that needs approval with no one to ask: `stop` the run, resumable with the call pending
+   * (the default), or `deny` it with a reason the model sees (batch workers, `manus mcp serve`).
+   */
+  unansweredApproval?: UnansweredApproval;
+  /** The user's decisions about the calls a resumed run stopped on, by call id (`--approve`, `--deny`). */
+  approvalDecisions?: ReadonlyMap<string, { approved: boolean; reason?: string }>;
 }
 
 /** The run's place and services, from its start to its result. */
@@ -111,6 +119,8 @@ export interface PreparedRun {
   network: ToolNetwork;
   /** How questions reach a person: shared by the tools and the MCP servers' requests, so answers are used in order. */
   human: HumanChannel;
+  /** Answers the calls the permissions ask about, for every agent of the run. */
+  approvals: ApprovalGate;
   /** Tokens spent for the run outside the loop's requests (MCP sampling); the loop counts them. */
   outsideUsage: UsageLedger;
 }

@@ -72,6 +72,13 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
       case 'human-input-needed':
         line(paint('33', `${stepLabel(data)} the agent asks "${oneLine(shown(data.question), lineWidth)}", and no one can answer here`));
         break;
+      case 'permission-needed':
+        line(paint('33', `${stepLabel(data)} ${shown(data.tool)} needs approval (${oneLine(shown(data.reason), lineWidth)}), and no one can approve it here`));
+        break;
+      case 'permission-decided':
+        if (data.decision === 'deny') line(paint('33', `  denied ${shown(data.tool)}: ${oneLine(shown(data.reason ?? data.rule ?? ''), lineWidth)}`));
+        else if (data.by !== 'rules') line(dim(`  ${shown(data.tool)} approved${data.forRun ? ' for the rest of the run' : ''}`));
+        break;
       case 'model-retry':
         line(paint('33', `  retrying the model request in ${(Number(data.delayMs) / 1000).toFixed(1)} s (${oneLine(shown(data.reason), 120)})`));
         break;

@@ -72,6 +72,8 @@ export async function runBatchItem(request: ItemRunRequest): Promise<ItemRunOutc
       signal: request.signal,
       runsDirectory: request.runsDirectory,
       interactive: false,
+      // No one waits at a worker or behind an MCP client to approve a call: the model is told it was refused.
+      unansweredApproval: 'deny',
       answers: resumed?.answers ?? [],
       redactor,
       sharedBudget: request.sharedBudget,

@@ -67,6 +67,8 @@ async function runRecipe(recipe: Recipe, input: Record<string, unknown>, call: S
       signal: interrupt.signal,
       runsDirectory: options.runsDirectory,
       interactive: false,
+      // No one waits at a worker or behind an MCP client to approve a call: the model is told it was refused.
+      unansweredApproval: 'deny',
       answers: [],
       redactor,
       onEvent: (type, data) => {

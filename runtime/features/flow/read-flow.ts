@@ -4,6 +4,7 @@
  * since later steps refer to earlier ones by name.
  */
 import type { Diagnostic } from '../../contract/errors.js';
+import { readPermissions } from '../../config/agent-definition.js';
 import { readAgentDefinition } from '../../config/agent-definition.js';
 import { didYouMean } from '../../contract/did-you-mean.js';
 import type { AgentYaml, BudgetsYaml, FlowStepYaml } from '../../config/schema-types.generated.js';
@@ -42,6 +43,7 @@ function readStep(
     location,
     budgets: readBudgets(raw.budgets),
     continueOnFailure: raw.continue_on_failure === true,
+    ...(raw.permissions === undefined ? {} : { permissions: readPermissions(raw.permissions, { source, path: [...path, 'permissions'], diagnostics }) }),
     fields,
   };
   if (!isKernelStepKind(raw.kind)) {

@@ -4,6 +4,7 @@
  * its own that are released when it ends. An agent that lists `agent:<name>` is offered that agent
  * as a tool; what the called agent spends counts in its caller's budgets.
  */
+import type { AgentConfig, PermissionBlock } from '../../config/types.js';
 import { runAgentLoop, type LoopOutcome, type LoopSettings, type ResumeState, type SharedBudget } from '../../kernel/agent-loop.js';
 import type { RunBudgets, RunPlan } from '../../config/run-plan.js';
 import { FinalAnswerSchema } from '../../kernel/final-answer.js';
@@ -35,6 +36,8 @@ export interface AgentRunRequest {
   resume?: ResumeState;
   signal: AbortSignal;
   sharedBudget?: SharedBudget;
+  /** Blocks of the flow steps it runs in, decided beside its own permissions. */
+  permissionBlocks?: PermissionBlock[];
 }
 
 export interface AgentRunnerServices {
@@ -69,7 +72,7 @@ export class AgentRunner {
     for (const tool of this.callableTools(agent.agentTools, request, meter, calledUsage)) own.set(tool.name, tool);
     const model = await this.modelFor(agent, path);
     const settings: LoopSettings = {
-      agent: agent.config,
+      agent: withStepPermissions(agent.config, request.permissionBlocks),
       task: request.task,
       model,
       tools: new AgentToolbox(this.services.toolbox, [...agent.tools, ...agent.mcpToolNames], own),
@@ -88,6 +91,7 @@ export class AgentRunner {
       outsideUsage: { take: () => combineSpending(calledUsage.take(), run.outsideUsage.take()) },
       sharedBudget: meter,
       recordImages: imageRecorder(run.runDirectory, trace),
+      approvals: run.approvals,
       toolContext: (call) => this.toolContext(agent, trace, resources, call),
       contextProviderInput: (provider, step) => ({
         ...step,
@@ -222,3 +226,10 @@ export class SpendingMeter implements SharedBudget {
   }
 }
 
+
+/** The agent with the blocks of the steps it runs in added to its policy: they can only tighten it. */
+function withStepPermissions(config: AgentConfig, blocks: PermissionBlock[] | undefined): AgentConfig {
+  if (!blocks || blocks.length === 0) return config;
+  const own = config.permissionPolicy ?? { blocks: [{ source: `agent '${config.name}'`, settings: config.permissions }] };
+  return { ...config, permissionPolicy: { blocks: [...own.blocks, ...blocks] } };
+}

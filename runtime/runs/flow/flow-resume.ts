@@ -5,7 +5,7 @@
  */
 import type { ResumeState } from '../../kernel/agent-loop.js';
 import type { TokenUsage } from '../../contract/model-types.js';
-import { resumeStateOf, type AnsweredQuestion, type RecordedRun } from '../recorded-run.js';
+import { resumeStateOf, type AnsweredQuestion, type ApprovalDecision, type RecordedRun } from '../recorded-run.js';
 import { addUsage, zeroUsage } from '../../contract/token-usage.js';
 import type { FlowSpending } from '../../features/flow/flow-budget.js';
 import type { StepResult } from '../../contract/step-kind.js';
@@ -27,7 +27,7 @@ export class FlowResume {
   readonly answered: AnsweredQuestion[] = [];
   private remainingAnswers: string[];
 
-  constructor(run: RecordedRun, answers: readonly string[] = []) {
+  constructor(run: RecordedRun, answers: readonly string[] = [], decisions: ReadonlyMap<string, ApprovalDecision> = new Map()) {
     this.remainingAnswers = [...answers];
     // Per path: its last step (a reply may have come without its step's end), and what it spent.
     const spending = new Map<string, { step: number; usage: TokenUsage; pending: TokenUsage; cost: number }>();
@@ -75,7 +75,7 @@ export class FlowResume {
       if (this.finished.has(path)) continue;
       const events = run.events.filter((event) => event.path === path || event.type === 'run-resume');
       if (!events.some((event) => event.type === 'message')) continue;
-      const point = resumeStateOf({ ...run, events }, this.remainingAnswers);
+      const point = resumeStateOf({ ...run, events }, this.remainingAnswers, decisions);
       this.remainingAnswers = point.remainingAnswers;
       this.answered.push(...point.answeredQuestions);
       this.running.set(path, point.state);

@@ -5,6 +5,7 @@
  * with its own history, tools and per-step resources; what the engine knows of any step is its
  * kind's contract. A resumed flow uses the recorded results of the steps that finished.
  */
+import type { PermissionBlock } from '../../config/types.js';
 import type { LoopOutcome, ResumeState } from '../../kernel/agent-loop.js';
 import type { RunPlan } from '../../config/run-plan.js';
 import type { TokenUsage } from '../../contract/model-types.js';
@@ -42,6 +43,8 @@ interface StepScope {
   /** Limits inherited from enclosing steps. */
   budgets: StepBudgets;
   signal: AbortSignal;
+  /** The `permissions:` of the enclosing steps, each deciding beside the agent's. */
+  permissionBlocks?: PermissionBlock[];
 }
 
 export async function runFlow(input: FlowRunInput): Promise<FlowOutcome> {
@@ -123,7 +126,8 @@ class FlowRun {
     trace.emit('flow-step-start', { kind: step.kind, name: step.name, ...(step.kind === 'agent' && typeof step.agent === 'string' ? { agent: step.agent } : {}) });
     let result: StepResult;
     try {
-      result = await this.runKind(step, path, { ...scope, budgets: withinBudgets(step.budgets, scope.budgets) }, trace);
+      const permissionBlocks = step.permissions ? [...(scope.permissionBlocks ?? []), { source: `step '${step.name}'`, settings: step.permissions }] : scope.permissionBlocks;
+      result = await this.runKind(step, path, { ...scope, budgets: withinBudgets(step.budgets, scope.budgets), permissionBlocks }, trace);
     } catch (error) {
       // A question no one can answer now, or the run's own failure: the step stops with the run, to be resumed.
       trace.emit('flow-step-stop', { kind: step.kind, reason: (error as Error).message, durationMs: elapsed(started) });
@@ -272,6 +276,7 @@ class FlowRun {
       resume: resumed ?? continuedHistory(request),
       signal: scope.signal,
       sharedBudget: this.budget.at(path),
+      permissionBlocks: scope.permissionBlocks,
     });
     for (const file of outcome.files) this.files.add(file);
     this.lastHistory = outcome.history;

@@ -108,7 +108,7 @@ function loadRecipeSource(source: YamlSource): { recipe?: Recipe; diagnostics: D
     response: data.response,
     workspace,
     sandbox: readSandbox(data.sandbox, source, ['sandbox'], diagnostics),
-    permissions: data.permissions === undefined ? undefined : readPermissions(data.permissions),
+    permissions: data.permissions === undefined ? undefined : readPermissions(data.permissions, { source, path: ['permissions'], diagnostics }),
     toolSettings: data.tool_settings ?? {},
     answers: data.answers ?? {},
     checks: [],

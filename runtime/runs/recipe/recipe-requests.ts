@@ -15,15 +15,15 @@ import { sandboxDefaults } from '../../config/defaults.js';
 import type { SettingLocations } from '../../config/setting-locations.js';
 import { renderTemplate, templatePlaceholders } from '../../config/template.js';
 import { trustGrantMeanings, trustGrantNames, type TrustGrant } from '../../contract/trust-grants.js';
-import type { AgentConfig, AgentsConfig, ModelProfileConfig, ParameterValue, PermissionSettings, Recipe } from '../../config/types.js';
+import type { AgentConfig, AgentsConfig, ModelProfileConfig, ParameterValue, PermissionBlock, PermissionPolicy, PermissionSettings, Recipe } from '../../config/types.js';
 import type { TrustRequest } from '../../config/run-plan.js';
 import { defaultApiKeyEnv } from '../../services/model/model-connection.js';
 
 export type { TrustRequest } from '../../config/run-plan.js';
 
 export interface TrustReview {
-  /** The run's permissions: the trusted agent's, with every file's additions. */
-  permissions: PermissionSettings;
+  /** The run's permissions: the user's block, the trusted agent's, and every other file's, each deciding on its own. */
+  permissions: PermissionPolicy;
   /** Attempts to remove a permission; the permission stays. Errors for `manus validate`. */
   removals: Diagnostic[];
   requests: TrustRequest[];
@@ -43,6 +43,8 @@ export interface RecipeTrustInput {
   userParameters: ReadonlySet<string>;
   /** The agent's tools, whose `settingGrants` say which of their settings need a grant. */
   tools: ReadonlyMap<string, AnyToolDefinition>;
+  /** The `permissions:` block of the user's own config. */
+  userPermissions?: PermissionSettings;
 }
 
 /**
@@ -61,6 +63,11 @@ export function reviewRecipeTrust(input: RecipeTrustInput): TrustReview {
   const removals = agent === baseline ? [] : agentPermissionRemovals(agent, baseline);
   const agentPermissions = mergePermissions(baseline?.permissions, agent.permissions);
   if (recipe.permissions) removals.push(...recipePermissionRemovals(recipe, agent.name, agentPermissions));
+  const blocks: PermissionBlock[] = [];
+  if (input.userPermissions) blocks.push({ source: 'your config', settings: input.userPermissions });
+  if (baseline && baseline !== agent) blocks.push({ source: `the package's agent '${baseline.name}'`, settings: baseline.permissions });
+  blocks.push({ source: `agent '${agent.name}'`, settings: agent.permissions });
+  if (recipe.permissions) blocks.push({ source: 'the recipe', settings: recipe.permissions });
 
   const sandboxFromRecipe = recipe.sandbox !== undefined;
   const requests = sandboxRequests(
@@ -81,7 +88,7 @@ export function reviewRecipeTrust(input: RecipeTrustInput): TrustReview {
   }
   const workspace = workspaceRequest(input);
   if (workspace) requests.push(workspace);
-  return { permissions: mergePermissions(agentPermissions, recipe.permissions), removals, requests: uniqueRequests(requests) };
+  return { permissions: { blocks }, removals, requests: uniqueRequests(requests) };
 }
 
 /**
@@ -144,10 +151,11 @@ export function reviewAgentsTrust(config: AgentsConfig, tools: ReadonlyMap<strin
   return { removals, requests: uniqueRequests(requests) };
 }
 
-export function mergePermissions(first: PermissionSettings | undefined, second: PermissionSettings | undefined): PermissionSettings {
+/** The deny and ask rules of two blocks together: what a file that leaves some out would have removed. */
+function mergePermissions(first: PermissionSettings | undefined, second: PermissionSettings): Pick<PermissionSettings, 'deny' | 'ask'> {
   return {
-    deny: [...new Set([...(first?.deny ?? []), ...(second?.deny ?? [])])],
-    ask: [...new Set([...(first?.ask ?? []), ...(second?.ask ?? [])])],
+    deny: [...new Set([...(first?.deny ?? []), ...second.deny])],
+    ask: [...new Set([...(first?.ask ?? []), ...second.ask])],
   };
 }
 
@@ -169,7 +177,7 @@ function agentPermissionRemovals(agent: AgentConfig, baseline: AgentConfig | und
 }
 
 /** A recipe's list replaces nothing: leaving out an entry of the agent's list is an attempt to remove it. */
-function recipePermissionRemovals(recipe: Recipe, agentName: string, agentPermissions: PermissionSettings): Diagnostic[] {
+function recipePermissionRemovals(recipe: Recipe, agentName: string, agentPermissions: Pick<PermissionSettings, 'deny' | 'ask'>): Diagnostic[] {
   const locations = recipe.settingLocations ?? {};
   const permissions = recipe.permissions!;
   const removals: Diagnostic[] = [];

@@ -10,6 +10,8 @@ import type { Diagnostic } from '../../contract/errors.js';
 import { validateConfig } from '../../config/config-schemas.js';
 import { userConfigDefaults } from '../../config/defaults.js';
 import type { UserConfigYaml } from '../../config/schema-types.generated.js';
+import { readPermissions } from '../../config/agent-definition.js';
+import type { PermissionSettings } from '../../config/types.js';
 import { parseTrustGrants, type TrustGrant } from '../../contract/trust-grants.js';
 import { readYamlFile, type YamlSource } from '../../config/yaml-source.js';
 import { readMcpServers, type McpServerConfig } from '../../features/mcp/server-config.js';
@@ -23,6 +25,8 @@ export interface UserConfig {
   mcpServers: McpServerConfig[];
   /** What the runtime's connections on an agent's behalf may reach. */
   network: NetworkAccess;
+  /** Rules for every run, decided beside each agent's and recipe's. */
+  permissions?: PermissionSettings;
 }
 
 /** Where the user's configuration lives; undefined for a user with no home and no XDG_CONFIG_HOME. */
@@ -57,7 +61,8 @@ export function readUserConfigSource(source: YamlSource): { config: UserConfig; 
   const serverDiagnostics: Diagnostic[] = [];
   const mcpServers = readMcpServers(source, ['mcp_servers'], data.mcp_servers, 'user', serverDiagnostics);
   const network: NetworkAccess = { allowPrivate: data.network?.allow_private ?? userConfigDefaults.network.allow_private };
-  return { config: { file: source.file, trust: parseTrustGrants(data.trust ?? userConfigDefaults.trust), mcpServers, network }, diagnostics: serverDiagnostics };
+  const permissions = data.permissions === undefined ? undefined : readPermissions(data.permissions, { source, path: ['permissions'], diagnostics: serverDiagnostics });
+  return { config: { file: source.file, trust: parseTrustGrants(data.trust ?? userConfigDefaults.trust), mcpServers, network, permissions }, diagnostics: serverDiagnostics };
 }
 
 /** A YAML document that looks like the user configuration rather than a recipe or an agents file. */
