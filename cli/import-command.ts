@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { formatLocation, UsageError } from '../runtime/contract/errors.js';
+import { ConfigError, formatLocation, UsageError } from '../runtime/contract/errors.js';
 import { importOpenManus, shownPath, type ImportFinding, type OpenManusImport } from '../runtime/applications/openmanus-import/import-openmanus.js';
 import { terminalText } from '../runtime/services/terminal-text.js';
 import { ExitCode } from './exit-codes.js';
@@ -26,8 +26,22 @@ export async function importOpenManusCommand(configFile: string, options: Import
     outputFile,
   });
   writeAgentsFile(outputFile, imported.text, options.force === true);
-  process.stdout.write(terminalText(importSummary(imported, shownPath(outputFile, cwd), cwd)));
+  const grants = await grantsNeeded(outputFile, cwd);
+  process.stdout.write(terminalText(importSummary(imported, shownPath(outputFile, cwd), cwd, grants)));
   return ExitCode.success;
+}
+
+/**
+ * The grants a run with the written file needs, as `manus validate` finds them: the file is the
+ * user's, but it sits where a project's agents.yaml does, and such a file only asks.
+ */
+async function grantsNeeded(file: string, cwd: string): Promise<string[]> {
+  const { validateFiles } = await import('../runtime/runs/validate.js');
+  const diagnostics = await validateFiles([file], cwd);
+  const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
+  if (errors.length > 0) throw new ConfigError(errors);
+  const grants = diagnostics.map((diagnostic) => /a run needs --trust (\w+)$/.exec(diagnostic.message)?.[1]).filter((grant): grant is string => grant !== undefined);
+  return [...new Set(grants)];
 }
 
 /**
@@ -54,7 +68,7 @@ function writeAgentsFile(file: string, text: string, force: boolean): void {
   }
 }
 
-function importSummary(imported: OpenManusImport, shownFile: string, cwd: string): string {
+function importSummary(imported: OpenManusImport, shownFile: string, cwd: string, grants: string[]): string {
   const { report } = imported;
   const lines = [`wrote ${shownFile}: ${counted(imported.profiles, 'model profile')}${listed(imported.profiles)}, ${counted(imported.agents, 'agent')}${listed(imported.agents)}, ${counted(imported.mcpServers, 'MCP server')}${listed(imported.mcpServers)}`];
   if (report.variables.length > 0) {
@@ -67,9 +81,11 @@ function importSummary(imported: OpenManusImport, shownFile: string, cwd: string
   }
   if (report.notes.length > 0) lines.push('', 'Imported with a change:', ...report.notes.map((finding) => findingLine(finding, cwd)));
   if (report.unmapped.length > 0) lines.push('', 'Not imported:', ...report.unmapped.map((finding) => findingLine(finding, cwd)));
-  lines.push('', `Next: manus validate ${shownFile} says what runs with it need you to trust (--trust env for a profile whose endpoint receives a key).`);
+  const trust = grants.length > 0 ? ` --trust ${grants.join(',')}` : '';
+  lines.push('');
+  if (grants.length > 0) lines.push(`Runs with it need${trust}: manus validate ${shownFile} says which setting asks for what.`);
   lines.push(basename(shownFile) === 'agents.yaml'
-    ? `Runs started in ${dirname(shownFile) === '.' ? 'this folder' : dirname(shownFile)}, or of a recipe beside the file, use it: manus run <recipe.yaml> --trust env`
+    ? `Runs started in ${dirname(shownFile) === '.' ? 'this folder' : dirname(shownFile)}, or of a recipe beside the file, use it: manus run <recipe.yaml>${trust}`
     : 'Runs read agents.yaml from the current folder and beside the recipe: rename or move the file there to use it.');
   return `${lines.join('\n')}\n`;
 }
