@@ -161,7 +161,7 @@ each api_key becomes a variable the profile names (OPENMANUS_LLM_API_KEY, ...), 
 set. What cannot be carried over ([daytona], api_type = "aws" endpoints, ...) is listed with why.
 
 Exit codes:
-  0    the file was written
+  0    success: the file was written
   2    a file cannot be read or parsed (file:line:column), the output file exists (use --force),
        or the command line is wrong`,
   tools: `

@@ -4,9 +4,10 @@
  * and what could not come along. No secret value is written or printed: only variable names.
  */
 import { randomBytes } from 'node:crypto';
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ConfigError, formatLocation, UsageError } from '../runtime/contract/errors.js';
+import { packageRoot } from '../runtime/config/package-root.js';
 import { importOpenManus, shownPath, type ImportFinding, type OpenManusImport } from '../runtime/applications/openmanus-import/import-openmanus.js';
 import { terminalText } from '../runtime/services/terminal-text.js';
 import { ExitCode } from './exit-codes.js';
@@ -20,6 +21,9 @@ export interface ImportCommandOptions {
 export async function importOpenManusCommand(configFile: string, options: ImportCommandOptions): Promise<number> {
   const cwd = process.cwd();
   const outputFile = resolve(cwd, options.out ?? 'agents.yaml');
+  if (sameFile(outputFile, join(packageRoot, 'agents.yaml'))) {
+    throw new UsageError(`${outputFile} is the runtime's own agents.yaml; write the import into your project with --out, or run the command there`);
+  }
   const imported = await importOpenManus({
     configFile: resolve(cwd, configFile),
     mcpFile: options.mcp === undefined ? undefined : resolve(cwd, options.mcp),
@@ -42,6 +46,14 @@ async function grantsNeeded(file: string, cwd: string): Promise<string[]> {
   if (errors.length > 0) throw new ConfigError(errors);
   const grants = diagnostics.map((diagnostic) => /a run needs --trust (\w+)$/.exec(diagnostic.message)?.[1]).filter((grant): grant is string => grant !== undefined);
   return [...new Set(grants)];
+}
+
+function sameFile(first: string, second: string): boolean {
+  try {
+    return realpathSync(first) === realpathSync(second);
+  } catch {
+    return false;
+  }
 }
 
 /**

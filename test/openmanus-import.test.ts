@@ -251,6 +251,27 @@ describe('manus import openmanus, the command', () => {
     expect(result.stdout).toContain('Runs read agents.yaml from the current folder and beside the recipe');
   });
 
+  it('never writes over the runtime\'s own agents.yaml, even with --force', async () => {
+    const packageAgents = join(repositoryRoot, 'agents.yaml');
+    const before = readFileSync(packageAgents, 'utf8');
+    try {
+      const result = await runCli(['import', 'openmanus', configFile, '--force'], { cwd: repositoryRoot });
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toContain("is the runtime's own agents.yaml; write the import into your project with --out");
+    } finally {
+      if (readFileSync(packageAgents, 'utf8') !== before) writeFileSync(packageAgents, before);
+    }
+    expect(readFileSync(packageAgents, 'utf8')).toBe(before);
+  });
+
+  it('has help with examples and its exit codes', async () => {
+    const help = await runCli(['import', 'openmanus', '--help'], { cwd: makeFixture({}) });
+    expect(help.exitCode).toBe(0);
+    expect(help.stdout).toContain('Usage: manus import openmanus [options] <config>');
+    expect(help.stdout).toContain('Examples:\n  manus import openmanus config/config.toml');
+    expect(help.stdout).toContain('Exit codes:\n  0    success');
+  });
+
   it('exits 2 with file:line:column for broken TOML, and never echoes the line', async () => {
     const project = makeFixture({ 'config/config.toml': '[llm]\napi_key = "sk-broken-line-secret-77\nmodel = "m"\n' });
     const result = await runCli(['import', 'openmanus', 'config/config.toml'], { cwd: project });
