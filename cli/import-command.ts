@@ -66,18 +66,27 @@ function writeAgentsFile(file: string, text: string, force: boolean): void {
       writeFileSync(file, text, { flag: 'wx' });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new UsageError(`${file} already exists; choose another file with --out, or replace it with --force`);
-      throw error;
+      throw missingFolder(error, file);
     }
     return;
   }
   const temporary = join(dirname(file), `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
-  writeFileSync(temporary, text, { flag: 'wx' });
+  try {
+    writeFileSync(temporary, text, { flag: 'wx' });
+  } catch (error) {
+    throw missingFolder(error, file);
+  }
   try {
     renameSync(temporary, file);
   } catch (error) {
     rmSync(temporary, { force: true });
     throw error;
   }
+}
+
+/** A folder that is not there is the user's to make: a usage error, not a failure of the command. */
+function missingFolder(error: unknown, file: string): unknown {
+  return (error as NodeJS.ErrnoException).code === 'ENOENT' ? new UsageError(`the folder ${dirname(file)} does not exist; make it first, or choose another --out`) : error;
 }
 
 function importSummary(imported: OpenManusImport, shownFile: string, cwd: string, grants: string[]): string {

@@ -289,6 +289,14 @@ describe('manus import openmanus, the command', () => {
     expect(badJson.exitCode).toBe(2);
     expect(badJson.stderr).toMatch(/bad\.json:1:\d+: error: not valid JSON: /);
     expect(badJson.stderr).not.toContain('sk-json-secret-31');
+    writeFileSync(join(project, 'token.json'), '{"mcpServers": {"a": {"env": {"K": sk-unquoted-json-secret-8f}}}}');
+    const badToken = await runCli(['import', 'openmanus', 'config/config.toml', '--mcp', 'token.json'], { cwd: project });
+    expect(badToken.exitCode).toBe(2);
+    expect(badToken.stderr).toContain('token.json: error: not valid JSON: Unexpected token');
+    expect(badToken.stderr).not.toContain('sk-unquoted-json-secret-8f');
+    const noFolder = await runCli(['import', 'openmanus', 'config/config.toml', '--out', 'missing/agents.yaml'], { cwd: project });
+    expect(noFolder.exitCode).toBe(2);
+    expect(noFolder.stderr).toContain('missing does not exist; make it first, or choose another --out');
     const usage = await runCli(['import', 'openmanus'], { cwd: project });
     expect(usage.exitCode).toBe(2);
     expect(usage.stderr).toContain("missing required argument 'config'");
