@@ -30,7 +30,8 @@ export async function importOpenManusCommand(configFile: string, options: Import
     outputFile,
   });
   writeAgentsFile(outputFile, imported.text, options.force === true);
-  const grants = await grantsNeeded(outputFile, cwd);
+  // A stdio server of a project's agents file runs in the sandbox; OpenManus ran it on the host, which takes --trust mcp.
+  const grants = [...await grantsNeeded(outputFile, cwd), ...(imported.stdioServers.length > 0 ? ['mcp'] : [])];
   process.stdout.write(terminalText(importSummary(imported, shownPath(outputFile, cwd), cwd, grants)));
   return ExitCode.success;
 }
@@ -105,6 +106,9 @@ function importSummary(imported: OpenManusImport, shownFile: string, cwd: string
   const trust = grants.length > 0 ? ` --trust ${grants.join(',')}` : '';
   lines.push('');
   if (grants.length > 0) lines.push(`Runs with it need${trust}: manus validate ${shownFile} says which setting asks for what.`);
+  if (imported.stdioServers.length > 0) {
+    lines.push(`With --trust mcp the servers ${imported.stdioServers.join(', ')} start on the host, as in OpenManus; without it, in the sandbox.`);
+  }
   lines.push(basename(shownFile) === 'agents.yaml'
     ? `Runs started in ${dirname(shownFile) === '.' ? 'this folder' : dirname(shownFile)}, or of a recipe beside the file, use it: manus run <recipe.yaml>${trust}`
     : 'Runs read agents.yaml from the current folder and beside the recipe: rename or move the file there to use it.');

@@ -224,11 +224,27 @@ describe('manus import openmanus, the command', () => {
     expect(result.stdout).toMatch(/^ {2}OPENMANUS_LLM_LOCAL_API_KEY +the value of \[llm\.local\] api_key; Ollama needs no key: any value will do$/m);
     expect(result.stdout).toContain('  config/config.toml:103:1: [daytona] daytona_api_key: there is no Daytona sandbox here');
     expect(result.stdout).toContain('  config/config.toml:30:1: [llm.bedrock] api_type: api_type = "aws": OpenManus reached it through AWS Bedrock');
-    expect(result.stdout).toContain('Runs with it need --trust env,network,resources,browser');
+    expect(result.stdout).toContain('Runs with it need --trust env,network,resources,browser,mcp');
+    expect(result.stdout).toContain('With --trust mcp the servers bourdon, github start on the host, as in OpenManus; without it, in the sandbox.');
 
     const validated = await runCli(['validate', 'agents.yaml'], { cwd: project });
     expect(validated.stderr).toMatch(/1 file\(s\) checked: 0 error\(s\)/);
     expect(validated.exitCode).toBe(0);
+  });
+
+  it('imports a stdio server of mcp.json that manus mcp list then starts, with the tools manus is offered', async () => {
+    const project = makeFixture({
+      'config/config.toml': '[llm]\nmodel = "m"\n',
+      'config/mcp.json': JSON.stringify({ mcpServers: { tester: { type: 'stdio', command: process.execPath, args: [join(repositoryRoot, 'test', 'support', 'mcp-test-server.mjs')] } } }),
+    });
+    const imported = await runCli(['import', 'openmanus', 'config/config.toml', '--mcp', 'config/mcp.json'], { cwd: project });
+    expect(imported.exitCode, imported.stderr).toBe(0);
+    expect(readFileSync(join(project, 'agents.yaml'), 'utf8')).toContain('- mcp_tester_*');
+    const listed = await runCli(['mcp', 'list', '--json', '--trust', 'mcp'], { cwd: project });
+    expect(listed.exitCode, listed.stderr).toBe(0);
+    const tester = listed.json.find((entry: { server: string }) => entry.server === 'tester');
+    expect(tester.place).toBe('host');
+    expect(tester.tools.map((tool: { name: string }) => tool.name)).toContain('mcp_tester_echo');
   });
 
   it('refuses to replace an existing file without --force (exit 2), and replaces it with --force', async () => {

@@ -31,6 +31,8 @@ export interface OpenManusImport {
   profiles: string[];
   agents: string[];
   mcpServers: string[];
+  /** The servers started from a command, which `--trust mcp` starts on the host as OpenManus did. */
+  stdioServers: string[];
 }
 
 /** The tools whose settings OpenManus's sections give, and the tools that run code in the sandbox. */
@@ -63,7 +65,8 @@ export async function importOpenManus(input: OpenManusImportInput): Promise<Open
   const problems = parsed.source ? loadAgentsSource(parsed.source, emptyAgentsConfig()) : parsed.diagnostics;
   const errors = problems.filter((problem) => problem.severity === 'error');
   if (errors.length > 0) throw new ConfigError(errors);
-  return { text, report, profiles: Object.keys(profiles), agents: Object.keys(agents), mcpServers: Object.keys(servers) };
+  const stdioServers = Object.keys(servers).filter((name) => servers[name]!.command !== undefined);
+  return { text, report, profiles: Object.keys(profiles), agents: Object.keys(agents), mcpServers: Object.keys(servers), stdioServers };
 }
 
 /**
