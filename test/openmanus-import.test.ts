@@ -327,14 +327,14 @@ function makeDirectory(parent: string, name: string): string {
 const bwrap = await probeBwrap();
 if (!bwrap.usable) console.warn(`the imported config's travel-handbook run is skipped: bubblewrap is not usable here (${bwrap.reason}), and the recipe's check runs python3 in the sandbox`);
 
-describe('the imported config runs recipes/travel-handbook.yaml', () => {
+describe('the imported config runs the travel handbook recipes', () => {
   let server: ScriptedModelServer | undefined;
   afterEach(async () => {
     await server?.close();
     server = undefined;
   });
 
-  it.skipIf(!bwrap.usable)('end to end: the profile reaches the model with the key from its variable, and the checks pass', async () => {
+  it.skipIf(!bwrap.usable).each(['recipes/travel-handbook.yaml', 'recipes/openmanus/japan-travel-plan.yaml'])('%s end to end: the profile reaches the model with the key from its variable, and the checks pass', async (recipe) => {
     const apiKey = 'sk-e2e-imported-key-5e0b';
     server = await startScriptedModelServer({
       turns: [
@@ -370,7 +370,7 @@ describe('the imported config runs recipes/travel-handbook.yaml', () => {
     expect(imported.stdout).toContain('Runs with it need --trust env');
 
     const result = await runCli(
-      ['run', join(repositoryRoot, 'recipes', 'travel-handbook.yaml'), '--trust', 'env', '--json', '--quiet'],
+      ['run', join(repositoryRoot, recipe), '--trust', 'env', '--json', '--quiet'],
       { cwd: project, env: { OPENMANUS_LLM_API_KEY: apiKey }, timeoutMs: 60_000 },
     );
     expect(result.exitCode, result.stderr).toBe(0);
@@ -383,6 +383,7 @@ describe('the imported config runs recipes/travel-handbook.yaml', () => {
     expect(chats).toHaveLength(3);
     expect(chats[0]!.headers.authorization).toBe(`Bearer ${apiKey}`);
     expect(chats[0]!.body.model).toBe(scriptedModelName);
+    expect(JSON.stringify(chats[0]!.body.messages)).toContain('Japan');
     expect(chats[0]!.body.max_tokens ?? chats[0]!.body.max_completion_tokens).toBe(4096);
     expect(result.stdout + result.stderr).not.toContain(apiKey);
     expect(JSON.stringify(readEvents(result.json.runDirectory))).not.toContain(apiKey);
