@@ -150,6 +150,20 @@ Examples:
   manus pack init @acme/travel --dir packs/travel
 
 ${listingExitCodes}`,
+  import: `
+Examples:
+  manus import openmanus config/config.toml
+  manus import openmanus ../OpenManus/config/config.toml --mcp ../OpenManus/config/mcp.json --out agents.yaml
+  manus import openmanus config/config.toml --out imported.yaml --force
+
+Each [llm] section becomes a model profile ([llm] is default, [llm.vision] the vision profile);
+each api_key becomes a variable the profile names (OPENMANUS_LLM_API_KEY, ...), printed for you to
+set. What cannot be carried over ([daytona], api_type = "aws" endpoints, ...) is listed with why.
+
+Exit codes:
+  0    success: the file was written
+  2    a file cannot be read or parsed (file:line:column), the output file exists (use --force),
+       or the command line is wrong`,
   tools: `
 Examples:
   manus tools

@@ -10,6 +10,7 @@ import { ExitCode, exitCodeForError } from './exit-codes.js';
 import { mcpServeCommand } from './mcp-serve-command.js';
 import { sandboxKind } from './sandbox-option.js';
 import type { BatchCommandOptions } from './batch-command.js';
+import type { ImportCommandOptions } from './import-command.js';
 import type { ReplayCommandOptions } from './replay-command.js';
 import type { ResumeCommandOptions } from './resume-command.js';
 import type { RunCommandOptions } from './run-command.js';
@@ -226,6 +227,21 @@ function createProgram(): Command {
     .action(async (name: string, options: { dir?: string }) => {
       const { packInitCommand } = await import('./pack-init-command.js');
       return finish(packInitCommand(name, options, MANUS_VERSION));
+    });
+
+  program
+    .command('import')
+    .description('bring in another agent system\'s configuration: `import openmanus <config.toml>` writes an agents.yaml')
+    .command('openmanus')
+    .description('write an agents.yaml from OpenManus\'s config.toml (and mcp.json): model profiles, browser, search and sandbox settings, MCP servers; keys become variables to set, never values in the file')
+    .argument('<config>', 'OpenManus\'s config/config.toml')
+    .option('--mcp <file>', 'OpenManus\'s config/mcp.json, whose servers are added')
+    .option('--out <file>', 'where to write the agents file', 'agents.yaml')
+    .option('--force', 'replace the file if it exists')
+    .addHelpText('after', helpAfter.import!)
+    .action(async (config: string, options: ImportCommandOptions) => {
+      const { importOpenManusCommand } = await import('./import-command.js');
+      return finish(await importOpenManusCommand(config, options));
     });
 
   program
