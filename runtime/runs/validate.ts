@@ -2,6 +2,8 @@
  * `manus validate`: checks agents files, recipes and plugins without running anything and reports
  * every problem at once.
  */
+import { permissionRuleDiagnostics } from '../services/permissions/rule-diagnostics.js';
+import { serverOfToolName } from '../features/mcp/tool-names.js';
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
 import { didYouMean } from '../contract/did-you-mean.js';
@@ -155,7 +157,15 @@ async function validateAgentsFile(file: string, cwd: string, packPlugins: Plugin
   // Profiles may come from the other agents files a run would load too.
   const profiles = new Set([...loadAgentsConfig(agentsFilesFor(undefined, cwd)).config.profiles.keys(), ...config.profiles.keys()]);
   problems.push(...plugins.diagnostics);
+  const allTools = new Map([...plugins.tools].map(([name, loaded]) => [name, loaded.tool]));
+  const serverNames = [...config.mcpServers.map((server) => server.name)];
   for (const agent of config.agents.values()) {
+    problems.push(...permissionRuleDiagnostics({
+      settings: agent.permissions,
+      source: `agent '${agent.name}'`,
+      tools: allTools,
+      knownByName: (name) => name.startsWith('agent_') || serverOfToolName(name, serverNames) !== undefined,
+    }));
     for (const tool of agent.tools) {
       if (plugins.tools.has(tool)) continue;
       problems.push(toolNotInTheseFolders(agent, tool, plugins.tools.keys()));

@@ -65,6 +65,7 @@ export default [
   {
     name: 'write_note',
     description: 'Writes a text file in the workspace.',
+    permissionArguments: { path: 'path' },
     parameters: {
       type: 'object',
       properties: { path: { type: 'string' }, text: { type: 'string' } },
@@ -75,6 +76,13 @@ export default [
       writeFileSync(join(context.workspace, path), text);
       return { content: \`wrote \${path}\`, files: [path] };
     },
+  },
+  {
+    name: 'pretend_shell',
+    description: 'Says which command it would run; runs nothing.',
+    permissionArguments: { command: 'command' },
+    parameters: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'], additionalProperties: false },
+    execute: ({ command }) => \`would run: \${command}\`,
   },
   {
     name: 'fail',
@@ -98,6 +106,8 @@ const testProvider = `export default {
 export const defaultLoopTools = ['echo', 'wait', 'write_note', 'fail', 'terminate'];
 
 export interface LoopRecipeOptions {
+  /** No `agent:` section: the recipe's own text (a flow) says what runs. */
+  omitAgent?: boolean;
   /** The agent's tools; `defaultLoopTools` unless given. */
   tools?: string[];
   /** Extra keys of the inline agent, as YAML lines. */
@@ -158,12 +168,14 @@ export function writeLoopRecipe(folder: string, pluginFolder: string, options: L
   const recipe = [
     'version: 1',
     'name: loop-test',
-    `prompt: ${JSON.stringify(options.prompt ?? 'Do the task.')}`,
+    ...(options.omitAgent ? [] : [`prompt: ${JSON.stringify(options.prompt ?? 'Do the task.')}`]),
     `plugins: [${JSON.stringify(pluginFolder)}]`,
-    'agent:',
-    '  system_prompt: You are a test agent.',
-    `  tools: [${(options.tools ?? defaultLoopTools).join(', ')}]`,
-    ...indented(options.agent, '  '),
+    ...(options.omitAgent ? [] : [
+      'agent:',
+      '  system_prompt: You are a test agent.',
+      `  tools: [${(options.tools ?? defaultLoopTools).join(', ')}]`,
+      ...indented(options.agent, '  '),
+    ]),
     ...indented(options.recipe, ''),
   ].join('\n');
   const profile = indented(options.profile ?? 'provider: openai-compatible', '    ').join('\n');

@@ -19,6 +19,7 @@ import { renderTemplate } from '../../config/template.js';
 import { loadUserConfig } from './user-config.js';
 import { environmentVariablesOf, mergeMcpServers, type McpServerConfig } from '../../features/mcp/server-config.js';
 import { serverOfToolName, serversOfToolName } from '../../features/mcp/tool-names.js';
+import { permissionRuleDiagnostics } from '../../services/permissions/rule-diagnostics.js';
 import type { AgentConfig, AgentsConfig, ModelProfileConfig, ParameterValue, Recipe, RecipeParameter } from '../../config/types.js';
 import { agentDefaults } from '../../config/defaults.js';
 import { checkFlow } from '../../features/flow/check-flow.js';
@@ -313,6 +314,11 @@ function setUpAgent(reference: FlowAgentReference, input: AgentSetupInput, diagn
   if (input.reportTrust) {
     diagnostics.push(...trust.removals);
     diagnostics.push(...trust.requests.map(trustRequestNote));
+    const allTools = new Map([...input.plugins.tools].map(([name, loaded]) => [unqualifiedName(name), loaded.tool]));
+    const knownByName = (name: string) => name.startsWith('agent_') || serverOfToolName(name, serverNames) !== undefined;
+    for (const block of trust.permissions.blocks) {
+      diagnostics.push(...permissionRuleDiagnostics({ settings: block.settings, source: block.source, tools: allTools, knownByName }));
+    }
   } else {
     diagnostics.push(...trust.removals.map((removal): Diagnostic => ({ ...removal, severity: 'warning' })));
   }

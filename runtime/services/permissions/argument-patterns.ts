@@ -29,8 +29,12 @@ export function argumentPatternProblem(reading: ArgumentReading, pattern: string
 export function argumentMatches(reading: ArgumentReading, pattern: string, value: unknown, workspace: string): boolean {
   if (typeof value !== 'string') return false;
   switch (reading) {
-    case 'path':
-      return pathMatcher(pattern)(workspacePath(value, workspace, isAbsolute(pattern)));
+    case 'path': {
+      const path = workspacePath(value, workspace, isAbsolute(pattern));
+      // A relative pattern is about the workspace: a path that leads out of it is never one of its files.
+      if (!isAbsolute(pattern) && path.startsWith('/')) return false;
+      return pathMatcher(pattern)(path);
+    }
     case 'domain':
       return hostMatches(pattern, value);
     case 'url-domain': {

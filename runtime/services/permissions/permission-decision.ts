@@ -14,7 +14,7 @@ import type { PermissionAnswer, PermissionBlock, PermissionPolicy, PermissionSet
 import { argumentMatches, type ArgumentReading } from './argument-patterns.js';
 
 export interface PermissionCall {
-  tool: Pick<AnyToolDefinition, 'name' | 'parameters' | 'permissionArguments'>;
+  tool: Pick<AnyToolDefinition, 'name' | 'parameters' | 'permissionArguments' | 'finishesRun'>;
   input: Record<string, unknown>;
   /** The run's workspace: path patterns are relative to it. */
   workspace: string;
@@ -61,6 +61,8 @@ async function decideBlock(block: PermissionBlock, call: PermissionCall): Promis
     const rule = found[list].find((candidate) => ruleMatches(candidate, call, list));
     if (rule) return { answer: list, source: block.source, rule: rule.text, reason: `${block.source} ${list === 'allow' ? 'allows' : list === 'ask' ? 'asks about' : 'denies'} ${rule.text}` };
   }
+  // `default: deny` must not leave the agent unable to finish: only a rule naming terminate holds it back.
+  if (call.tool.finishesRun) return { answer: 'allow', reason: 'a tool that finishes the run' };
   return defaultAnswer(block);
 }
 
@@ -83,10 +85,10 @@ async function decideCommand(block: PermissionBlock, call: PermissionCall, argum
       if (rule.pattern === undefined) {
         patterns[list].push('*');
         byPattern.set(`${list}:*`, rule);
-      } else if (target?.argument === argument) {
+      } else if (target?.reading === 'command' && target.argument === argument) {
         patterns[list].push(target.pattern);
         byPattern.set(`${list}:${target.pattern}`, rule);
-      } else if (target?.reading === 'path') {
+      } else if (target?.reading === 'redirection') {
         paths[list].push(target.pattern);
         byPattern.set(`${list}:${target.pattern}`, rule);
       } else if (list !== 'allow' && target === undefined) {
@@ -109,12 +111,15 @@ function ruleMatches(rule: PermissionRule, call: PermissionCall, list: (typeof l
   // Fails closed: a deny or ask rule whose argument cannot be read still applies.
   if (!target) return list !== 'allow';
   if (!(target.argument in call.input)) return false;
-  return argumentMatches(target.reading === 'command' ? 'text' : target.reading, target.pattern, call.input[target.argument], call.workspace);
+  // A command's own rules are decided by parsing it (decideCommand): never as text.
+  if (target.reading === 'command' || target.reading === 'redirection') return list !== 'allow';
+  return argumentMatches(target.reading, target.pattern, call.input[target.argument], call.workspace);
 }
 
 export interface RuleTarget {
   argument: string;
-  reading: ArgumentReading | 'command';
+  /** `redirection`: a path pattern for the files a command argument writes or reads. */
+  reading: ArgumentReading | 'command' | 'redirection';
   pattern: string;
 }
 
@@ -132,9 +137,14 @@ export function targetOf(rule: PermissionRule, tool: PermissionCall['tool']): Ru
     if (argument in declared || argument in properties) return { argument, reading: declared[argument] ?? 'text', pattern };
     const urlArgument = argument === 'domain' ? firstOfKind(tool, 'url') : undefined;
     if (urlArgument) return { argument: urlArgument, reading: 'url-domain', pattern };
+    // `bash(path=notes/**)`: the files a command redirects to.
+    const commandArgument = argument === 'path' ? firstOfKind(tool, 'command') : undefined;
+    if (commandArgument) return { argument: commandArgument, reading: 'redirection', pattern };
   }
   const main = Object.keys(declared)[0];
   if (main === undefined) return undefined;
+  // `name=` that names no argument is part of a command (`bash(FOO=1 make)`), elsewhere a mistake.
+  if (rule.named && declared[main] !== 'command') return undefined;
   return { argument: main, reading: declared[main], pattern: rule.pattern };
 }
 
