@@ -101,6 +101,11 @@ class Transcript {
         return this.line(`  (${numberField(event.removedMessages) ?? '?'} older messages were dropped to fit the context window)`);
       case 'human-input-needed':
         return this.line(`  question with no one to answer it: ${textField(event.question) ?? ''}`);
+      case 'permission-decided':
+        if (event.decision === 'allow' && event.by === 'rules') return;
+        return this.line(`  ${event.decision === 'allow' ? 'approved' : 'denied'} ${textField(event.tool) ?? '?'}${textField(event.reason) ? `: ${textField(event.reason)}` : ''}`);
+      case 'permission-needed':
+        return this.line(`  ${textField(event.tool) ?? '?'} needs approval (${textField(event.reason) ?? 'a rule asks'}), and no one could give it`);
       case 'human-answer':
         this.line(`  question: ${textField(event.question) ?? ''}`);
         return this.line(`  answer${event.source ? ` (${String(event.source)})` : ''}: ${textField(event.answer) ?? ''}`);

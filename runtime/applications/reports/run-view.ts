@@ -252,6 +252,10 @@ export class RunViewBuilder {
         return this.stepNote(event, path, `A question with no one to answer it: ${textField(event.question) ?? ''}`);
       case 'human-answer':
         return this.stepNote(event, path, `Asked: ${textField(event.question) ?? ''}\nAnswered${event.source ? ` (${String(event.source)})` : ''}: ${textField(event.answer) ?? ''}`);
+      case 'permission-decided':
+        return this.stepNote(event, path, permissionDecisionText(event));
+      case 'permission-needed':
+        return this.stepNote(event, path, `The call ${textField(event.callId) ?? '?'} to ${textField(event.tool) ?? '?'} needs approval (${textField(event.reason) ?? 'a rule asks'}), and no one could give it: the run waits for manus resume --approve or --deny.`);
       case 'run-warning':
         return this.stepNote(event, path, `Warning: ${textField(event.message) ?? ''}`);
       case 'interrupted':
@@ -491,4 +495,21 @@ export function runViewFromText(runId: string, runDirectory: string, text: strin
     view.durationMs = summary.durationMs;
   }
   return view;
+}
+
+/** One permission decision, for the timeline: allowed or denied, by which rule or person. */
+function permissionDecisionText(event: RunEventRecord): string {
+  const tool = textField(event.tool) ?? '?';
+  const rule = textField(event.rule);
+  const by = textField(event.by);
+  const decided = event.decision === 'allow' ? 'Allowed' : 'Denied';
+  const who = by === 'rules'
+    ? `by ${rule ? `the rule ${rule}` : 'the rules'}${event.source ? ` of ${textField(event.source)}` : ''}`
+    : by === 'run-approval' ? 'by an approval given earlier for the rest of the run'
+    : by === 'resume' ? 'by the user when resuming'
+    : by === 'on-ask' ? 'because the run refuses every call that needs approval (on_ask: deny)'
+    : by === 'unattended' ? 'because no one could approve it in this unattended run'
+    : `by the user${event.forRun ? ', for the rest of the run' : ''}`;
+  const reason = event.decision === 'allow' ? '' : textField(event.reason) ? `: ${textField(event.reason)}` : '';
+  return `${decided} ${tool} ${who}${reason}.`;
 }
