@@ -193,7 +193,7 @@ describe.skipIf(!remote)('docker sandbox on a daemon reached over TCP with TLS',
 
   afterAll(async () => {
     await remote?.stop();
-  }, 60_000);
+  }, 300_000);
 
   beforeEach(async () => {
     root = realpathSync(mkdtempSync(join(tmpdir(), 'manus-remote-docker-')));
