@@ -249,6 +249,18 @@ describe.skipIf(!remote)('docker sandbox on a daemon reached over TCP with TLS',
     expect(existsSync(join(workspace, 'src/data.txt'))).toBe(false);
   });
 
+  it('brings back many changes at once as well as a few, and a command that changes nothing leaves the host alone', async () => {
+    const many = await sandbox.run('mkdir -p out && for n in $(seq 1 40); do echo "$n" > "out/$n.txt"; done && rm src/data.txt', { timeoutMs: 20_000 });
+    expect(many.exitCode).toBe(0);
+    expect(readFileSync(join(workspace, 'out/40.txt'), 'utf8')).toBe('40\n');
+    expect(existsSync(join(workspace, 'src/data.txt'))).toBe(false);
+    const before = statSync(join(workspace, 'out/1.txt'), { bigint: true });
+    await sandbox.run('cat out/1.txt > /dev/null', { timeoutMs: 20_000 });
+    expect(statSync(join(workspace, 'out/1.txt'), { bigint: true }).mtimeNs).toBe(before.mtimeNs);
+    await sandbox.run('echo changed > out/1.txt', { timeoutMs: 20_000 });
+    expect(readFileSync(join(workspace, 'out/1.txt'), 'utf8')).toBe('changed\n');
+  });
+
   it('keeps links, FIFOs and hard links on the container side, and says so in the output', async () => {
     const result = await sandbox.run('ln -s /etc/passwd src/passwd-link && mkfifo src/pipe && echo a > src/one && ln src/one src/two', { timeoutMs: 20_000 });
     const stderr = result.stderr.toString();

@@ -12,7 +12,16 @@ import type { ProtectedPathGuard } from '../../contract/protected-path-guard.js'
 import { PermissionDeniedError } from '../../contract/errors.js';
 import { SandboxError } from './sandbox-errors.js';
 import type { SandboxUser } from './sandbox-options.js';
-import { copyBack, type CopyBackLimits, type CopyBackRefusal, type CopyBackReport } from './workspace-copy-back.js';
+import { compareListing, listingCommand } from './docker-workspace-listing.js';
+import {
+  copyBack,
+  defaultCopyBackLimits,
+  removeUnlisted,
+  type CopyBackLimits,
+  type CopyBackRefusal,
+  type CopyBackReport,
+  type CopyBackSettings,
+} from './workspace-copy-back.js';
 import { packEntries, planCopyIn } from './workspace-copy-in.js';
 import type { SyncedState } from './workspace-sync-state.js';
 
@@ -37,6 +46,11 @@ export interface SyncTiming {
 }
 
 const root = { uid: 0, gid: 0 };
+
+/** Up to this many changed entries are fetched one by one; past it, the whole workspace at once. */
+const separateFetches = 16;
+/** A listing longer than this (a workspace far past the copy limit) is not read; the whole copy then stops at its own limit. */
+const maximumListingBytes = 64 * 1024 * 1024;
 
 /** Paths per `rm` in the container, well within any argument limit. */
 const removalBatch = 500;
@@ -77,28 +91,29 @@ export class DockerWorkspaceSync {
   }
 
   /**
-   * Copies back what the container changed. A change to a protected path is not copied and stops
-   * the run with a PermissionDeniedError; other refusals are kept for `takeNotices`.
+   * Copies back what the container changed. A listing of the container's workspace says what that
+   * is: nothing, a few entries (fetched one by one), or many (the whole workspace is fetched). A
+   * change to a protected path is not copied and stops the run with a PermissionDeniedError; other
+   * refusals are kept for `takeNotice`.
    */
   copyBack(): Promise<CopyBackReport> {
     return this.serialised(async () => {
       const started = performance.now();
-      let archive: Readable;
+      const listing = await this.execute(listingCommand, undefined, undefined, maximumListingBytes).catch(() => undefined);
+      const changes = listing?.exitCode === 0 ? compareListing(listing.output, this.state) : undefined;
+      let report: CopyBackReport;
       try {
-        archive = (await this.settings.container.getArchive({ path: this.settings.containerWorkspace })) as Readable;
+        if (changes && changes.changed.length === 0) report = await removeUnlisted(changes.listed, this.copyBackSettings());
+        else if (changes && changes.changed.length <= separateFetches) report = await this.copyPaths(changes.changed, changes.listed);
+        else report = await copyBack(await this.archiveOf(''), this.copyBackSettings());
+        if (changes && changes.changed.length <= separateFetches) {
+          for (const path of changes.hardLinked) report.refused.push({ path, reason: 'a hard link (the file has other names in the sandbox) is not copied back', protected: false });
+        }
       } catch (error) {
+        if (SandboxError.isInstance(error)) throw error;
         throw new SandboxError('sandbox_failed', `Could not copy the workspace back from the sandbox container: ${(error as Error).message}`);
       }
-      const report = await copyBack(archive, {
-        workspace: this.settings.workspace,
-        topName: this.settings.containerWorkspace.split('/').filter(Boolean).at(-1) as string,
-        state: this.state,
-        protectedPaths: this.settings.protectedPaths,
-        owner: this.settings.owner,
-        limits: this.settings.limits,
-      });
       this.timing.copyBackMs = performance.now() - started;
-      const attempts = report.refused.filter((refusal) => refusal.protected);
       // An entry left in the container is met again by every copy: it is reported once.
       for (const refusal of report.refused.filter((refusal) => !refusal.protected)) {
         const key = `${refusal.path}\0${refusal.reason}`;
@@ -106,6 +121,7 @@ export class DockerWorkspaceSync {
         this.reported.add(key);
         this.notices.push(refusal);
       }
+      const attempts = report.refused.filter((refusal) => refusal.protected);
       if (attempts.length > 0) {
         throw new PermissionDeniedError(
           `A command in the sandbox changed protected paths, which were not copied back to the workspace, so the run was stopped: ${attempts.map((attempt) => `${attempt.path} (${attempt.reason})`).join('; ')}.`,
@@ -113,6 +129,49 @@ export class DockerWorkspaceSync {
       }
       return report;
     });
+  }
+
+  /** Fetches each of `paths` apart, sharing one budget of bytes and entries. */
+  private async copyPaths(paths: readonly string[], listed: ReadonlySet<string>): Promise<CopyBackReport> {
+    const limits = { ...(this.settings.limits ?? defaultCopyBackLimits) };
+    const total: CopyBackReport = { written: [], removed: [], refused: [], complete: true, bytes: 0 };
+    for (const path of paths) {
+      let archive: Readable;
+      try {
+        archive = await this.archiveOf(path);
+      } catch (error) {
+        // Gone since the listing: the next copy sees it gone.
+        if ((error as { statusCode?: number }).statusCode === 404) continue;
+        throw error;
+      }
+      const report = await copyBack(archive, { ...this.copyBackSettings(), topName: path.split('/').at(-1) as string, topPath: path, listed, limits });
+      total.written.push(...report.written);
+      total.removed.push(...report.removed);
+      total.refused.push(...report.refused);
+      total.bytes += report.bytes;
+      limits.maximumBytes -= report.bytes;
+      if (!report.complete) {
+        total.complete = false;
+        break;
+      }
+    }
+    return total;
+  }
+
+  private async archiveOf(path: string): Promise<Readable> {
+    const containerPath = path === '' ? this.settings.containerWorkspace : `${this.settings.containerWorkspace}/${path}`;
+    return (await this.settings.container.getArchive({ path: containerPath })) as Readable;
+  }
+
+  private copyBackSettings(): CopyBackSettings {
+    return {
+      workspace: this.settings.workspace,
+      topName: this.settings.containerWorkspace.split('/').filter(Boolean).at(-1) as string,
+      state: this.state,
+      protectedPaths: this.settings.protectedPaths,
+      owner: this.settings.owner,
+      limits: this.settings.limits,
+    };
   }
 
   /** The refusals since the last call, as a line for a command's output. */
@@ -149,7 +208,12 @@ export class DockerWorkspaceSync {
   }
 
   /** Runs a command of the runtime's own in the container, as its user unless told, and waits for its status. */
-  private async execute(command: string[], input?: Readable, user?: string): Promise<{ exitCode: number | null; errors: string }> {
+  private async execute(
+    command: string[],
+    input?: Readable,
+    user?: string,
+    maximumOutputBytes = 0,
+  ): Promise<{ exitCode: number | null; output: Buffer; errors: string }> {
     const exec = await this.settings.container.exec({
       Cmd: command,
       ...(user === undefined ? {} : { User: user }),
@@ -160,8 +224,14 @@ export class DockerWorkspaceSync {
     });
     const stream = (await exec.start({ hijack: true, stdin: input !== undefined })) as Duplex;
     const errors: Buffer[] = [];
+    const output: Buffer[] = [];
+    let outputBytes = 0;
     const sink = new PassThrough();
-    sink.resume();
+    sink.on('data', (chunk: Buffer) => {
+      outputBytes += chunk.length;
+      if (outputBytes <= maximumOutputBytes) output.push(chunk);
+      else if (maximumOutputBytes > 0) stream.destroy();
+    });
     const errorSink = new PassThrough();
     errorSink.on('data', (chunk: Buffer) => errors.push(chunk));
     this.settings.container.modem.demuxStream(stream, sink, errorSink);
@@ -180,7 +250,8 @@ export class DockerWorkspaceSync {
       await new Promise((resolve) => setTimeout(resolve, 50));
       information = await exec.inspect();
     }
-    return { exitCode: information.ExitCode ?? null, errors: Buffer.concat(errors).toString('utf8') };
+    const exitCode = outputBytes > maximumOutputBytes && maximumOutputBytes > 0 ? null : (information.ExitCode ?? null);
+    return { exitCode, output: Buffer.concat(output), errors: Buffer.concat(errors).toString('utf8') };
   }
 
   private serialised<T>(action: () => Promise<T>): Promise<T> {

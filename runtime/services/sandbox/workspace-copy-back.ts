@@ -46,8 +46,15 @@ export const defaultCopyBackLimits: CopyBackLimits = { maximumBytes: 2 * 1024 **
 export interface CopyBackSettings {
   /** The host's workspace (its real path). */
   workspace: string;
-  /** The archive's top folder, which stands for the workspace ("workspace" for /workspace). */
+  /** The archive's top entry: "workspace" for an archive of /workspace, "x.txt" for one of /workspace/src/x.txt. */
   topName: string;
+  /** The workspace path the top entry stands for: "" for the workspace, "src/x.txt" for that file. */
+  topPath?: string;
+  /**
+   * What the sandbox's workspace holds, from a listing made apart: when given, the archive holds
+   * only some of it, and what is gone is what the listing lacks. Without it the archive is whole.
+   */
+  listed?: ReadonlySet<string>;
   state: SyncedState;
   protectedPaths?: ProtectedPathGuard;
   /** Who is given what is made, when the runtime runs as root for another user's workspace. */
@@ -69,6 +76,8 @@ export interface CopyBackReport {
   refused: CopyBackRefusal[];
   /** False when a limit stopped the copy; nothing was removed then. */
   complete: boolean;
+  /** Bytes of file contents the archive held, counted against the limit. */
+  bytes: number;
 }
 
 class LimitReached extends Error {}
@@ -76,7 +85,7 @@ class LimitReached extends Error {}
 export async function copyBack(archive: Readable, settings: CopyBackSettings): Promise<CopyBackReport> {
   const { extract: createExtract } = await import('tar-stream');
   const limits = settings.limits ?? defaultCopyBackLimits;
-  const report: CopyBackReport = { written: [], removed: [], refused: [], complete: true };
+  const report: CopyBackReport = { written: [], removed: [], refused: [], complete: true, bytes: 0 };
   const seen = new Set<string>();
   let entries = 0;
   let bytes = 0;
@@ -91,7 +100,7 @@ export async function copyBack(archive: Readable, settings: CopyBackSettings): P
       bytes += size;
       if (bytes > limits.maximumBytes) throw new LimitReached(`the sandbox's workspace holds more than ${limits.maximumBytes} bytes`);
     }
-    const path = workspacePath(header.name, settings.topName);
+    const path = workspacePath(header.name, settings.topName, settings.topPath ?? '');
     if ('refusal' in path) {
       report.refused.push({ path: header.name, reason: path.refusal, protected: false });
       return;
@@ -135,7 +144,15 @@ export async function copyBack(archive: Readable, settings: CopyBackSettings): P
     report.refused.push({ path: '.', reason: `${error.message}, so the rest was not copied back and nothing was removed`, protected: false });
   });
 
-  if (report.complete) await removeWhatIsGone(seen, settings, report);
+  report.bytes = bytes;
+  if (report.complete) await removeWhatIsGone(settings.listed ?? seen, settings, report);
+  return report;
+}
+
+/** Removes from the host what a listing of the sandbox's workspace no longer holds, with nothing to copy. */
+export async function removeUnlisted(listed: ReadonlySet<string>, settings: CopyBackSettings): Promise<CopyBackReport> {
+  const report: CopyBackReport = { written: [], removed: [], refused: [], complete: true, bytes: 0 };
+  await removeWhatIsGone(listed, settings, report);
   return report;
 }
 
@@ -144,13 +161,13 @@ function isFileEntry(header: Headers): boolean {
 }
 
 /** The entry's workspace-relative path, or why its name is refused. */
-function workspacePath(name: string, topName: string): { path: string } | { refusal: string } {
+function workspacePath(name: string, topName: string, topPath: string): { path: string } | { refusal: string } {
   if (name.startsWith('/')) return { refusal: 'an absolute name' };
   if (name.includes('\0')) return { refusal: 'a name holding a NUL byte' };
   const components = name.split('/').filter((component) => component !== '' && component !== '.');
   if (components.includes('..')) return { refusal: 'a name that climbs out with ".."' };
   if (components[0] !== topName) return { refusal: `a name outside the archive's top folder ${topName}` };
-  return { path: components.slice(1).join('/') };
+  return { path: [...(topPath === '' ? [] : [topPath]), ...components.slice(1)].join('/') };
 }
 
 async function applyEntry(
@@ -288,7 +305,7 @@ async function writeContent(file: FileHandle, content: Readable): Promise<void> 
 }
 
 /** Removes from the host what the sandbox removed, deepest first, where the host has not changed it since. */
-async function removeWhatIsGone(seen: Set<string>, settings: CopyBackSettings, report: CopyBackReport): Promise<void> {
+async function removeWhatIsGone(seen: ReadonlySet<string>, settings: CopyBackSettings, report: CopyBackReport): Promise<void> {
   const gone = [...settings.state.keys()].filter((path) => !seen.has(path) && path.split('/')[0] !== runsFolderName);
   gone.sort((left, right) => right.split('/').length - left.split('/').length || (left < right ? 1 : -1));
   for (const path of gone) {
