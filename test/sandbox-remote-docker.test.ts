@@ -10,6 +10,7 @@ import { connectDocker, probeDocker } from '../runtime/services/sandbox/docker-c
 import { readDockerDaemonAddress } from '../runtime/services/sandbox/docker-daemon-address.js';
 import { DockerSandbox } from '../runtime/services/sandbox/docker-sandbox.js';
 import { readSandboxOptions } from '../runtime/services/sandbox/sandbox-options.js';
+import { compareListing } from '../runtime/services/sandbox/docker-workspace-listing.js';
 import { copyBack } from '../runtime/services/sandbox/workspace-copy-back.js';
 import { hostSignature, type SyncedState } from '../runtime/services/sandbox/workspace-sync-state.js';
 import { startTlsDockerDaemon, type TlsDockerDaemon } from './support/tls-docker-daemon.js';
@@ -154,6 +155,37 @@ describe('copying a sandbox workspace back', () => {
     );
     expect(many.complete).toBe(false);
     expect(many.refused.at(-1)?.reason).toMatch(/more than 10 entries/);
+  });
+});
+
+describe('the listing of a container workspace', () => {
+  const listing = (...records: Array<[string, string, string?]>) => Buffer.from(records.map(([head, path, target]) => `${head}\0${path}\0${target ?? ''}\0`).join(''));
+
+  it('names what changed, what is gone and which files have several names', () => {
+    const state: SyncedState = new Map([
+      ['kept.txt', { kind: 'file', sandbox: 'file:5:1700000000:420', host: 'h' }],
+      ['gone.txt', { kind: 'file', sandbox: 'file:1:1700000000:420', host: 'h' }],
+      ['src', { kind: 'folder', sandbox: 'folder', host: 'folder' }],
+    ]);
+    const changes = compareListing(
+      listing(
+        ['f 5 1700000000.25 644 1', 'kept.txt'],
+        ['d 4096 1700000001.0 755 2', 'src'],
+        ['d 4096 1700000001.0 755 2', 'new'],
+        ['f 3 1700000001.0 644 1', 'new/inside.txt'],
+        ['f 3 1700000001.0 644 2', 'src/linked'],
+        ['l 11 1700000001.0 777 1', 'src/link', '/etc/passwd'],
+      ),
+      state,
+    );
+    expect(changes).toMatchObject({ changed: ['new', 'src/link'], gone: ['gone.txt'], hardLinked: ['src/linked'] });
+  });
+
+  it('is not trusted to name paths outside the workspace: such a listing is not used', () => {
+    for (const path of ['../../etc/passwd', '/etc/passwd', 'a/../../b', './x', 'a//b']) {
+      expect(compareListing(listing(['f 1 1700000000.0 644 1', path]), new Map())).toBeUndefined();
+    }
+    expect(compareListing(Buffer.from('f 1 1700000000.0 644 1\0unterminated'), new Map())).toBeUndefined();
   });
 });
 

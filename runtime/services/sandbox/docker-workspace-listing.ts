@@ -35,7 +35,8 @@ export function compareListing(output: Buffer, state: SyncedState): ListedChange
   for (let index = 0; index < fields.length; index += 3) {
     const match = /^([a-zA-Z]) (\d+) (\d+)(?:\.\d+)? ([0-7]+) (\d+)$/.exec(fields[index]);
     const path = fields[index + 1];
-    if (!match || path === '') return undefined;
+    // The listing chooses what is fetched: a path that climbs out would fetch the container's own files.
+    if (!match || !isPlainPath(path)) return undefined;
     listed.add(path);
     const [, type, size, seconds, mode, names] = match;
     const known = state.get(path);
@@ -66,4 +67,9 @@ function outermost(paths: string[]): string[] {
     chosen.add(path);
   }
   return [...chosen];
+}
+
+/** A workspace-relative path as `find` prints it: components that are neither empty, "." nor "..". */
+export function isPlainPath(path: string): boolean {
+  return path !== '' && !path.includes('\0') && path.split('/').every((component) => component !== '' && component !== '.' && component !== '..');
 }

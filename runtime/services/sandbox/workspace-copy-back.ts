@@ -167,6 +167,7 @@ function workspacePath(name: string, topName: string, topPath: string): { path: 
   const components = name.split('/').filter((component) => component !== '' && component !== '.');
   if (components.includes('..')) return { refusal: 'a name that climbs out with ".."' };
   if (components[0] !== topName) return { refusal: `a name outside the archive's top folder ${topName}` };
+  if (topPath.split('/').some((component) => component === '..' || component === '.')) return { refusal: 'a top path that climbs out with ".."' };
   return { path: [...(topPath === '' ? [] : [topPath]), ...components.slice(1)].join('/') };
 }
 
