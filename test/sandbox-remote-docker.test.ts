@@ -14,6 +14,9 @@ import { compareListing } from '../runtime/services/sandbox/docker-workspace-lis
 import { copyBack } from '../runtime/services/sandbox/workspace-copy-back.js';
 import { hostSignature, type SyncedState } from '../runtime/services/sandbox/workspace-sync-state.js';
 import { startTlsDockerDaemon, type TlsDockerDaemon } from './support/tls-docker-daemon.js';
+import { createTestToolContext } from './support/tool-context.js';
+import bash from '../plugins/code/bash.js';
+import type { ToolResult } from '../runtime/contract/tool.js';
 
 /** A tar archive as a hostile container's daemon could send it, entries in order. */
 function archiveOf(entries: Array<Headers & { content?: string }>): Readable {
@@ -313,6 +316,30 @@ describe.skipIf(!remote)('docker sandbox on a daemon reached over TCP with TLS',
     // The folder holding it is the user's in a subfolder: a protected name made there is refused on the way back.
     await expect(sandbox.run('echo evil > src/.bashrc', { timeoutMs: 20_000 })).rejects.toThrow(/protected paths.*src\/\.bashrc/);
     expect(existsSync(join(workspace, 'src/.bashrc'))).toBe(false);
+  });
+
+  it('serves the bash tool from DOCKER_HOST and its TLS variables, its persistent shell in step with the file tools', async () => {
+    const previous = { ...process.env };
+    Object.assign(process.env, remote!.environment);
+    delete process.env.MANUS_DOCKER_HOST;
+    const created = createTestToolContext({ sandboxSettings: async () => ({ kind: 'docker', network: false, options: {} }) });
+    try {
+      const { context } = created;
+      const made = (await bash.execute({ command: 'mkdir -p notes && cd notes && echo "from the shell" > made.txt && echo done' }, context)) as ToolResult;
+      expect(made.content).toBe('done\n[Exit status 0]');
+      expect((await context.files.readFile('notes/made.txt')).toString()).toBe('from the shell\n');
+      await context.files.writeFile('notes/edited.txt', 'from a file tool\n');
+      const seen = (await bash.execute({ command: 'cat edited.txt' }, context)) as ToolResult;
+      expect(seen.content).toBe('from a file tool\n[Exit status 0]');
+    } finally {
+      await created.dispose();
+      rmSync(created.root, { recursive: true, force: true });
+      for (const name of Object.keys(remote!.environment)) {
+        if (previous[name] === undefined) delete process.env[name];
+        else process.env[name] = previous[name];
+      }
+      if (previous.MANUS_DOCKER_HOST !== undefined) process.env.MANUS_DOCKER_HOST = previous.MANUS_DOCKER_HOST;
+    }
   });
 
   it('names the command that loads a missing image into the remote daemon', async () => {
