@@ -5,7 +5,8 @@
  * read-only root with its own tmpfs on /tmp, and the workspace bind-mounted at /workspace, with
  * the protected paths inside it that exist when the container starts mounted read-only. A root
  * runtime gives ownership of what a command changed back to the workspace's owner. The container is removed on dispose; `cleanupLeftoverContainers` removes those of runtimes
- * that died before they could.
+ * that died before they could. A daemon on another machine cannot mount the workspace: it is
+ * copied into a volume of the container and kept in step instead (docker-workspace-sync.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
