@@ -39,12 +39,6 @@ export interface DockerWorkspaceSyncSettings {
   limits?: CopyBackLimits;
 }
 
-/** How long one copy and its parts took, for the benchmark and diagnostics. */
-export interface SyncTiming {
-  copyInMs: number;
-  copyBackMs: number;
-}
-
 const root = { uid: 0, gid: 0 };
 
 /** Up to this many changed entries are fetched one by one; past it, the whole workspace at once. */
@@ -62,7 +56,6 @@ export class DockerWorkspaceSync {
   /** Refusals of the last copies back, until a command's result reports them. */
   private notices: CopyBackRefusal[] = [];
   private readonly reported = new Set<string>();
-  readonly timing: SyncTiming = { copyInMs: 0, copyBackMs: 0 };
 
   constructor(private readonly settings: DockerWorkspaceSyncSettings) {}
 
@@ -73,7 +66,6 @@ export class DockerWorkspaceSync {
    */
   copyIn(): Promise<void> {
     return this.serialised(async () => {
-      const started = performance.now();
       const { workspace, container, containerWorkspace } = this.settings;
       const plan = await planCopyIn({ workspace, state: this.state, protectedPaths: this.settings.protectedPaths });
       try {
@@ -86,7 +78,6 @@ export class DockerWorkspaceSync {
       }
       plan.commit();
       this.copiedOnce = true;
-      this.timing.copyInMs = performance.now() - started;
     });
   }
 
@@ -98,7 +89,6 @@ export class DockerWorkspaceSync {
    */
   copyBack(): Promise<CopyBackReport> {
     return this.serialised(async () => {
-      const started = performance.now();
       const listing = await this.execute(listingCommand, undefined, undefined, maximumListingBytes).catch(() => undefined);
       const changes = listing?.exitCode === 0 ? compareListing(listing.output, this.state) : undefined;
       let report: CopyBackReport;
@@ -113,7 +103,6 @@ export class DockerWorkspaceSync {
         if (SandboxError.isInstance(error)) throw error;
         throw new SandboxError('sandbox_failed', `Could not copy the workspace back from the sandbox container: ${(error as Error).message}`);
       }
-      this.timing.copyBackMs = performance.now() - started;
       // An entry left in the container is met again by every copy: it is reported once.
       for (const refusal of report.refused.filter((refusal) => !refusal.protected)) {
         const key = `${refusal.path}\0${refusal.reason}`;
