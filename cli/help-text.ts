@@ -10,6 +10,7 @@ const environment = `Environment:
   MANUS_CHROMIUM_PATH    the browser for browser_use (default /usr/bin/chromium)
   MANUS_PYTHON           the Python for python_execute in bubblewrap or on the host, when its python setting is not set (default python3)
   MANUS_DOCKER_HOST      the Docker daemon for the docker sandbox (else DOCKER_HOST)
+  MANUS_DOCKER_WORKSPACE copy or mount: how the workspace reaches the container (default: copy unless the daemon is a local socket)
   MANUS_CACHE_DIR        the start-up code cache (default $XDG_CACHE_HOME/manus-runtime or ~/.cache/manus-runtime)
   XDG_CONFIG_HOME        where config.yaml is read from: $XDG_CONFIG_HOME/manus/config.yaml (default ~/.config)
   CI=true, MANUS_CI=1    CI mode, as --ci
@@ -195,6 +196,7 @@ Environment:
   MANUS_PYTHON           the Python for python_execute when its python setting is not set
   MANUS_CHROMIUM_PATH    the browser for browser_use (default /usr/bin/chromium)
   MANUS_DOCKER_HOST      the Docker daemon for the docker sandbox (else DOCKER_HOST)
+  MANUS_DOCKER_WORKSPACE copy or mount: how the workspace reaches the container (default: copy unless the daemon is a local socket)
   OPENAI_API_KEY, OPENAI_BASE_URL, MANUS_MODEL   the model, when agents.yaml names none
 
 Exit codes:

@@ -1,10 +1,11 @@
 /**
  * Finds the Docker daemon and loads dockerode only when a docker sandbox is wanted, so runs
  * without Docker never load it. MANUS_DOCKER_HOST names the runtime's daemon without changing
- * the user's docker CLI; otherwise DOCKER_HOST (with its TLS variables) or the default socket.
+ * the user's docker CLI; otherwise DOCKER_HOST (with its TLS variables) or the default socket,
+ * as docker-daemon-address.ts reads them.
  */
 import type Dockerode from 'dockerode';
-import { SandboxError } from './sandbox-errors.js';
+import { readDockerDaemonAddress, type DockerDaemonAddress } from './docker-daemon-address.js';
 
 export type DockerAvailability = { available: true } | { available: false; reason: string };
 
@@ -19,17 +20,10 @@ export async function connectDocker(
   environment: NodeJS.ProcessEnv = process.env,
   requestTimeoutMs?: number,
 ): Promise<Dockerode> {
+  const { options } = readDockerDaemonAddress(environment);
   const { default: Docker } = await import('dockerode');
-  const host = environment.MANUS_DOCKER_HOST;
   const timeout = requestTimeoutMs === undefined ? {} : { timeout: requestTimeoutMs };
-  return new Docker(host ? { ...parseDockerHost(host), ...timeout } : timeout);
-}
-
-export function parseDockerHost(host: string): Dockerode.DockerOptions {
-  if (host.startsWith('unix://')) return { socketPath: host.slice('unix://'.length) };
-  const tcp = /^tcp:\/\/([^:/]+):(\d+)\/?$/.exec(host);
-  if (tcp) return { host: tcp[1], port: Number(tcp[2]), protocol: 'http' };
-  throw new SandboxError('sandbox_options_invalid', `MANUS_DOCKER_HOST "${host}" must be unix:///path or tcp://host:port.`);
+  return new Docker({ ...options, ...timeout });
 }
 
 /** Whether a daemon answers and has `image`; the reason names what to do when not. */
@@ -40,7 +34,8 @@ export async function probeDocker(image: string, environment: NodeJS.ProcessEnv 
   } catch (error) {
     return { available: false, reason: (error as Error).message };
   }
-  const where = environment.MANUS_DOCKER_HOST ?? environment.DOCKER_HOST ?? 'the default socket';
+  const daemon = readDockerDaemonAddress(environment);
+  const where = daemon.address;
   try {
     await docker.ping();
   } catch (error) {
@@ -51,8 +46,14 @@ export async function probeDocker(image: string, environment: NodeJS.ProcessEnv 
   } catch {
     return {
       available: false,
-      reason: `the Docker daemon at ${where} has no image ${image} (.ci/setup-docker.sh builds one)`,
+      reason: `the Docker daemon at ${where} has no image ${image} (${missingImageFix(image, daemon)})`,
     };
   }
   return { available: true };
+}
+
+/** The command that puts the image where the daemon is: built here, or copied from this machine to a remote one. */
+export function missingImageFix(image: string, daemon: DockerDaemonAddress): string {
+  if (daemon.workspace === 'mount') return '.ci/setup-docker.sh builds one, or set sandbox.image';
+  return `build it on this machine with .ci/setup-docker.sh, then copy it there: docker save ${image} | DOCKER_HOST=${daemon.address} docker load`;
 }

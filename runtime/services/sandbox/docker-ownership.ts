@@ -52,7 +52,7 @@ export async function cleanupLeftoverContainers(docker?: Dockerode): Promise<str
   for (const container of containers) {
     if (ownerIsAlive(container.Labels ?? {})) continue;
     try {
-      await client.getContainer(container.Id).remove({ force: true });
+      await client.getContainer(container.Id).remove({ force: true, v: true });
       removed.push(container.Names[0]?.replace(/^\//, '') ?? container.Id);
     } catch (error) {
       // Another runtime cleaning up at the same moment may have removed it first.

@@ -5,7 +5,8 @@
  * read-only root with its own tmpfs on /tmp, and the workspace bind-mounted at /workspace, with
  * the protected paths inside it that exist when the container starts mounted read-only. A root
  * runtime gives ownership of what a command changed back to the workspace's owner. The container is removed on dispose; `cleanupLeftoverContainers` removes those of runtimes
- * that died before they could.
+ * that died before they could. A daemon on another machine cannot mount the workspace: it is
+ * copied into a volume of the container and kept in step instead (docker-workspace-sync.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
@@ -16,7 +17,9 @@ import type Dockerode from 'dockerode';
 import { BoundedOutput, defaultOutputLimitBytes } from '../../contract/bounded-output.js';
 import { resolveCommandFolder, type CommandFolder } from './command-folder.js';
 import { toArgv } from './command-line.js';
-import { connectDocker } from './docker-connection.js';
+import { connectDocker, missingImageFix } from './docker-connection.js';
+import { readDockerDaemonAddress, type DockerWorkspaceMode } from './docker-daemon-address.js';
+import { refuseHostFolders, startWorkspaceCopy, type DockerWorkspaceSync } from './docker-workspace-sync.js';
 import { execKillerScript, execTokenVariable, execWrapperScript } from './docker-exec-scripts.js';
 import { containerLabels } from './docker-ownership.js';
 import { decodeExitStatus } from './exit-status.js';
@@ -55,6 +58,8 @@ export interface DockerSandboxSettings {
   readOnlyFolders?: string[];
   /** Of those, the ones opened to the container's user past their own permission bits (a session's `openedFolders`). */
   openedFolders?: string[];
+  /** Bind-mount the workspace or copy it in and out; by default as the daemon's address says (docker-daemon-address.ts). */
+  workspaceMode?: DockerWorkspaceMode;
 }
 
 interface StartedExec {
@@ -92,6 +97,8 @@ export class DockerSandbox implements Sandbox {
     private readonly owner: SandboxUser | undefined,
     private readonly settings: DockerSandboxSettings,
     protectedPaths: ProtectedPathGuard | undefined,
+    /** Set when the daemon is on another machine and the workspace is copied in and out. */
+    private readonly workspaceCopy?: DockerWorkspaceSync,
   ) {
     this.access = {
       skip: protectedPaths ? (path) => protectedPaths.protectionOf(path) !== undefined : undefined,
@@ -103,8 +110,11 @@ export class DockerSandbox implements Sandbox {
   static async create(settings: DockerSandboxSettings): Promise<DockerSandbox> {
     const docker = settings.docker ?? (await connectDocker());
     const workspace = realpathSync(settings.workspace);
+    // A daemon on another machine cannot mount this one's folders: the workspace is copied instead.
+    const copying = (settings.workspaceMode ?? readDockerDaemonAddress().workspace) === 'copy';
+    if (copying) refuseHostFolders(settings.readOnlyFolders ?? []);
     const user = settings.options.user ?? (await workspaceOwnerOrFallback(workspace));
-    const grantTo = user.uid === process.getuid?.() ? undefined : user;
+    const grantTo = copying || user.uid === process.getuid?.() ? undefined : user;
     const owner = grantTo ? await workspaceOwner(workspace) : undefined;
     const protectedMounts = new ProtectedMounts(workspace, settings.protectedPaths);
     const readOnly = await protectedMounts.existing();
@@ -121,8 +131,9 @@ export class DockerSandbox implements Sandbox {
         WorkingDir: containerWorkspace,
         Env: environmentPairs(sandboxEnvironment('docker', options.passEnvironment)),
         Labels: containerLabels(settings.runId),
+        ...(copying ? { Volumes: { [containerWorkspace]: {} } } : {}),
         HostConfig: {
-          Binds: [
+          Binds: copying ? [] : [
             `${workspace}:${containerWorkspace}:rw`,
             ...pinned.map((path) => `${path}:${inContainer(path)}:rw`),
             ...readOnly.map((path) => `${path}:${inContainer(path)}:ro`),
@@ -141,7 +152,7 @@ export class DockerSandbox implements Sandbox {
         },
       });
     } catch (error) {
-      const hint = (error as { statusCode?: number }).statusCode === 404 ? ' (build it with .ci/setup-docker.sh or set sandbox.image)' : '';
+      const hint = (error as { statusCode?: number }).statusCode === 404 ? ` (${missingImageFix(options.image, readDockerDaemonAddress())})` : '';
       throw new SandboxError('sandbox_unavailable', `Could not create a container from image ${options.image}${hint}: ${(error as Error).message}`);
     }
     try {
@@ -150,7 +161,8 @@ export class DockerSandbox implements Sandbox {
       await container.remove({ force: true }).catch(() => undefined);
       throw new SandboxError('sandbox_unavailable', `Could not start the sandbox container: ${(error as Error).message}`);
     }
-    return new DockerSandbox(docker, container, workspace, grantTo, owner, { ...settings, docker }, settings.protectedPaths);
+    const workspaceCopy = copying ? await startWorkspaceCopy({ container, workspace, containerWorkspace, user, protectedPaths: settings.protectedPaths }) : undefined;
+    return new DockerSandbox(docker, container, workspace, grantTo, owner, { ...settings, docker }, settings.protectedPaths, workspaceCopy);
   }
 
   /** The container's id, for diagnostics and tests. */
@@ -159,6 +171,13 @@ export class DockerSandbox implements Sandbox {
   }
 
   async run(command: SandboxCommand, options: SandboxCommandOptions): Promise<SandboxCommandResult> {
+    const result = await this.runCommand(command, options);
+    // What the copy back refused is the command's doing: its output says so.
+    const notice = this.workspaceCopy?.takeNotice();
+    return notice ? { ...result, stderr: Buffer.concat([result.stderr, Buffer.from(notice)]) } : result;
+  }
+
+  private async runCommand(command: SandboxCommand, options: SandboxCommandOptions): Promise<SandboxCommandResult> {
     const argv = toArgv(command);
     const folder = await resolveCommandFolder(this.hostWorkspace, options.cwd);
     await this.refreshWorkspaceAccess();
@@ -265,10 +284,12 @@ export class DockerSandbox implements Sandbox {
   }
 
   async refreshWorkspaceAccess(): Promise<void> {
+    if (this.workspaceCopy) await this.workspaceCopy.copyIn();
     if (this.grantTo) await grantWorkspaceAccess(this.hostWorkspace, this.grantTo, this.access);
   }
 
   async afterCommand(): Promise<void> {
+    if (this.workspaceCopy && !this.disposed) await this.workspaceCopy.copyBack();
     if (this.grantTo && this.owner) await returnWorkspaceAccess(this.hostWorkspace, this.grantTo, this.owner, this.access);
   }
 
@@ -278,9 +299,14 @@ export class DockerSandbox implements Sandbox {
     // A companion whose session just ended may still be being removed: the sandbox ends after it.
     await Promise.all([...[...this.companions].map((companion) => this.releaseCompanion(companion)), ...this.companionDisposals]);
     try {
-      await this.container.remove({ force: true });
-    } catch (error) {
-      if ((error as { statusCode?: number }).statusCode !== 404) throw error;
+      // What background processes wrote since the last command comes back before the copy is gone.
+      await this.workspaceCopy?.copyBack();
+    } finally {
+      try {
+        await this.container.remove({ force: true, v: true });
+      } catch (error) {
+        if ((error as { statusCode?: number }).statusCode !== 404) throw error;
+      }
     }
     await this.afterCommand();
   }
