@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decideShellCommand, shellPatternProblem, type ShellDecision, type ShellRules } from '../runtime/services/permissions/shell-command-rules.js';
 import { repositoryRoot } from './support/run-cli.js';
@@ -106,6 +108,16 @@ const rows: Row[] = [
   row("script -qc 'rm x' /dev/null", denyRm, 'deny'),
   row('busybox rm x', denyRm, 'deny'),
   row('env -S "rm x"', denyRm, 'ask'),
+  row('command -v rm', { allow: ['command -v *'], ...denyRm }, 'allow'),
+  row('exec -a name rm x', denyRm, 'deny'),
+  row('time -p rm x', denyRm, 'deny'),
+  row('xargs -0 -n 1 rm', denyRm, 'deny'),
+  row('nsenter -t 1 -m rm x', denyRm, 'deny'),
+  row('sudo -s', { allow: ['sudo *'] }, 'ask'),
+  row('\\rm x', denyRm, 'deny'),
+  row('r""m x', denyRm, 'deny'),
+  row('"/bin/rm" x', denyRm, 'deny'),
+  row('echo rm -rf x | bash', { allow: ['echo *', 'bash *'], ...denyRm }, 'ask'),
   // Quoting, escapes and expansions an attacker uses to hide a name.
   row("'r''m' x", denyRm, 'deny'),
   row('r\\m x', denyRm, 'deny'),
@@ -135,6 +147,12 @@ const rows: Row[] = [
   row('f() { rm -rf x; }; f', denyRm, 'deny'),
   row('git() { rm -rf x; }; git status', { allow: ['git status'] }, 'unmatched'),
   row('build() { npm run build; }; build && build', { allow: ['npm run build'] }, 'allow'),
+  row('rm -rf x; rm() { :; }', denyRm, 'deny'),
+  row('(rm() { :; }); rm -rf x', denyRm, 'deny'),
+  row('false && rm() { :; }; rm -rf x', { allow: ['false'], ...denyRm }, 'deny'),
+  row('rm() { :; }; unset -f rm; rm -rf x', denyRm, 'deny'),
+  row('rm() { :; }; command rm -rf x', denyRm, 'deny'),
+  row('rm() { :; }; /bin/rm -rf x', denyRm, 'deny'),
   row('if true; then rm x; fi', { allow: ['true'], ...denyRm }, 'deny'),
   row('while false; do rm x; done', { allow: ['false'], ...denyRm }, 'deny'),
   row('for f in a b; do rm "$f"; done', denyRm, 'deny'),
@@ -226,6 +244,18 @@ describe('decideShellCommand: what it reports', () => {
     ].join('\n');
     const output = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: repositoryRoot, encoding: 'utf8' });
     expect(JSON.parse(output)).toEqual({ decisions: ['allow', 'unmatched'], loaded: false });
+  });
+});
+
+describe('the built bundle', () => {
+  it('loads the parser and its WASM files through module resolution, from any working folder', () => {
+    const script = [
+      `const { decideShellCommand } = require(${JSON.stringify(join(repositoryRoot, 'dist', 'bundle', 'manus.cjs'))});`,
+      "decideShellCommand(\"timeout 5 bash -c 'git status && /bin/rm -rf x'\", { allow: ['git status'], ask: [], deny: ['rm *'] }, { workspace: '/w', allow: [], ask: [], deny: [] })",
+      '  .then((decision) => console.log(JSON.stringify(decision)));',
+    ].join('\n');
+    const output = execFileSync(process.execPath, ['-e', script], { cwd: tmpdir(), encoding: 'utf8' });
+    expect(JSON.parse(output)).toMatchObject({ decision: 'deny', pattern: 'rm *', commands: ['git status', '/bin/rm -rf x'] });
   });
 });
 

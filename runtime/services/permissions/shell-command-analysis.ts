@@ -100,8 +100,13 @@ type StandardInput =
 
 interface Context {
   readonly depth: number;
-  /** Functions defined in this script: calling one runs its body, which is checked where defined. */
-  readonly functions: ReadonlySet<string>;
+  /**
+   * Functions this script surely defines, each with where its definition ends: a call after it
+   * runs the body, which is checked where it is defined, rather than a program of that name.
+   */
+  readonly functions: ReadonlyMap<string, number>;
+  /** Whether the tree has syntax errors or missing parts to look for. */
+  readonly hasError: boolean;
 }
 
 class ScriptReader {
@@ -119,12 +124,7 @@ class ScriptReader {
     }
     try {
       this.checkLineContinuations(source, tree.rootNode);
-      const functions = new Set(tree.rootNode.descendantsOfType('function_definition').flatMap((definition) => {
-        const name = definition?.childForFieldName('name');
-        const word = name ? shellWord(name) : undefined;
-        return word?.kind === 'literal' ? [word.value] : [];
-      }));
-      this.visit(tree.rootNode, { depth, functions }, { kind: 'inherited' });
+      this.visit(tree.rootNode, { depth, functions: definedFunctions(source, tree.rootNode), hasError: tree.rootNode.hasError }, { kind: 'inherited' });
     } finally {
       tree.delete();
     }
@@ -153,7 +153,7 @@ class ScriptReader {
   }
 
   private visit(node: Node, context: Context, input: StandardInput): void {
-    if (node.isMissing) {
+    if (context.hasError && node.isMissing) {
       this.unresolved(node.parent?.text ?? node.text, 'the command is incomplete');
       return;
     }
@@ -296,18 +296,28 @@ class ScriptReader {
   }
 
   private command(node: Node, outerRedirects: readonly Node[], context: Context, input: StandardInput): void {
-    const redirects = [...node.childrenForFieldName('redirect').filter((redirect): redirect is Node => redirect !== null), ...outerRedirects];
+    const redirects: Node[] = [];
+    const parts: Node[] = [];
     for (const child of node.namedChildren) {
       if (!child) continue;
-      if (child.type === 'variable_assignment') this.assignment(child, context);
-      else if (['file_redirect', 'heredoc_redirect', 'herestring_redirect'].includes(child.type)) this.redirect(child, context);
+      const type = child.type;
+      if (type === 'variable_assignment') this.assignment(child, context);
+      else if (type === 'file_redirect' || type === 'heredoc_redirect' || type === 'herestring_redirect') {
+        this.redirect(child, context);
+        redirects.push(child);
+      } else if (type !== 'comment') parts.push(child);
     }
-    const name = node.childForFieldName('name');
+    redirects.push(...outerRedirects);
+    const name = parts[0];
     // `x=1 >file` has no command; the grammar gives it an empty, missing name.
-    if (!name || name.text === '' || name.hasError && name.text.trim() === '') return;
-    const argumentNodes = node.childrenForFieldName('argument').filter((argument): argument is Node => argument !== null);
-    for (const part of [name, ...argumentNodes]) this.visit(part, context, { kind: 'inherited' });
-    const words = [shellWord(name), ...argumentNodes.map(shellWord)];
+    if (!name || name.type !== 'command_name' || name.text === '') return;
+    for (const part of parts) this.visit(part, context, { kind: 'inherited' });
+    const words = parts.map(shellWord);
+    // A call of a function defined before it runs the function's body, checked where it is defined;
+    // a name with a slash (`/bin/rm`), or one run through `command` or `env`, is a program.
+    const first = words[0]!;
+    const definedAt = first.kind === 'literal' ? context.functions.get(first.value) : undefined;
+    if (definedAt !== undefined && definedAt <= node.startIndex) return;
     this.resolve(words, context, standardInputOf(redirects) ?? input);
   }
 
@@ -320,7 +330,6 @@ class ScriptReader {
       this.unresolved(first.text, `the command name ${first.text} is not known before it runs`);
       return;
     }
-    if (context.functions.has(first.value)) return;
     const name = canonicalCommandName(first.value);
     if (shells.has(name)) this.shell(words, context, input);
     else if (name === 'eval') this.evaluate(words, context);
@@ -535,4 +544,28 @@ function standardInputOf(redirects: readonly Node[]): StandardInput | undefined 
     }
   }
   return input;
+}
+
+/** Where a definition runs surely, not in a subshell, a pipeline, a branch or a loop. */
+const unconditionalScopes = new Set(['program', 'compound_statement', 'redirected_statement']);
+
+/**
+ * Functions defined unconditionally in this script, with the end of their first such definition.
+ * A definition in a subshell or a branch may not exist when the name is called (`(rm() { :; }); rm -rf ~`
+ * runs the program), and `unset -f` removes one, so a script that names `unset` gets none.
+ */
+function definedFunctions(source: string, root: Node): Map<string, number> {
+  const functions = new Map<string, number>();
+  if (!source.includes('function') && !source.includes('(')) return functions;
+  if (/unset/.test(source)) return functions;
+  for (const definition of root.descendantsOfType('function_definition')) {
+    if (!definition) continue;
+    let scope = definition.parent;
+    while (scope && unconditionalScopes.has(scope.type) && scope.type !== 'program') scope = scope.parent;
+    if (scope?.type !== 'program') continue;
+    const nameNode = definition.childForFieldName('name');
+    const name = nameNode ? shellWord(nameNode) : undefined;
+    if (name?.kind === 'literal' && !functions.has(name.value)) functions.set(name.value, definition.endIndex);
+  }
+  return functions;
 }
