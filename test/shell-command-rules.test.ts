@@ -166,6 +166,9 @@ const rows: Row[] = [
   row('GIT_PAGER=cat git log', { allow: ['git log *', 'cat'] }, 'allow'),
   row("x='a[$(rm -rf y)]'; echo $((x))", { allow: ['echo *'] }, 'ask'),
   row('echo $((1 + 2))', { allow: ['echo *'] }, 'allow'),
+  row('[[ $x -eq 1 ]] && echo y', { allow: ['echo *'] }, 'ask'),
+  row('[ "$x" -eq 1 ] && echo y', { allow: ['echo *'] }, 'allow'),
+  row('declare -i n; n=$x', { allow: ['declare *'] }, 'ask'),
   // Pattern syntax: words, *, and the :* prefix.
   row('npm run test', { allow: ['npm run test:*'] }, 'allow'),
   row('npm run test:unit', { allow: ['npm run test:*'] }, 'allow'),

@@ -239,8 +239,9 @@ class ScriptReader {
     }
   }
 
-  /** `[[ $x -eq 1 ]]` is arithmetic too. */
+  /** `[[ $x -eq 1 ]]` is arithmetic too; the `[` builtin only takes integers. */
   private testCommand(node: Node): void {
+    if (node.firstChild?.type !== '[[') return;
     for (const expression of node.descendantsOfType('binary_expression')) {
       const operator = expression?.childForFieldName('operator')?.text;
       if (!operator || !/^-(eq|ne|lt|le|gt|ge)$/.test(operator)) continue;
@@ -292,6 +293,8 @@ class ScriptReader {
         }
       }
     }
+    // `declare -i n; n=$x` evaluates $x as arithmetic on every assignment.
+    if (words.some((word) => word.kind === 'literal' && /^-[a-zA-Z]*i/.test(word.value))) this.unresolved(node.text, 'an integer variable evaluates what is assigned to it, which can run commands');
     this.record(words);
   }
 
