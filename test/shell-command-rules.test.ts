@@ -107,6 +107,8 @@ const rows: Row[] = [
   row("su - root -c 'rm x'", denyRm, 'deny'),
   row("script -qc 'rm x' /dev/null", denyRm, 'deny'),
   row('busybox rm x', denyRm, 'deny'),
+  row('coproc rm x', denyRm, 'deny'),
+  row('coproc NAME { rm x; }', { allow: ['coproc *'] }, 'ask'),
   row('env -S "rm x"', denyRm, 'ask'),
   row('command -v rm', { allow: ['command -v *'], ...denyRm }, 'allow'),
   row('exec -a name rm x', denyRm, 'deny'),

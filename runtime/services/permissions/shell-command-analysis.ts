@@ -338,11 +338,22 @@ class ScriptReader {
     else if (name === 'eval') this.evaluate(words, context);
     else if (name === 'find') this.find(words, context);
     else if (name === 'xargs') this.xargs(words, context);
+    else if (name === 'coproc') this.coprocess(words, context, input);
     else if (Object.hasOwn(wrappers, name)) this.wrapper(name, words, context, input);
     else {
       if (name === 'cd' || name === 'pushd' || name === 'popd') this.analysis.changesDirectory = true;
       this.record(words);
     }
+  }
+
+  /** `coproc CMD` runs CMD; the grammar does not know `coproc NAME { … }`, which is then not resolved. */
+  private coprocess(words: readonly ShellWord[], context: Context, input: StandardInput): void {
+    if (words.some((word) => word.kind === 'literal' && /^[{(]/.test(word.value))) {
+      this.record(words);
+      this.unresolved(words.map((word) => word.text).join(' '), 'coproc with a compound command is not read');
+      return;
+    }
+    this.resolve(words.slice(1), context, input);
   }
 
   private record(words: readonly ShellWord[]): void {
