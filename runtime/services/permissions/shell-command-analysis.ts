@@ -159,6 +159,13 @@ class ScriptReader {
     }
     switch (node.type) {
       case 'comment':
+      case 'word':
+      case 'number':
+      case 'raw_string':
+      case 'ansi_c_string':
+      case 'string_content':
+      case 'variable_name':
+        // Leaves: nothing runs inside them.
         return;
       case 'ERROR':
         this.unresolved(node.text, 'this part cannot be parsed as bash');
