@@ -253,7 +253,9 @@ class ScriptReader {
       const operator = expression?.childForFieldName('operator')?.text;
       if (!operator || !/^-(eq|ne|lt|le|gt|ge)$/.test(operator)) continue;
       const operands = [expression!.childForFieldName('left'), expression!.childForFieldName('right')];
-      if (operands.some((operand) => operand && shellWord(operand).kind !== 'literal' || operand && /^[A-Za-z_]/.test(operand.text))) {
+      // A bare name is a variable there too: `[[ x -eq 1 ]]` reads $x.
+      const readsVariable = (operand: Node | null) => operand !== null && (shellWord(operand).kind !== 'literal' || /^[A-Za-z_]/.test(operand.text));
+      if (operands.some(readsVariable)) {
         this.unresolved(expression!.text, 'an arithmetic comparison evaluates a variable\'s value, which can run commands');
       }
     }
