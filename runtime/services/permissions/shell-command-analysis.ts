@@ -348,6 +348,11 @@ class ScriptReader {
     else if (name === 'find') this.find(words, context);
     else if (name === 'xargs') this.xargs(words, context);
     else if (name === 'coproc') this.coprocess(words, context, input);
+    else if (name === 'alias' || name === 'trap') this.storedScripts(name, words, context);
+    else if ((name === 'source' || name === '.') && words[1] && words[1].kind !== 'literal') {
+      this.record(words);
+      this.unresolved(words.map((word) => word.text).join(' '), `${name} runs a file whose name, or content, is not known before it runs`);
+    }
     else if (Object.hasOwn(wrappers, name)) this.wrapper(name, words, context, input);
     else {
       if (name === 'cd' || name === 'pushd' || name === 'popd') this.analysis.changesDirectory = true;
@@ -363,6 +368,25 @@ class ScriptReader {
       return;
     }
     this.resolve(words.slice(1), context, input);
+  }
+
+  /**
+   * `alias NAME='…'` and `trap '…' SIGNAL` keep a script that runs later (an alias runs where the
+   * shell expands aliases): it is read now, as if it ran here.
+   */
+  private storedScripts(name: string, words: readonly ShellWord[], context: Context): void {
+    this.record(words);
+    const scripts = name === 'trap'
+      ? words.slice(1).filter((word) => !(word.kind === 'literal' && word.value.startsWith('-'))).slice(0, 1)
+      : words.slice(1).filter((word) => word.kind !== 'literal' || word.value.includes('='));
+    for (const script of scripts) {
+      if (script.kind !== 'literal') {
+        this.unresolved(words.map((word) => word.text).join(' '), `${name} keeps a command that is not known before it runs`);
+      } else {
+        const body = name === 'alias' ? script.value.slice(script.value.indexOf('=') + 1) : script.value;
+        if (body.trim() !== '') this.read(body, context.depth + 1);
+      }
+    }
   }
 
   private record(words: readonly ShellWord[]): void {
