@@ -113,6 +113,7 @@ const rows: Row[] = [
   row('command -v rm', { allow: ['command -v *'], ...denyRm }, 'allow'),
   row('exec -a name rm x', denyRm, 'deny'),
   row('time -p rm x', denyRm, 'deny'),
+  row('time { rm x; }', denyRm, 'ask'),
   row('xargs -0 -n 1 rm', denyRm, 'deny'),
   row('nsenter -t 1 -m rm x', denyRm, 'deny'),
   row('sudo -s', { allow: ['sudo *'] }, 'ask'),
@@ -132,6 +133,13 @@ const rows: Row[] = [
   row('IFS=,; x=rm,x; $x', { allow: ['echo *'], ...denyRm }, 'ask'),
   row('a=rm; $a -rf x', { allow: ['echo *'], ...denyRm }, 'ask'),
   row('/bin/r? x', denyRm, 'ask'),
+  // Words the grammar reads into a redirection, or leaves out, still count.
+  row('git push > out.txt --force', { allow: ['git push'] }, 'unmatched'),
+  row('git push 2>&1 --force', { allow: ['git push'], deny: ['git push --force'] }, 'deny'),
+  row('git push <<EOF --force\nx\nEOF', { allow: ['git push'], deny: ['git push --force'] }, 'deny'),
+  row('echo > out.txt $(rm x)', { allow: ['echo *'], ...denyRm }, 'deny'),
+  row('{ git push; } > out.txt --force', { allow: ['git push'] }, 'ask'),
+  row('python3 - <<EOF\nprint(1)\nEOF', { allow: ['python3'] }, 'ask'),
   // Shell strings, here-docs and shells reading a pipe.
   row('sh <<EOF\nrm x\nEOF', denyRm, 'deny'),
   row("bash <<'EOF'\ngit status\nEOF", { allow: ['git status'] }, 'allow'),

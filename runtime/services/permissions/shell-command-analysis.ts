@@ -74,6 +74,7 @@ export async function analyzeShellCommand(command: string): Promise<ShellAnalysi
 /** `bash -c "bash -c '…'"` nests; past this depth the rest is not followed. */
 const maximumDepth = 8;
 
+const reservedWords = new Set(['{', '}', '!', '[[', ']]', '(', ')', 'if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'case', 'esac', 'while', 'until', 'for', 'select', 'function', 'in']);
 const shells = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'yash', 'posh', 'rbash', 'fish']);
 const systemFolders = new Set(['/bin', '/usr/bin', '/usr/local/bin', '/sbin', '/usr/sbin', '/usr/local/sbin']);
 
@@ -107,6 +108,7 @@ interface Context {
   readonly functions: ReadonlyMap<string, number>;
   /** Whether the tree has syntax errors or missing parts to look for. */
   readonly hasError: boolean;
+  readonly source: string;
 }
 
 class ScriptReader {
@@ -124,7 +126,7 @@ class ScriptReader {
     }
     try {
       this.checkLineContinuations(source, tree.rootNode);
-      this.visit(tree.rootNode, { depth, functions: definedFunctions(source, tree.rootNode), hasError: tree.rootNode.hasError }, { kind: 'inherited' });
+      this.visit(tree.rootNode, { depth, functions: definedFunctions(source, tree.rootNode), hasError: tree.rootNode.hasError, source }, { kind: 'inherited' });
     } finally {
       tree.delete();
     }
@@ -176,10 +178,17 @@ class ScriptReader {
         this.command(node, [], context, input);
         return;
       case 'redirected_statement': {
+        this.checkSkippedText(node, context);
         const body = node.childForFieldName('body');
         const redirects = node.childrenForFieldName('redirect').filter((redirect): redirect is Node => redirect !== null);
         if (body?.type === 'command') this.command(body, redirects, context, input);
-        else if (body) this.visit(body, context, standardInputOf(redirects) ?? input);
+        else if (body) {
+          this.visit(body, context, standardInputOf(redirects) ?? input);
+          for (const extra of redirects.flatMap(redirectedArguments)) {
+            this.visit(extra, context, { kind: 'inherited' });
+            this.unresolved(extra.text, 'a word after the redirection of a compound command');
+          }
+        }
         for (const redirect of redirects) this.redirect(redirect, context);
         return;
       }
@@ -308,6 +317,7 @@ class ScriptReader {
   }
 
   private command(node: Node, outerRedirects: readonly Node[], context: Context, input: StandardInput): void {
+    this.checkSkippedText(node, context);
     const redirects: Node[] = [];
     const parts: Node[] = [];
     for (const child of node.namedChildren) {
@@ -320,6 +330,9 @@ class ScriptReader {
       } else if (type !== 'comment') parts.push(child);
     }
     redirects.push(...outerRedirects);
+    // The grammar reads words after a redirection (`git push > out --force`) as part of it.
+    parts.push(...redirects.flatMap(redirectedArguments));
+    parts.sort((first, second) => first.startIndex - second.startIndex);
     const name = parts[0];
     // `x=1 >file` has no command; the grammar gives it an empty, missing name.
     if (!name || name.type !== 'command_name' || name.text === '') return;
@@ -343,6 +356,12 @@ class ScriptReader {
       return;
     }
     const name = canonicalCommandName(first.value);
+    if (reservedWords.has(first.value)) {
+      // `time { rm x; }`: the grammar reads a reserved word as a command name where bash does not.
+      this.record(words);
+      this.unresolved(words.map((word) => word.text).join(' '), `the parser read the reserved word ${first.value} as a command`);
+      return;
+    }
     if (shells.has(name)) this.shell(words, context, input);
     else if (name === 'eval') this.evaluate(words, context);
     else if (name === 'find') this.find(words, context);
@@ -386,6 +405,19 @@ class ScriptReader {
         const body = name === 'alias' ? script.value.slice(script.value.indexOf('=') + 1) : script.value;
         if (body.trim() !== '') this.read(body, context.depth + 1);
       }
+    }
+  }
+
+  /** Text the grammar left out of the tree (`python3 - <<EOF` loses its `-`) makes the command unresolved. */
+  private checkSkippedText(node: Node, context: Context): void {
+    let position = node.startIndex;
+    for (const child of node.children) {
+      if (!child) continue;
+      if (child.startIndex > position && /\S/.test(context.source.slice(position, child.startIndex).replace(/\\\n/g, ''))) {
+        this.unresolved(node.text, `the parser skipped "${context.source.slice(position, child.startIndex).trim()}"`);
+        return;
+      }
+      position = Math.max(position, child.endIndex);
     }
   }
 
@@ -551,8 +583,9 @@ class ScriptReader {
       return;
     }
     // The grammar puts what follows a here-doc's operator on its line (`sh <<EOF | cat`) inside it.
+    const words = new Set(redirectedArguments(node).map((argument) => argument.startIndex));
     for (const child of node.namedChildren) {
-      if (!child || ['heredoc_start', 'heredoc_end', 'heredoc_content'].includes(child.type)) continue;
+      if (!child || ['heredoc_start', 'heredoc_end', 'heredoc_content'].includes(child.type) || words.has(child.startIndex)) continue;
       if (child.type === 'heredoc_body') {
         if (!isQuotedHeredoc(node)) this.visitChildren(child, context);
         continue;
@@ -560,6 +593,14 @@ class ScriptReader {
       this.visit(child, context, { kind: 'inherited' });
     }
   }
+}
+
+/** Words the grammar put inside a redirection that are the command's arguments. */
+function redirectedArguments(redirect: Node): Node[] {
+  const extra = redirect.type === 'file_redirect'
+    ? redirect.childrenForFieldName('destination').slice(1)
+    : redirect.type === 'heredoc_redirect' ? redirect.childrenForFieldName('argument') : [];
+  return extra.filter((node): node is Node => node !== null);
 }
 
 function isQuotedHeredoc(node: Node): boolean {
