@@ -74,6 +74,7 @@ export async function analyzeShellCommand(command: string): Promise<ShellAnalysi
 /** `bash -c "bash -c '…'"` nests; past this depth the rest is not followed. */
 const maximumDepth = 8;
 
+const reservedWords = new Set(['{', '}', '!', '[[', ']]', '(', ')', 'if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'case', 'esac', 'while', 'until', 'for', 'select', 'function', 'in']);
 const shells = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash', 'yash', 'posh', 'rbash', 'fish']);
 const systemFolders = new Set(['/bin', '/usr/bin', '/usr/local/bin', '/sbin', '/usr/sbin', '/usr/local/sbin']);
 
@@ -100,8 +101,14 @@ type StandardInput =
 
 interface Context {
   readonly depth: number;
-  /** Functions defined in this script: calling one runs its body, which is checked where defined. */
-  readonly functions: ReadonlySet<string>;
+  /**
+   * Functions this script surely defines, each with where its definition ends: a call after it
+   * runs the body, which is checked where it is defined, rather than a program of that name.
+   */
+  readonly functions: ReadonlyMap<string, number>;
+  /** Whether the tree has syntax errors or missing parts to look for. */
+  readonly hasError: boolean;
+  readonly source: string;
 }
 
 class ScriptReader {
@@ -119,12 +126,7 @@ class ScriptReader {
     }
     try {
       this.checkLineContinuations(source, tree.rootNode);
-      const functions = new Set(tree.rootNode.descendantsOfType('function_definition').flatMap((definition) => {
-        const name = definition?.childForFieldName('name');
-        const word = name ? shellWord(name) : undefined;
-        return word?.kind === 'literal' ? [word.value] : [];
-      }));
-      this.visit(tree.rootNode, { depth, functions }, { kind: 'inherited' });
+      this.visit(tree.rootNode, { depth, functions: definedFunctions(source, tree.rootNode), hasError: tree.rootNode.hasError, source }, { kind: 'inherited' });
     } finally {
       tree.delete();
     }
@@ -153,12 +155,19 @@ class ScriptReader {
   }
 
   private visit(node: Node, context: Context, input: StandardInput): void {
-    if (node.isMissing) {
+    if (context.hasError && node.isMissing) {
       this.unresolved(node.parent?.text ?? node.text, 'the command is incomplete');
       return;
     }
     switch (node.type) {
       case 'comment':
+      case 'word':
+      case 'number':
+      case 'raw_string':
+      case 'ansi_c_string':
+      case 'string_content':
+      case 'variable_name':
+        // Leaves: nothing runs inside them.
         return;
       case 'ERROR':
         this.unresolved(node.text, 'this part cannot be parsed as bash');
@@ -169,10 +178,17 @@ class ScriptReader {
         this.command(node, [], context, input);
         return;
       case 'redirected_statement': {
+        this.checkSkippedText(node, context);
         const body = node.childForFieldName('body');
         const redirects = node.childrenForFieldName('redirect').filter((redirect): redirect is Node => redirect !== null);
         if (body?.type === 'command') this.command(body, redirects, context, input);
-        else if (body) this.visit(body, context, standardInputOf(redirects) ?? input);
+        else if (body) {
+          this.visit(body, context, standardInputOf(redirects) ?? input);
+          for (const extra of redirects.flatMap(redirectedArguments)) {
+            this.visit(extra, context, { kind: 'inherited' });
+            this.unresolved(extra.text, 'a word after the redirection of a compound command');
+          }
+        }
         for (const redirect of redirects) this.redirect(redirect, context);
         return;
       }
@@ -239,13 +255,16 @@ class ScriptReader {
     }
   }
 
-  /** `[[ $x -eq 1 ]]` is arithmetic too. */
+  /** `[[ $x -eq 1 ]]` is arithmetic too; the `[` builtin only takes integers. */
   private testCommand(node: Node): void {
+    if (node.firstChild?.type !== '[[') return;
     for (const expression of node.descendantsOfType('binary_expression')) {
       const operator = expression?.childForFieldName('operator')?.text;
       if (!operator || !/^-(eq|ne|lt|le|gt|ge)$/.test(operator)) continue;
       const operands = [expression!.childForFieldName('left'), expression!.childForFieldName('right')];
-      if (operands.some((operand) => operand && shellWord(operand).kind !== 'literal' || operand && /^[A-Za-z_]/.test(operand.text))) {
+      // A bare name is a variable there too: `[[ x -eq 1 ]]` reads $x.
+      const readsVariable = (operand: Node | null) => operand !== null && (shellWord(operand).kind !== 'literal' || /^[A-Za-z_]/.test(operand.text));
+      if (operands.some(readsVariable)) {
         this.unresolved(expression!.text, 'an arithmetic comparison evaluates a variable\'s value, which can run commands');
       }
     }
@@ -292,22 +311,38 @@ class ScriptReader {
         }
       }
     }
+    // `declare -i n; n=$x` evaluates $x as arithmetic on every assignment.
+    if (words.some((word) => word.kind === 'literal' && /^-[a-zA-Z]*i/.test(word.value))) this.unresolved(node.text, 'an integer variable evaluates what is assigned to it, which can run commands');
     this.record(words);
   }
 
   private command(node: Node, outerRedirects: readonly Node[], context: Context, input: StandardInput): void {
-    const redirects = [...node.childrenForFieldName('redirect').filter((redirect): redirect is Node => redirect !== null), ...outerRedirects];
+    this.checkSkippedText(node, context);
+    const redirects: Node[] = [];
+    const parts: Node[] = [];
     for (const child of node.namedChildren) {
       if (!child) continue;
-      if (child.type === 'variable_assignment') this.assignment(child, context);
-      else if (['file_redirect', 'heredoc_redirect', 'herestring_redirect'].includes(child.type)) this.redirect(child, context);
+      const type = child.type;
+      if (type === 'variable_assignment') this.assignment(child, context);
+      else if (type === 'file_redirect' || type === 'heredoc_redirect' || type === 'herestring_redirect') {
+        this.redirect(child, context);
+        redirects.push(child);
+      } else if (type !== 'comment') parts.push(child);
     }
-    const name = node.childForFieldName('name');
+    redirects.push(...outerRedirects);
+    // The grammar reads words after a redirection (`git push > out --force`) as part of it.
+    parts.push(...redirects.flatMap(redirectedArguments));
+    parts.sort((first, second) => first.startIndex - second.startIndex);
+    const name = parts[0];
     // `x=1 >file` has no command; the grammar gives it an empty, missing name.
-    if (!name || name.text === '' || name.hasError && name.text.trim() === '') return;
-    const argumentNodes = node.childrenForFieldName('argument').filter((argument): argument is Node => argument !== null);
-    for (const part of [name, ...argumentNodes]) this.visit(part, context, { kind: 'inherited' });
-    const words = [shellWord(name), ...argumentNodes.map(shellWord)];
+    if (!name || name.type !== 'command_name' || name.text === '') return;
+    for (const part of parts) this.visit(part, context, { kind: 'inherited' });
+    const words = parts.map(shellWord);
+    // A call of a function defined before it runs the function's body, checked where it is defined;
+    // a name with a slash (`/bin/rm`), or one run through `command` or `env`, is a program.
+    const first = words[0]!;
+    const definedAt = first.kind === 'literal' ? context.functions.get(first.value) : undefined;
+    if (definedAt !== undefined && definedAt <= node.startIndex) return;
     this.resolve(words, context, standardInputOf(redirects) ?? input);
   }
 
@@ -320,16 +355,69 @@ class ScriptReader {
       this.unresolved(first.text, `the command name ${first.text} is not known before it runs`);
       return;
     }
-    if (context.functions.has(first.value)) return;
     const name = canonicalCommandName(first.value);
+    if (reservedWords.has(first.value)) {
+      // `time { rm x; }`: the grammar reads a reserved word as a command name where bash does not.
+      this.record(words);
+      this.unresolved(words.map((word) => word.text).join(' '), `the parser read the reserved word ${first.value} as a command`);
+      return;
+    }
     if (shells.has(name)) this.shell(words, context, input);
     else if (name === 'eval') this.evaluate(words, context);
     else if (name === 'find') this.find(words, context);
     else if (name === 'xargs') this.xargs(words, context);
+    else if (name === 'coproc') this.coprocess(words, context, input);
+    else if (name === 'alias' || name === 'trap') this.storedScripts(name, words, context);
+    else if ((name === 'source' || name === '.') && words[1] && words[1].kind !== 'literal') {
+      this.record(words);
+      this.unresolved(words.map((word) => word.text).join(' '), `${name} runs a file whose name, or content, is not known before it runs`);
+    }
     else if (Object.hasOwn(wrappers, name)) this.wrapper(name, words, context, input);
     else {
       if (name === 'cd' || name === 'pushd' || name === 'popd') this.analysis.changesDirectory = true;
       this.record(words);
+    }
+  }
+
+  /** `coproc CMD` runs CMD; the grammar does not know `coproc NAME { … }`, which is then not resolved. */
+  private coprocess(words: readonly ShellWord[], context: Context, input: StandardInput): void {
+    if (words.some((word) => word.kind === 'literal' && /^[{(]/.test(word.value))) {
+      this.record(words);
+      this.unresolved(words.map((word) => word.text).join(' '), 'coproc with a compound command is not read');
+      return;
+    }
+    this.resolve(words.slice(1), context, input);
+  }
+
+  /**
+   * `alias NAME='…'` and `trap '…' SIGNAL` keep a script that runs later (an alias runs where the
+   * shell expands aliases): it is read now, as if it ran here.
+   */
+  private storedScripts(name: string, words: readonly ShellWord[], context: Context): void {
+    this.record(words);
+    const scripts = name === 'trap'
+      ? words.slice(1).filter((word) => !(word.kind === 'literal' && word.value.startsWith('-'))).slice(0, 1)
+      : words.slice(1).filter((word) => word.kind !== 'literal' || word.value.includes('='));
+    for (const script of scripts) {
+      if (script.kind !== 'literal') {
+        this.unresolved(words.map((word) => word.text).join(' '), `${name} keeps a command that is not known before it runs`);
+      } else {
+        const body = name === 'alias' ? script.value.slice(script.value.indexOf('=') + 1) : script.value;
+        if (body.trim() !== '') this.read(body, context.depth + 1);
+      }
+    }
+  }
+
+  /** Text the grammar left out of the tree (`python3 - <<EOF` loses its `-`) makes the command unresolved. */
+  private checkSkippedText(node: Node, context: Context): void {
+    let position = node.startIndex;
+    for (const child of node.children) {
+      if (!child) continue;
+      if (child.startIndex > position && /\S/.test(context.source.slice(position, child.startIndex).replace(/\\\n/g, ''))) {
+        this.unresolved(node.text, `the parser skipped "${context.source.slice(position, child.startIndex).trim()}"`);
+        return;
+      }
+      position = Math.max(position, child.endIndex);
     }
   }
 
@@ -495,8 +583,9 @@ class ScriptReader {
       return;
     }
     // The grammar puts what follows a here-doc's operator on its line (`sh <<EOF | cat`) inside it.
+    const words = new Set(redirectedArguments(node).map((argument) => argument.startIndex));
     for (const child of node.namedChildren) {
-      if (!child || ['heredoc_start', 'heredoc_end', 'heredoc_content'].includes(child.type)) continue;
+      if (!child || ['heredoc_start', 'heredoc_end', 'heredoc_content'].includes(child.type) || words.has(child.startIndex)) continue;
       if (child.type === 'heredoc_body') {
         if (!isQuotedHeredoc(node)) this.visitChildren(child, context);
         continue;
@@ -504,6 +593,14 @@ class ScriptReader {
       this.visit(child, context, { kind: 'inherited' });
     }
   }
+}
+
+/** Words the grammar put inside a redirection that are the command's arguments. */
+function redirectedArguments(redirect: Node): Node[] {
+  const extra = redirect.type === 'file_redirect'
+    ? redirect.childrenForFieldName('destination').slice(1)
+    : redirect.type === 'heredoc_redirect' ? redirect.childrenForFieldName('argument') : [];
+  return extra.filter((node): node is Node => node !== null);
 }
 
 function isQuotedHeredoc(node: Node): boolean {
@@ -535,4 +632,28 @@ function standardInputOf(redirects: readonly Node[]): StandardInput | undefined 
     }
   }
   return input;
+}
+
+/** Where a definition runs surely, not in a subshell, a pipeline, a branch or a loop. */
+const unconditionalScopes = new Set(['program', 'compound_statement', 'redirected_statement']);
+
+/**
+ * Functions defined unconditionally in this script, with the end of their first such definition.
+ * A definition in a subshell or a branch may not exist when the name is called (`(rm() { :; }); rm -rf ~`
+ * runs the program), and `unset -f` removes one, so a script that names `unset` gets none.
+ */
+function definedFunctions(source: string, root: Node): Map<string, number> {
+  const functions = new Map<string, number>();
+  if (!source.includes('function') && !source.includes('(')) return functions;
+  if (/unset/.test(source)) return functions;
+  for (const definition of root.descendantsOfType('function_definition')) {
+    if (!definition) continue;
+    let scope = definition.parent;
+    while (scope && unconditionalScopes.has(scope.type) && scope.type !== 'program') scope = scope.parent;
+    if (scope?.type !== 'program') continue;
+    const nameNode = definition.childForFieldName('name');
+    const name = nameNode ? shellWord(nameNode) : undefined;
+    if (name?.kind === 'literal' && !functions.has(name.value)) functions.set(name.value, definition.endIndex);
+  }
+  return functions;
 }

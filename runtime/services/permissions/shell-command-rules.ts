@@ -63,7 +63,14 @@ function decideWithoutParsing(rules: ShellRules, paths: ShellPathRules): ShellDe
   return { decision: 'unmatched', reason: 'no shell rule applies', commands: [] };
 }
 
-interface Finding { decision: 'deny' | 'ask'; list?: 'ask' | 'deny'; pattern?: string; reason: string }
+interface Finding {
+  decision: 'deny' | 'ask';
+  list?: 'ask' | 'deny';
+  pattern?: string;
+  reason: string;
+  /** An ask rule that surely matches: named first, before possible matches and unresolved parts. */
+  askRule?: boolean;
+}
 
 function decideAnalysis(analysis: ShellAnalysis, rules: ShellRules, paths: ShellPathRules): ShellDecision {
   const commands = analysis.commands.map((command) => command.text);
@@ -74,7 +81,7 @@ function decideAnalysis(analysis: ShellAnalysis, rules: ShellRules, paths: Shell
     if (deny.strength === 'certain') denies.push({ decision: 'deny', list: 'deny', pattern: deny.pattern, reason: `"${command.text}" matches the deny rule bash(${deny.pattern})` });
     else if (deny.strength === 'possible') asks.push({ decision: 'ask', list: 'deny', pattern: deny.pattern, reason: `"${command.text}" may match the deny rule bash(${deny.pattern}), depending on words not known before it runs` });
     const ask = strongestMatch(command, rules.ask, 'restrict');
-    if (ask.strength !== 'none') asks.push({ decision: 'ask', list: 'ask', pattern: ask.pattern, reason: `"${command.text}" ${ask.strength === 'certain' ? 'matches' : 'may match'} the ask rule bash(${ask.pattern})` });
+    if (ask.strength !== 'none') asks.push({ decision: 'ask', list: 'ask', pattern: ask.pattern, askRule: ask.strength === 'certain', reason: `"${command.text}" ${ask.strength === 'certain' ? 'matches' : 'may match'} the ask rule bash(${ask.pattern})` });
   }
   for (const redirection of analysis.redirections) {
     const finding = checkRedirection(redirection.target, redirection.text, analysis, paths);
@@ -82,10 +89,11 @@ function decideAnalysis(analysis: ShellAnalysis, rules: ShellRules, paths: Shell
     else if (finding) asks.push(finding);
   }
   for (const part of analysis.unresolved) asks.push({ decision: 'ask', reason: `"${part.text}" cannot be checked: ${part.reason}` });
-  const decisive = denies[0] ?? asks.find((finding) => finding.list === 'ask' && !finding.reason.includes('may match')) ?? asks[0];
+  const decisive = denies[0] ?? asks.find((finding) => finding.askRule) ?? asks[0];
   if (decisive) {
     const others = denies.length + asks.length - 1;
-    return { ...decisive, reason: others > 0 ? `${decisive.reason} (and ${others} more finding${others === 1 ? '' : 's'})` : decisive.reason, commands };
+    const reason = others > 0 ? `${decisive.reason} (and ${others} more finding${others === 1 ? '' : 's'})` : decisive.reason;
+    return { decision: decisive.decision, ...(decisive.list ? { list: decisive.list, pattern: decisive.pattern } : {}), reason, commands };
   }
   if (analysis.commands.length === 0) return { decision: 'unmatched', reason: 'the command runs no program that a rule could match', commands };
   const covered: Array<{ command: SimpleCommand; pattern: string }> = [];

@@ -125,7 +125,7 @@ export function unwrapCommand(name: string, words: readonly ShellWord[]): Unwrap
       }
       if (specification.optionsAnywhere && script === undefined) {
         const later = findScriptOption(specification, words, index);
-        if (later) return later.kind === 'unresolved' ? later : { kind: 'script', script: later.script, options };
+        if (later) return { kind: 'script', script: later, options };
       }
       break;
     }
@@ -202,11 +202,11 @@ function readOption(specification: WrapperSpecification, words: readonly ShellWo
   return { kind: 'option', next: index + 1, options };
 }
 
-/** A script option after the operands (`flock FILE -c 'cmd'`, `su - root -c 'cmd'`). */
-function findScriptOption(specification: WrapperSpecification, words: readonly ShellWord[], from: number): { kind: 'script'; script: ShellWord } | { kind: 'unresolved'; reason: string } | undefined {
+/** The script of a script option after the operands (`flock FILE -c 'cmd'`, `su - root -c 'cmd'`). */
+function findScriptOption(specification: WrapperSpecification, words: readonly ShellWord[], from: number): ShellWord | undefined {
   for (let index = from; index < words.length; index += 1) {
     const option = readOption(specification, words, index);
-    if (option?.kind === 'script') return { kind: 'script', script: option.script };
+    if (option?.kind === 'script') return option.script;
   }
   return undefined;
 }

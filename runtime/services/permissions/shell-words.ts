@@ -42,9 +42,10 @@ type WordPart =
 function wordParts(node: Node): WordPart[] {
   switch (node.type) {
     case 'word':
-    case 'command_name':
-      if (node.type === 'command_name') return node.namedChildren.flatMap((child) => (child ? wordParts(child) : []));
       return [unquotedPart(node.text)];
+    case 'command_name':
+    case 'translated_string':
+      return node.namedChildren.flatMap((child) => (child ? wordParts(child) : []));
     case 'number':
       return [{ kind: 'unquoted', raw: node.text, value: node.text }];
     case 'raw_string':
@@ -55,8 +56,6 @@ function wordParts(node: Node): WordPart[] {
     }
     case 'string':
       return [doubleQuoted(node)];
-    case 'translated_string':
-      return node.namedChildren.flatMap((child) => (child ? wordParts(child) : []));
     case 'concatenation':
       return node.children.flatMap((child) => (child ? wordParts(child) : []));
     case 'process_substitution':
