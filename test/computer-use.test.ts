@@ -1,0 +1,183 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { PNG } from 'pngjs';
+import { describe, expect, it } from 'vitest';
+import computer from '../plugins/computer/computer.js';
+import { desktopPrograms } from '../plugins/computer/desktop-script.js';
+import { liveScreenFileName } from '../plugins/computer/live-screen.js';
+import { sandboxDefaults } from '../runtime/config/defaults.js';
+import type { SandboxKind } from '../runtime/contract/sandbox-types.js';
+import type { ToolContext, ToolResult } from '../runtime/contract/tool.js';
+import { probeBwrap } from '../runtime/services/sandbox/create-sandbox.js';
+import { probeDocker } from '../runtime/services/sandbox/docker-connection.js';
+import { processesWithArgument } from './support/processes.js';
+import { useToolContexts } from './support/tool-context.js';
+
+/** The desktop's programs, and xterm, which the tests drive; under bubblewrap they are this machine's. */
+const hostMissing = [...desktopPrograms.map(({ program, debian }) => ({ program, debian })), { program: 'xterm', debian: 'xterm' }].filter(
+  ({ program }) => spawnSync('sh', ['-c', `command -v ${program}`]).status !== 0,
+);
+const desktopSkip = hostMissing.length > 0
+  ? `computer use tests skipped: ${hostMissing.map(({ program }) => program).join(', ')} missing (apt-get install -y ${[...new Set(hostMissing.map(({ debian }) => debian))].join(' ')})`
+  : '';
+const bwrap = await probeBwrap();
+const bwrapSkip = desktopSkip || (bwrap.usable ? '' : `computer use tests under bubblewrap skipped: ${bwrap.reason}`);
+const docker = await probeDocker(sandboxDefaults.image);
+const dockerSkip = docker.available ? '' : `computer use tests in Docker skipped: ${docker.reason}`;
+for (const reason of [bwrapSkip, dockerSkip]) if (reason) console.warn(reason);
+
+const createContext = useToolContexts();
+
+function contextIn(kind: SandboxKind, settings: Record<string, unknown> = {}) {
+  return createContext({ sandboxSettings: async () => ({ kind, network: false, options: {} }), settings });
+}
+
+async function act(context: ToolContext, input: Record<string, unknown>): Promise<ToolResult> {
+  const result = await computer.execute(input as never, context);
+  return typeof result === 'string' ? { content: result } : result;
+}
+
+interface Screen {
+  width: number;
+  height: number;
+  pixel(x: number, y: number): [number, number, number];
+}
+
+async function screenshot(context: ToolContext): Promise<Screen> {
+  const result = await act(context, { action: 'screenshot' });
+  expect(result.images).toHaveLength(1);
+  expect(result.images![0].mimeType).toBe('image/png');
+  const png = PNG.sync.read(Buffer.from(result.images![0].data, 'base64'));
+  return {
+    width: png.width,
+    height: png.height,
+    pixel: (x, y) => {
+      const at = (y * png.width + x) * 4;
+      return [png.data[at], png.data[at + 1], png.data[at + 2]];
+    },
+  };
+}
+
+function countPixels(screen: Screen, test: (red: number, green: number, blue: number) => boolean): number {
+  let count = 0;
+  for (let y = 0; y < screen.height; y++) for (let x = 0; x < screen.width; x++) if (test(...screen.pixel(x, y))) count++;
+  return count;
+}
+
+const isDark = (red: number, green: number, blue: number) => red < 90 && green < 90 && blue < 90;
+/** xterm's green background colour (ANSI 42) is 0,205,0. */
+const isGreen = (red: number, green: number, blue: number) => green > 150 && red < 60 && blue < 60;
+
+/** Dark pixels in the rows from `top` to `bottom`. */
+function darkInRows(screen: Screen, top: number, bottom: number): number {
+  let dark = 0;
+  for (let y = top; y <= bottom; y++) for (let x = 0; x < screen.width; x++) if (isDark(...screen.pixel(x, y))) dark++;
+  return dark;
+}
+
+/** The lowest run of rows that hold dark pixels: the prompt line with xterm's block cursor, which fills its cell. */
+function cursorLine(screen: Screen): { top: number; bottom: number } {
+  let y = screen.height - 1;
+  while (y >= 0 && darkInRows(screen, y, y) === 0) y--;
+  const bottom = y;
+  while (y >= 0 && darkInRows(screen, y, y) > 0) y--;
+  return { top: y + 1, bottom };
+}
+
+/** Screenshots until `ready` holds; a program on the desktop takes a moment to draw. */
+async function screenUntil(context: ToolContext, ready: (screen: Screen) => boolean, what: string): Promise<Screen> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const screen = await screenshot(context);
+    if (ready(screen)) return screen;
+    if (Date.now() > deadline) throw new Error(`the screen never showed ${what}`);
+    await delay(200);
+  }
+}
+
+async function waitForFile(path: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (!existsSync(path)) {
+    if (Date.now() > deadline) throw new Error(`${path} never appeared`);
+    await delay(100);
+  }
+}
+
+/**
+ * Types a command into the desktop's terminal and reads its output back from the screen; then
+ * selects a line with a triple click (drawn in reverse video), pastes it with the middle button
+ * and runs it, which makes a file in the workspace.
+ */
+async function typeClickAndRead(kind: SandboxKind): Promise<void> {
+  const { context } = contextIn(kind, { screen_interval: 0 });
+  const first = await screenUntil(context, (screen) => countPixels(screen, isDark) > 50, 'the terminal prompt');
+  expect([first.width, first.height]).toEqual([1024, 768]);
+  expect(countPixels(first, isGreen)).toBe(0);
+
+  const typed = await act(context, { action: 'typing', text: "printf '\\033[42m%60s\\033[0m\\n' ''\n" });
+  expect(typed.content).toMatch(/^Typed \d+ characters\.$/);
+  const withBar = await screenUntil(context, (screen) => countPixels(screen, isGreen) > 60 * 5 * 8, 'a green bar');
+  // Sixty cells of a green background, one line high: about 60 × 6 × 13 pixels in xterm's fixed font.
+  expect(countPixels(withBar, isGreen)).toBeLessThan(60 * 20 * 30);
+
+  const barCursor = cursorLine(withBar);
+  const cellHeight = barCursor.bottom - barCursor.top + 1;
+  await act(context, { action: 'typing', text: 'echo touch clicked-file.txt' });
+  await act(context, { action: 'press', key: 'enter' });
+  // The echoed line, then a new prompt: the cursor comes down two lines.
+  const printed = await screenUntil(context, (screen) => cursorLine(screen).top >= barCursor.top + 2 * cellHeight, 'the echoed line');
+  const outputTop = cursorLine(printed).top - cellHeight;
+  const middle = outputTop + Math.floor(cellHeight / 2);
+  const before = darkInRows(printed, outputTop, outputTop + cellHeight - 1);
+  const clicked = await act(context, { action: 'click', x: 20, y: middle, num_clicks: 3 });
+  expect(clicked.content).toBe(`Clicked the left button 3 times at (20, ${middle}).`);
+  // The selected line is drawn in reverse video: its cells turn dark.
+  const selected = await screenUntil(context, (screen) => darkInRows(screen, outputTop, outputTop + cellHeight - 1) > before * 3, 'the selected line in reverse video');
+  expect(selected.width).toBe(1024);
+  await act(context, { action: 'click', button: 'middle' });
+  await act(context, { action: 'press', key: 'Return' });
+  await waitForFile(join(context.workspace, 'clicked-file.txt'));
+
+  expect(existsSync(join(context.runDirectory, liveScreenFileName))).toBe(true);
+  const live = PNG.sync.read(readFileSync(join(context.runDirectory, liveScreenFileName)));
+  expect([live.width, live.height]).toEqual([1024, 768]);
+}
+
+describe.skipIf(bwrapSkip !== '')('the computer tool on a desktop under bubblewrap', () => {
+  it('types a command, clicks, and reads the screen back', { timeout: 60_000 }, async () => {
+    await typeClickAndRead('bwrap');
+  });
+
+  it('moves the pointer, scrolls, drags and presses combinations, refusing points off the screen', { timeout: 30_000 }, async () => {
+    const { context } = contextIn('bwrap', { screen_size: '800x600', programs: [] });
+    const screen = await screenshot(context);
+    expect([screen.width, screen.height]).toEqual([800, 600]);
+    expect((await act(context, { action: 'move_to', x: 100, y: 200 })).content).toBe('Moved the pointer to (100, 200).');
+    expect((await act(context, { action: 'scroll', direction: 'down', amount: 2 })).content).toBe('Scrolled down by 2.');
+    expect((await act(context, { action: 'drag_to', x: 300, y: 300 })).content).toBe('Dragged from where the pointer was to (300, 300).');
+    expect((await act(context, { action: 'hotkey', keys: 'ctrl+shift+t' })).content).toBe('Pressed ctrl+shift+t.');
+    await expect(act(context, { action: 'click', x: 800, y: 10 })).rejects.toThrow(/off the screen, which is 800x600/);
+    await expect(act(context, { action: 'typing' })).rejects.toThrow(/typing action needs `text`/);
+    await expect(act(context, { action: 'press', key: 'ctrl+$(reboot)' })).rejects.toThrow(/key name or a combination/);
+  });
+
+  it('stops the X server and everything on the desktop when the run ends', { timeout: 30_000 }, async () => {
+    const test = contextIn('bwrap', { screen_size: '640x480', programs: [] });
+    await screenshot(test.context);
+    const servers = processesWithArgument('640x480x24');
+    expect(servers.length).toBeGreaterThan(0);
+    await test.dispose();
+    expect(processesWithArgument('640x480x24')).toEqual([]);
+  });
+});
+
+describe.skipIf(bwrapSkip !== '' || dockerSkip !== '')('the computer tool on a desktop in the Docker sandbox', () => {
+  it('types a command, clicks, and reads the screen back', { timeout: 120_000 }, async () => {
+    await typeClickAndRead('docker');
+  });
+});
+
+if (bwrapSkip) it.skip(bwrapSkip, () => {});
+if (dockerSkip) it.skip(dockerSkip, () => {});
