@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { PNG } from 'pngjs';
@@ -12,7 +12,12 @@ import type { SandboxKind } from '../runtime/contract/sandbox-types.js';
 import type { ToolContext, ToolResult } from '../runtime/contract/tool.js';
 import { probeBwrap } from '../runtime/services/sandbox/create-sandbox.js';
 import { probeDocker } from '../runtime/services/sandbox/docker-connection.js';
+import { startViewServer } from '../runtime/applications/view/view-server.js';
+import { SecretRedactor } from '../runtime/services/secret-redaction.js';
+import { terminate, toolMessages } from './support/loop-fixture.js';
 import { processesWithArgument } from './support/processes.js';
+import { makeFixture, readEvents, runCli } from './support/run-cli.js';
+import { startScriptedModelServer, type RecordedChatRequest, type ScriptedTurn } from './support/scripted-model-server.js';
 import { useToolContexts } from './support/tool-context.js';
 
 /** The desktop's programs, and xterm, which the tests drive; under bubblewrap they are this machine's. */
@@ -176,6 +181,106 @@ describe.skipIf(bwrapSkip !== '')('the computer tool on a desktop under bubblewr
 describe.skipIf(bwrapSkip !== '' || dockerSkip !== '')('the computer tool on a desktop in the Docker sandbox', () => {
   it('types a command, clicks, and reads the screen back', { timeout: 120_000 }, async () => {
     await typeClickAndRead('docker');
+  });
+});
+
+const agentsYaml = (vision: boolean) => `version: 1
+llm:
+  default: { provider: openai-compatible, vision: ${vision} }
+agents:
+  desktop:
+    description: Works on a virtual desktop.
+    system_prompt: You work on a virtual desktop with the computer tool.
+    tools: [computer, terminate]
+    max_steps: 10
+`;
+const recipe = 'version: 1\nname: desktop\nprompt: Leave a note from the desktop.\nagent: desktop\n';
+const call = (name: string, args: Record<string, unknown>): ScriptedTurn => ({ toolCalls: [{ name, arguments: args }] });
+
+async function runDesktopRecipe(vision: boolean, turns: ScriptedTurn[]) {
+  const fixture = makeFixture({ 'agents.yaml': agentsYaml(vision), 'recipe.yaml': recipe });
+  const server = await startScriptedModelServer({ turns });
+  try {
+    const result = await runCli(['run', 'recipe.yaml', '--json'], {
+      cwd: fixture,
+      env: { OPENAI_BASE_URL: server.baseUrl, MANUS_MODEL: 'scripted-model' },
+      timeoutMs: 90_000,
+    });
+    const requests = server.requests.filter((request) => request.path.endsWith('/chat/completions')) as RecordedChatRequest[];
+    return { ...result, requests, fixture };
+  } finally {
+    await server.close();
+  }
+}
+
+/** The image parts of a request's messages. */
+function imageUrls(request: RecordedChatRequest): string[] {
+  return request.body.messages.flatMap((message) =>
+    Array.isArray(message.content) ? message.content.filter((part) => part.type === 'image_url').map((part) => (part as { image_url: { url: string } }).image_url.url) : [],
+  );
+}
+
+describe.skipIf(bwrapSkip !== '')('the computer tool through the built command', () => {
+  it('types into the desktop, shows the screenshot to a vision profile, and serves the live screen on manus view --serve', { timeout: 120_000 }, async () => {
+    const run = await runDesktopRecipe(true, [
+      call('computer', { action: 'screenshot' }),
+      call('computer', { action: 'typing', text: 'echo typed on the desktop > desktop-note.txt\n' }),
+      call('computer', { action: 'screenshot' }),
+      terminate('left a note'),
+    ]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(readFileSync(join(run.json.workspace, 'desktop-note.txt'), 'utf8')).toBe('typed on the desktop\n');
+    const [shown] = imageUrls(run.requests[1]);
+    expect(shown).toMatch(/^data:image\/png;base64,/);
+    const png = PNG.sync.read(Buffer.from(shown.slice(shown.indexOf(',') + 1), 'base64'));
+    expect([png.width, png.height]).toEqual([1024, 768]);
+    expect(toolMessages(run.requests[2]).at(-1)!.content).toBe('Typed 45 characters.');
+    const events = readEvents(run.json.runDirectory);
+    expect(events.find((event) => event.type === 'desktop-start')).toMatchObject({ width: 1024, height: 768, sandbox: 'bwrap' });
+
+    const runsDirectory = join(run.fixture, '.manus', 'runs');
+    const view = await startViewServer({ runsDirectory, batchesDirectory: join(run.fixture, '.manus', 'batches'), port: 0, redactor: new SecretRedactor([]) });
+    try {
+      const runId = run.json.runDirectory.split('/').at(-1);
+      const runPage = await (await fetch(`${view.url}runs/${runId}`)).text();
+      expect(runPage).toContain(`href="/runs/${runId}/screen"`);
+      const page = await fetch(`${view.url}runs/${runId}/screen`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('src="screen.png"');
+      const screen = await fetch(`${view.url}runs/${runId}/screen.png`);
+      expect(screen.headers.get('content-type')).toBe('image/png');
+      const live = PNG.sync.read(Buffer.from(await screen.arrayBuffer()));
+      expect([live.width, live.height]).toEqual([1024, 768]);
+      // A link in the screenshot's place is not followed.
+      rmSync(join(run.json.runDirectory, liveScreenFileName));
+      symlinkSync(join(run.json.workspace, 'desktop-note.txt'), join(run.json.runDirectory, liveScreenFileName));
+      expect((await fetch(`${view.url}runs/${runId}/screen.png`)).status).toBe(404);
+    } finally {
+      await view.close();
+    }
+  });
+
+  it('tells a profile that is not vision-capable that the screenshot was not shown', { timeout: 120_000 }, async () => {
+    const run = await runDesktopRecipe(false, [call('computer', { action: 'screenshot' }), terminate('looked')]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(imageUrls(run.requests[1])).toEqual([]);
+    expect(JSON.stringify(run.requests[1].body.messages)).toContain('not shown: this model profile is not marked vision-capable');
+  });
+
+  it('manus doctor names the Debian packages when the desktop programs are missing', { timeout: 60_000 }, async () => {
+    const fixture = makeFixture({ 'agents.yaml': agentsYaml(false) });
+    // A PATH with a shell and bubblewrap only: the sandbox sees no X programs.
+    const bin = join(fixture, 'bin');
+    mkdirSync(bin);
+    for (const program of ['sh', 'bwrap']) symlinkSync(spawnSync('sh', ['-c', `command -v ${program}`]).stdout.toString().trim(), join(bin, program));
+    const run = await runCli(['doctor', '--agent', 'desktop', '--json'], { cwd: fixture, env: { PATH: bin }, timeoutMs: 60_000 });
+    const finding = (run.json.findings as Array<{ check: string; status: string; detail: string; fix?: string }>).find((entry) => entry.check === 'desktop');
+    expect(finding, run.stdout + run.stderr).toMatchObject({ status: 'missing' });
+    expect(finding!.detail).toContain('Xvfb (the virtual X server)');
+    expect(finding!.fix).toContain('apt-get install xvfb xauth matchbox-window-manager xdotool imagemagick');
+
+    const present = await runCli(['doctor', '--agent', 'desktop', '--json'], { cwd: fixture, timeoutMs: 60_000 });
+    expect((present.json.findings as Array<{ check: string; status: string }>).find((entry) => entry.check === 'desktop')).toMatchObject({ status: 'ok' });
   });
 });
 
