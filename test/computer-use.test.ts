@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { PNG } from 'pngjs';
@@ -91,6 +92,24 @@ function cursorLine(screen: Screen): { top: number; bottom: number } {
   return { top: y + 1, bottom };
 }
 
+/**
+ * The shell's prompt is on the screen: the first line's dark pixels span more than the cursor,
+ * which xterm draws before the shell has started and which alone is one cell wide.
+ */
+function promptShown(screen: Screen): boolean {
+  const { top, bottom } = cursorLine(screen);
+  let left = screen.width;
+  let right = -1;
+  for (let y = top; y <= bottom; y++) {
+    for (let x = 0; x < screen.width; x++) {
+      if (!isDark(...screen.pixel(x, y))) continue;
+      left = Math.min(left, x);
+      right = Math.max(right, x);
+    }
+  }
+  return right - left > 10;
+}
+
 /** Screenshots until `ready` holds; a program on the desktop takes a moment to draw. */
 async function screenUntil(context: ToolContext, ready: (screen: Screen) => boolean, what: string): Promise<Screen> {
   const deadline = Date.now() + 15_000;
@@ -117,10 +136,12 @@ async function waitForFile(path: string): Promise<void> {
  */
 async function typeClickAndRead(kind: SandboxKind): Promise<void> {
   const { context } = contextIn(kind, { screen_interval: 0 });
-  const first = await screenUntil(context, (screen) => countPixels(screen, isDark) > 50, 'the terminal prompt');
+  const first = await screenUntil(context, promptShown, 'the terminal prompt');
   expect([first.width, first.height]).toEqual([1024, 768]);
   expect(countPixels(first, isGreen)).toBe(0);
 
+  // A click gives the terminal the keyboard, whether or not the window manager has yet.
+  await act(context, { action: 'click', x: first.width / 2, y: first.height / 2 });
   const typed = await act(context, { action: 'typing', text: "printf '\\033[42m%60s\\033[0m\\n' ''\n" });
   expect(typed.content).toMatch(/^Typed \d+ characters\.$/);
   const withBar = await screenUntil(context, (screen) => countPixels(screen, isGreen) > 60 * 5 * 8, 'a green bar');
@@ -166,6 +187,35 @@ describe.skipIf(bwrapSkip !== '')('the computer tool on a desktop under bubblewr
     await expect(act(context, { action: 'click', x: 800, y: 10 })).rejects.toThrow(/off the screen, which is 800x600/);
     await expect(act(context, { action: 'typing' })).rejects.toThrow(/typing action needs `text`/);
     await expect(act(context, { action: 'press', key: 'ctrl+$(reboot)' })).rejects.toThrow(/key name or a combination/);
+  });
+
+  it('serves the live screen on loopback with tool_settings.computer.watch, behind a token and a Host check', { timeout: 30_000 }, async () => {
+    const messages: string[] = [];
+    const { context } = createContext({
+      sandboxSettings: async () => ({ kind: 'bwrap', network: false, options: {} }),
+      settings: { watch: true, programs: [], screen_size: '640x480' },
+      logger: { info: (message) => messages.push(message), warn() {}, debug() {} },
+    });
+    await act(context, { action: 'move_to', x: 10, y: 10 });
+    const url = /Watch the desktop's screen at (http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{32}\/)/.exec(messages.join('\n'))?.[1];
+    expect(url, messages.join('\n')).toBeDefined();
+    expect(await (await fetch(url!)).text()).toContain('src="screen.png"');
+    const deadline = Date.now() + 10_000;
+    let screen = await fetch(`${url}screen.png`);
+    while (screen.status !== 200 && Date.now() < deadline) {
+      await delay(200);
+      screen = await fetch(`${url}screen.png`);
+    }
+    const png = PNG.sync.read(Buffer.from(await screen.arrayBuffer()));
+    expect([png.width, png.height]).toEqual([640, 480]);
+    const origin = new URL(url!).origin;
+    expect((await fetch(`${origin}/screen.png`)).status).toBe(404);
+    const rebound = await new Promise<number>((resolve, reject) => {
+      const request = httpRequest(`${url}screen.png`, { headers: { host: 'attacker.example' } }, (response) => resolve(response.statusCode ?? 0));
+      request.on('error', reject);
+      request.end();
+    });
+    expect(rebound).toBe(403);
   });
 
   it('stops the X server and everything on the desktop when the run ends', { timeout: 30_000 }, async () => {
@@ -269,11 +319,12 @@ describe.skipIf(bwrapSkip !== '')('the computer tool through the built command',
 
   it('manus doctor names the Debian packages when the desktop programs are missing', { timeout: 60_000 }, async () => {
     const fixture = makeFixture({ 'agents.yaml': agentsYaml(false) });
-    // A PATH with a shell and bubblewrap only: the sandbox sees no X programs.
+    // A PATH with a shell and bubblewrap only, and no Docker daemon: wherever the check runs, it finds no X programs.
     const bin = join(fixture, 'bin');
     mkdirSync(bin);
     for (const program of ['sh', 'bwrap']) symlinkSync(spawnSync('sh', ['-c', `command -v ${program}`]).stdout.toString().trim(), join(bin, program));
-    const run = await runCli(['doctor', '--agent', 'desktop', '--json'], { cwd: fixture, env: { PATH: bin }, timeoutMs: 60_000 });
+    const environment = { PATH: bin, DOCKER_HOST: `unix://${join(fixture, 'no-docker.sock')}` };
+    const run = await runCli(['doctor', '--agent', 'desktop', '--json'], { cwd: fixture, env: environment, timeoutMs: 60_000 });
     const finding = (run.json.findings as Array<{ check: string; status: string; detail: string; fix?: string }>).find((entry) => entry.check === 'desktop');
     expect(finding, run.stdout + run.stderr).toMatchObject({ status: 'missing' });
     expect(finding!.detail).toContain('Xvfb (the virtual X server)');

@@ -63,11 +63,12 @@ __manus_start_desktop() {
   xdotool getdisplaygeometry >/dev/null || { echo "the X server on $DISPLAY does not answer"; return 1; }
   matchbox-window-manager -use_titlebar no >"$MANUS_DESKTOP/window-manager.log" 2>&1 &
   ${programs}
-  # Gives the programs a moment to map a window, so the first screenshot shows them.
-  for __manus_attempt in $(seq 50); do
-    xdotool search --onlyvisible --name '' >/dev/null 2>&1 && break
+  # Waits until the window manager has given a program's window the keyboard: keys typed before
+  # then would go nowhere. Without programs there is no window to wait for.
+  ${start.programs.length > 0 ? `for __manus_attempt in $(seq 100); do
+    xdotool getactivewindow >/dev/null 2>&1 && break
     sleep 0.1
-  done
+  done` : ''}
   echo "display $DISPLAY"
 }
 __manus_start_desktop
