@@ -234,7 +234,7 @@ describe.skipIf(bwrapSkip !== '' || dockerSkip !== '')('the computer tool on a d
   });
 });
 
-const agentsYaml = (vision: boolean) => `version: 1
+const agentsYaml = (vision: boolean, toolSettings = '{}') => `version: 1
 llm:
   default: { provider: openai-compatible, vision: ${vision} }
 agents:
@@ -242,13 +242,14 @@ agents:
     description: Works on a virtual desktop.
     system_prompt: You work on a virtual desktop with the computer tool.
     tools: [computer, terminate]
+    tool_settings: { computer: ${toolSettings} }
     max_steps: 10
 `;
 const recipe = 'version: 1\nname: desktop\nprompt: Leave a note from the desktop.\nagent: desktop\n';
 const call = (name: string, args: Record<string, unknown>): ScriptedTurn => ({ toolCalls: [{ name, arguments: args }] });
 
-async function runDesktopRecipe(vision: boolean, turns: ScriptedTurn[]) {
-  const fixture = makeFixture({ 'agents.yaml': agentsYaml(vision), 'recipe.yaml': recipe });
+async function runDesktopRecipe(vision: boolean, turns: ScriptedTurn[], toolSettings?: string) {
+  const fixture = makeFixture({ 'agents.yaml': agentsYaml(vision, toolSettings), 'recipe.yaml': recipe });
   const server = await startScriptedModelServer({ turns });
   try {
     const result = await runCli(['run', 'recipe.yaml', '--json'], {
@@ -286,7 +287,8 @@ describe.skipIf(bwrapSkip !== '')('the computer tool through the built command',
     expect([png.width, png.height]).toEqual([1024, 768]);
     expect(toolMessages(run.requests[2]).at(-1)!.content).toBe('Typed 45 characters.');
     const events = readEvents(run.json.runDirectory);
-    expect(events.find((event) => event.type === 'desktop-start')).toMatchObject({ width: 1024, height: 768, sandbox: 'bwrap' });
+    const started = events.find((event) => event.type === 'desktop-start');
+    expect(started, JSON.stringify(started)).toMatchObject({ width: 1024, height: 768, sandbox: 'bwrap' });
 
     const runsDirectory = join(run.fixture, '.manus', 'runs');
     const view = await startViewServer({ runsDirectory, batchesDirectory: join(run.fixture, '.manus', 'batches'), port: 0, redactor: new SecretRedactor([]) });
@@ -310,9 +312,10 @@ describe.skipIf(bwrapSkip !== '')('the computer tool through the built command',
     }
   });
 
-  it('tells a profile that is not vision-capable that the screenshot was not shown', { timeout: 120_000 }, async () => {
-    const run = await runDesktopRecipe(false, [call('computer', { action: 'screenshot' }), terminate('looked')]);
+  it('tells a profile that is not vision-capable that the screenshot was not shown, and prints the watch page address', { timeout: 120_000 }, async () => {
+    const run = await runDesktopRecipe(false, [call('computer', { action: 'screenshot' }), terminate('looked')], '{ watch: true }');
     expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/computer: Watch the desktop's screen at http:\/\/127\.0\.0\.1:\d+\/[0-9a-f]{32}\//);
     expect(imageUrls(run.requests[1])).toEqual([]);
     expect(JSON.stringify(run.requests[1].body.messages)).toContain('not shown: this model profile is not marked vision-capable');
   });

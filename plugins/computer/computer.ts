@@ -114,7 +114,10 @@ async function startDesktop(sandbox: Sandbox, settings: ComputerSettings, contex
   if (!settings.watch) return { desktop, live };
   try {
     const watch = await startScreenWatch(() => live.picture, watchRefreshSeconds);
-    context.logger.info(`Watch the desktop's screen at ${watch.url}`);
+    const message = `Watch the desktop's screen at ${watch.url}`;
+    context.logger.info(message);
+    // Shown on the user's terminal by the run's progress lines.
+    context.trace.emit('tool-notice', { tool: 'computer', message });
     return { desktop, live, watch };
   } catch (error) {
     live.stop();

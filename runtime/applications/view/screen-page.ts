@@ -3,6 +3,7 @@
  * virtual desktop) keeps its latest screenshot as `live-screen.png` in the run's folder, and this
  * page shows it, fetched again every second, so the desktop can be watched without a VNC server.
  */
+import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -31,13 +32,16 @@ export async function readLiveScreen(runDirectory: string): Promise<Buffer | und
   }
 }
 
+/** Its one script runs by a nonce; it loads the picture from this server and connects nowhere else. */
 export function screenPageHtml(runId: string, runHref: string): string {
+  const nonce = randomBytes(16).toString('base64');
+  const policy = `default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; connect-src 'none'`;
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Screen of run ${escapeHtml(runId)}</title>
+<html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${policy}"><title>Screen of run ${escapeHtml(runId)}</title>
 <style>body{margin:0;background:#222;color:#ddd;font:14px sans-serif}p{margin:6px 10px}a{color:#9cf}img{display:block;max-width:100%;margin:0 auto}</style>
 </head><body><p><a href="${escapeHtml(runHref)}">Run ${escapeHtml(runId)}</a> · <span id="state">The screen, every second.</span></p>
 <img id="screen" alt="The run's screen" src="screen.png">
-<script>
+<script nonce="${nonce}">
 const image = document.getElementById('screen');
 const state = document.getElementById('state');
 setInterval(() => {
