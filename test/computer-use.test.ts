@@ -228,6 +228,22 @@ describe.skipIf(bwrapSkip !== '')('the computer tool on a desktop under bubblewr
   });
 });
 
+describe.skipIf(desktopSkip !== '')('the computer tool on a desktop in the host sandbox', () => {
+  it('needs the cookie to reach the X server, and stops it with the terminal when the run ends', { timeout: 30_000 }, async () => {
+    const test = contextIn('host', { screen_size: '656x480' });
+    await screenshot(test.context);
+    expect(processesWithArgument('656x480x24')).toHaveLength(1);
+    // Another local user knows the display but not the cookie.
+    const started = test.events.find((event) => event.type === 'desktop-start');
+    const display = String(started?.data.display);
+    const stranger = spawnSync('xdotool', ['getmouselocation'], { env: { PATH: process.env.PATH, DISPLAY: display, XAUTHORITY: '/nonexistent' }, encoding: 'utf8' });
+    expect(stranger.status).not.toBe(0);
+    expect(stranger.stderr).toContain('Authorization required');
+    await test.dispose();
+    expect(processesWithArgument('656x480x24')).toEqual([]);
+  });
+});
+
 describe.skipIf(bwrapSkip !== '' || dockerSkip !== '')('the computer tool on a desktop in the Docker sandbox', () => {
   it('types a command, clicks, and reads the screen back', { timeout: 120_000 }, async () => {
     await typeClickAndRead('docker');
