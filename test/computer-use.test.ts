@@ -189,6 +189,14 @@ describe.skipIf(bwrapSkip !== '')('the computer tool on a desktop under bubblewr
     await expect(act(context, { action: 'press', key: 'ctrl+$(reboot)' })).rejects.toThrow(/key name or a combination/);
   });
 
+  it('refuses a call with bad arguments or settings before starting a desktop for it', async () => {
+    const test = contextIn('bwrap', { screen_size: '800x600' });
+    await expect(act(test.context, { action: 'drag_to', x: 10 })).rejects.toThrow(/Give both `x` and `y`/);
+    await expect(act(createContext({ settings: { screen_size: 'huge' } }).context, { action: 'screenshot' })).rejects.toThrow(/screen_size must be WIDTHxHEIGHT/);
+    await expect(act(createContext({ settings: { watch: 'yes' } }).context, { action: 'screenshot' })).rejects.toThrow(/watch must be true or false/);
+    expect(test.events.filter((event) => event.type === 'desktop-start')).toEqual([]);
+  });
+
   it('serves the live screen on loopback with tool_settings.computer.watch, behind a token and a Host check', { timeout: 30_000 }, async () => {
     const messages: string[] = [];
     const { context } = createContext({

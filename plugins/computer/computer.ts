@@ -6,7 +6,7 @@
  */
 import { defineTool, ToolError } from 'manus-runtime';
 import type { Sandbox, ToolContext, ToolResult } from 'manus-runtime';
-import { computerActions, planAction, type ComputerInput } from './computer-actions.js';
+import { computerActions, planAction } from './computer-actions.js';
 import { checkDesktop } from './computer-doctor.js';
 import { readComputerSettings, type ComputerSettings } from './computer-settings.js';
 import { Desktop } from './desktop.js';
@@ -63,17 +63,18 @@ export default defineTool({
   doctor: checkDesktop,
   async execute(input, context) {
     const settings = readComputerSettings(context.settings);
+    // A call with bad arguments fails before a desktop is started for it.
+    const action = input.action === 'screenshot' ? undefined : planAction(input, settings);
     const sandbox = await context.sandbox();
     const running = await desktopFor(sandbox, settings, context);
     const { desktop, live } = running;
     await sandbox.refreshWorkspaceAccess();
     try {
-      if (input.action === 'screenshot') {
+      if (!action) {
         const png = await desktop.screenshot(context.signal);
         await live.keep(png);
         return screenshotResult(png, desktop);
       }
-      const action = planAction(input as ComputerInput, desktop);
       const { output, status } = await desktop.run(action.command, action.timeoutMs, context.signal);
       if (status !== 0) throw new ToolError(`The ${input.action} action failed (xdotool status ${status ?? 'unknown'}): ${output.trim().slice(0, 1000)}`, 'action_failed');
       if (settings.screenIntervalSeconds === 0) await live.refresh();
