@@ -93,10 +93,10 @@ describe('built-in plugins', () => {
   it('are each a family folder, loaded through its index, defining every built-in tool once', async () => {
     const plugins = pluginFilesIn(join(repositoryRoot, 'plugins'));
     expect(plugins.map((file) => relative(join(repositoryRoot, 'plugins'), file))).toEqual(
-      ['ask_human/index.ts', 'browser/index.ts', 'charts/index.ts', 'code/index.ts', 'files/index.ts', 'planning/index.ts', 'web/index.ts'],
+      ['ask_human/index.ts', 'browser/index.ts', 'charts/index.ts', 'code/index.ts', 'computer/index.ts', 'files/index.ts', 'planning/index.ts', 'web/index.ts'],
     );
     const loaded = await loadPluginFiles(plugins);
     expect(loaded.diagnostics).toEqual([]);
-    expect(loaded.tools.size + loaded.contextProviders.size).toBe(13);
+    expect(loaded.tools.size + loaded.contextProviders.size).toBe(14);
   });
 });

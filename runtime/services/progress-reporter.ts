@@ -97,6 +97,10 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
       case 'error-streak-nudge':
         line(paint('33', `${stepLabel(data)} the last ${shown(data.failures)} tool calls failed; asking the agent to change approach`));
         break;
+      case 'tool-notice':
+        // A line a tool has for the user, such as the address of a page it serves.
+        line(`${shown(data.tool)}: ${shown(data.message)}`);
+        break;
       case 'tool-call-skipped':
         line(dim(`${stepLabel(data)} ${shown(data.tool)} skipped: an earlier call in the turn finished the run`));
         break;

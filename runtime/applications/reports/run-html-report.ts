@@ -35,6 +35,8 @@ export interface RunHtmlOptions {
   live?: { script: string };
   /** Shown above the header: a link back to a list, for a served page. */
   backLink?: { href: string; text: string };
+  /** Where a served page shows the run's live screen, when a tool of the run took screenshots. */
+  screenHref?: string;
 }
 
 /** Writes the HTML report of the run whose events are in `eventsFile` to `outputFile`, and returns the file. */
@@ -71,6 +73,7 @@ export async function runHtml(view: RunView, options: RunHtmlOptions): Promise<s
   const body = [
     '<main>',
     options.backLink ? `<p><a href="${escapeHtml(options.backLink.href)}">${escapeHtml(options.backLink.text)}</a></p>` : '',
+    options.screenHref ? `<p><a href="${escapeHtml(options.screenHref)}">The run's screen, live</a></p>` : '',
     `<header id="run-header">${headerHtml(run)}</header>`,
     `<nav class="sections">${nav.map(([id, title]) => `<a href="#${id}">${escapeHtml(title)}</a>`).join('')}</nav>`,
     ...sections,

@@ -23,6 +23,7 @@ import type { SecretRedactor } from '../../services/secret-redaction.js';
 import { followEvents, wholeLines } from './events-follower.js';
 import { batchRowsHtml, listPageHtml, runRowsHtml } from './list-page.js';
 import { liveListScript, liveRunScript } from './live-script.js';
+import { liveScreenFileName, readLiveScreen, screenPageHtml } from './screen-page.js';
 
 export const viewServerHost = '127.0.0.1';
 
@@ -89,6 +90,8 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
     const base = `/runs/${encodeURIComponent(segments[1])}`;
     if (segments.length === 2) return sendHtml(response, await runPage(directory, base, options.redactor, { href: '/', text: 'All runs' }));
     if (segments.length === 3 && segments[2] === 'events') return streamRun(request, response, join(directory, eventsFileName), url, options.redactor, streams, poll);
+    if (segments.length === 3 && segments[2] === 'screen') return sendHtml(response, screenPageHtml(segments[1], base));
+    if (segments.length === 3 && segments[2] === 'screen.png') return sendScreen(response, directory);
   }
   if (segments[0] === 'batches' && segments.length >= 2) {
     const batch = await batchRecord(options.batchesDirectory, segments[1]);
@@ -191,7 +194,8 @@ async function runPage(directory: string, base: string, redactor: SecretRedactor
   const { text, offset } = wholeLines(await readFile(join(directory, eventsFileName)));
   const view = runViewFromText(directory.split(sep).at(-1) ?? '', directory, text);
   const live = view.status === 'running' ? { script: liveRunScript(`${base}/events?offset=${offset}`) } : undefined;
-  return runHtml(view, { runDirectory: directory, redactor, backLink, live });
+  const screenHref = existsSync(join(directory, liveScreenFileName)) ? `${base}/screen` : undefined;
+  return runHtml(view, { runDirectory: directory, redactor, backLink, live, screenHref });
 }
 
 function openStream(request: IncomingMessage, response: ServerResponse, streams: Set<() => void>, stopFollowing: () => void): (event: string, data: unknown) => void {
@@ -276,6 +280,14 @@ const securityHeaders = { 'x-content-type-options': 'nosniff', 'x-frame-options'
 function sendHtml(response: ServerResponse, html: string): void {
   response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...securityHeaders });
   response.end(html);
+}
+
+/** The run's latest screenshot; a 404 until a tool has taken one. */
+async function sendScreen(response: ServerResponse, runDirectory: string): Promise<void> {
+  const png = await readLiveScreen(runDirectory);
+  if (!png) throw new NotFound('This run has no screen: no tool of it has taken a screenshot.');
+  response.writeHead(200, { 'content-type': 'image/png', ...securityHeaders });
+  response.end(png);
 }
 
 function sendText(response: ServerResponse, status: number, text: string): void {
