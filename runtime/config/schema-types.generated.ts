@@ -83,6 +83,7 @@ export interface AgentsYaml {
     [k: string]: AgentYaml;
   };
   mcp_servers?: McpServersYaml;
+  a2a?: A2AAgentsYaml;
 }
 export interface ProfileYaml {
   /**
@@ -320,6 +321,35 @@ export interface EnvironmentReferenceYaml {
    * The name of one of the user's environment variables.
    */
   env: string;
+}
+/**
+ * Remote agents spoken to over A2A, each a tool agents may name: a2a_<name>.
+ */
+export interface A2AAgentsYaml {
+  [k: string]: A2AAgentYaml;
+}
+/**
+ * One remote A2A agent: where its agent card is, and what the tool that calls it sends.
+ */
+export interface A2AAgentYaml {
+  /**
+   * The agent's base URL; its card is read from /.well-known/agent-card.json below it.
+   */
+  url: string;
+  /**
+   * What the tool tells the model about the agent; a generic text naming the agent otherwise.
+   */
+  description?: string;
+  /**
+   * Header name to the environment variable holding its value (a bearer token: Authorization). Sent only to the url's own origin; from a file you did not write, only with --trust env.
+   */
+  headers_env?: {
+    [k: string]: string;
+  };
+  /**
+   * How long one call may wait for the agent to finish or ask for input.
+   */
+  timeout_seconds?: number;
 }
 /**
  * A task for an agent: a prompt template with typed parameters, the agent to run it, plugins and budgets.
@@ -590,6 +620,7 @@ export interface UserConfigYaml {
     allow_private?: boolean;
   };
   mcp_servers?: McpServersYaml2;
+  a2a?: A2AAgentsYaml1;
 }
 /**
  * MCP servers whose tools agents may name (mcp_<server>_<tool>, or mcp_<server>_* for all of them). `file:` names an mcpServers JSON file (the .mcp.json format), relative to this file, whose servers are added.
@@ -600,4 +631,10 @@ export interface McpServersYaml2 {
    */
   file?: string;
   [k: string]: McpServerYaml | string | undefined;
+}
+/**
+ * Remote agents spoken to over A2A, each a tool agents may name: a2a_<name>.
+ */
+export interface A2AAgentsYaml1 {
+  [k: string]: A2AAgentYaml;
 }
