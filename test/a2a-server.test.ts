@@ -288,6 +288,21 @@ describe('manus a2a serve, driven by the SDK client', () => {
     expect(readEvents(runFolder).at(-1)).toMatchObject({ type: 'run-end', status: 'interrupted' });
   });
 
+  it('cancels a task that waits for an answer to a permission prompt: the run is interrupted, not denied', async () => {
+    const fixture = writeFixture();
+    const model = await withModel([{ toolCalls: [{ name: 'write_note', arguments: { name: 'owls.md', text: 'owls' } }] }]);
+    const served = await serve(fixture, ['--recipe', 'notes.yaml'], model);
+    const client = await sdkClient(served.origin);
+    const asked = await stream(client, userMessage([data({ topic: 'owls' })]));
+    expect(states(asked).at(-1)).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const cancelled = await client.cancelTask({ tenant: '', id: taskOf(asked).taskId, metadata: undefined });
+    expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    const [runFolder] = runFolders(fixture);
+    expect(readEvents(runFolder).at(-1)).toMatchObject({ type: 'run-end', status: 'interrupted' });
+    expect(readEvents(runFolder)[0].workspace).toMatch(/^workspace\//);
+    expect(existsSync(join(fixture, readEvents(runFolder)[0].workspace, 'owls.md'))).toBe(false);
+  });
+
   it('rejects arguments the recipe refuses, saying why', async () => {
     const fixture = writeFixture();
     const served = await serve(fixture, ['--recipe', 'notes.yaml']);
