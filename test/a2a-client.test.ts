@@ -258,4 +258,14 @@ describe('a2a: tool sources are checked before the run', () => {
     expect(validated.stderr).toMatch(/a2a\.helper\.headers_env.*http:\/\/127\.0\.0\.1:9 HELPER_TOKEN/);
     expect(existsSync(join(folder, '.manus'))).toBe(false);
   });
+
+  it('takes a2a: from a recipe too, for its own agent', async () => {
+    const folder = makeFixture({
+      'own.yaml': 'version: 1\nname: own\nprompt: hi\na2a:\n  scout:\n    url: http://127.0.0.1:9/scout\nagent:\n  tools: [a2a_scout, terminate]\n',
+    });
+    const inspected = await runCli(['inspect', 'own.yaml', '--json'], { cwd: folder });
+    expect(inspected.exitCode).toBe(0);
+    expect(inspected.json.agents[0].tools).toContainEqual({ name: 'a2a_scout', source: 'a2a agent', server: 'scout' });
+    expect((await runCli(['validate', 'own.yaml'], { cwd: folder })).exitCode).toBe(0);
+  });
 });

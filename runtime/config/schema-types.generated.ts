@@ -432,6 +432,7 @@ export interface RecipeYaml {
       };
   permissions?: PermissionsYaml1;
   mcp_servers?: McpServersYaml1;
+  a2a?: A2AAgentsYaml1;
   /**
    * Settings handed to each tool by name, over the agent's. browser_use's executable_path, extra_args and cdp_url need the user's --trust browser; a keyed search engine's endpoint (web_search's endpoints.tavily and endpoints.brave, also under browser_use's web_search) needs --trust env.
    */
@@ -562,6 +563,12 @@ export interface McpServersYaml1 {
   file?: string;
   [k: string]: McpServerYaml | string | undefined;
 }
+/**
+ * Remote agents spoken to over A2A, each a tool agents may name: a2a_<name>.
+ */
+export interface A2AAgentsYaml1 {
+  [k: string]: A2AAgentYaml;
+}
 export interface CheckYaml1 {
   /**
    * How reports name the check. Default: taken from the check.
@@ -620,7 +627,7 @@ export interface UserConfigYaml {
     allow_private?: boolean;
   };
   mcp_servers?: McpServersYaml2;
-  a2a?: A2AAgentsYaml1;
+  a2a?: A2AAgentsYaml2;
 }
 /**
  * MCP servers whose tools agents may name (mcp_<server>_<tool>, or mcp_<server>_* for all of them). `file:` names an mcpServers JSON file (the .mcp.json format), relative to this file, whose servers are added.
@@ -635,6 +642,6 @@ export interface McpServersYaml2 {
 /**
  * Remote agents spoken to over A2A, each a tool agents may name: a2a_<name>.
  */
-export interface A2AAgentsYaml1 {
+export interface A2AAgentsYaml2 {
   [k: string]: A2AAgentYaml;
 }

@@ -164,6 +164,8 @@ export interface Recipe {
   checks: CheckDefinition[];
   retry: RetryPolicy;
   mcpServers: McpServerConfig[];
+  /** Remote A2A agents the recipe declares for its agents. */
+  a2aAgents?: A2aAgentConfig[];
   /** Where its sandbox, permission, browser and workspace settings were written. */
   settingLocations?: SettingLocations;
 }

@@ -145,7 +145,7 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
   if (references.size === 0) throw new ConfigError(diagnostics);
 
   const mcpServers = mergeMcpServers(agents.config.mcpServers, userConfig.config.mcpServers, recipe.mcpServers, overrides.mcpServers ?? []);
-  const a2aAgents = mergeA2aAgents(agents.config.a2aAgents, userConfig.config.a2aAgents);
+  const a2aAgents = mergeA2aAgents(agents.config.a2aAgents, userConfig.config.a2aAgents, recipe.a2aAgents);
   const environment = options.environment ?? process.env;
   const trustInput = { agentsConfig: agents.config, cwd: options.cwd, parameterValues: values, workspaceFromCommandLine: overrides.workspace !== undefined, userParameters: new Set(Object.keys(overrides.parameters ?? {})) };
   const setups = new Map<unknown, AgentSetup>();
