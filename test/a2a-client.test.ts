@@ -45,6 +45,20 @@ const helperExecutor: AgentExecutor = {
     }));
     if (context.task) return publishStatus(context, bus, TaskState.TASK_STATE_COMPLETED, `Thanks, ${said} it is`);
     if (said.includes('ask me')) return publishStatus(context, bus, TaskState.TASK_STATE_INPUT_REQUIRED, 'Which colour?');
+    if (said.includes('flood')) {
+      // Each event under the SDK's 4 MB limit for one event, together well over what a call keeps.
+      for (let index = 0; index < 12; index += 1) {
+        bus.publish(AgentEvent.artifactUpdate({
+          taskId: context.taskId,
+          contextId: context.contextId,
+          artifact: { artifactId: `part-${index}`, name: `part-${index}`, description: '', parts: [text('x'.repeat(3_500_000))], metadata: undefined, extensions: [] },
+          append: false,
+          lastChunk: true,
+          metadata: undefined,
+        }));
+      }
+      return publishStatus(context, bus, TaskState.TASK_STATE_COMPLETED, 'flooded');
+    }
     bus.publish(AgentEvent.artifactUpdate({
       taskId: context.taskId,
       contextId: context.contextId,
@@ -205,6 +219,19 @@ describe('a2a: tool sources', () => {
     const calls = remote.seen.filter((request) => request.path !== '/.well-known/agent-card.json');
     expect(calls.length).toBeGreaterThan(0);
     expect(calls.every((request) => request.authorization === undefined)).toBe(true);
+  });
+
+  it('stops reading an agent that sends more than a call keeps, and says so', async () => {
+    const remote = await startRemoteAgent();
+    const model = await withModel([
+      { toolCalls: [{ name: 'a2a_helper', arguments: { message: 'flood me' } }] },
+      { toolCalls: [{ name: 'terminate', arguments: { status: 'failure', message: 'too much' } }] },
+    ]);
+    const result = await runCli(['run', 'task.yaml', '--json', '--trust', 'env'], { cwd: project(remote.url), env: { ...environment(model), XDG_CONFIG_HOME: privateNetworkConfigHome() } });
+    expect(result.exitCode).toBe(1);
+    const [call] = toolResults(result.json.runDirectory);
+    expect(call).toMatchObject({ tool: 'a2a_helper', isError: true });
+    expect(JSON.stringify(call)).toContain('sent more than 32 MB for one call');
   });
 
   it('passes on an input-required task, and the next call with its task_id answers it', async () => {

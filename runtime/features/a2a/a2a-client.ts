@@ -18,6 +18,12 @@ import { isTrustedA2aAgent, a2aToolName, type A2aAgentConfig, type A2aToolInput 
 /** How long the remote task's cancellation may take when a call is abandoned. */
 const cancelTimeoutMs = 5000;
 
+/**
+ * The most a call keeps of what the agent sends, artifacts and messages together. The SDK bounds
+ * each streamed event (4 MB); this bounds their number, so an agent cannot fill the run's memory.
+ */
+const largestReplyBytes = 32 * 1024 * 1024;
+
 export async function callA2aAgent(agent: A2aAgentConfig, input: A2aToolInput, context: ToolContext, environment: Record<string, string | undefined>): Promise<ToolResult> {
   const client = await context.resources.get(`a2a-agent:${agent.name}`, () => connect(agent, context, environment));
   const message: Message = {
@@ -32,9 +38,15 @@ export async function callA2aAgent(agent: A2aAgentConfig, input: A2aToolInput, c
   };
   const signal = AbortSignal.any([context.signal, AbortSignal.timeout(agent.timeoutSeconds * 1000)]);
   const outcome: Outcome = { artifacts: new Map() };
+  let received = 0;
   try {
     for await (const event of client.sendMessageStream({ tenant: '', message, configuration: undefined, metadata: undefined }, { signal })) {
       const payload = event.payload;
+      received += sizeOf(payload?.value);
+      if (received > largestReplyBytes) {
+        if (outcome.taskId) await cancelRemote(client, outcome.taskId);
+        throw new ToolError(`the A2A agent '${agent.name}' sent more than ${largestReplyBytes / 1024 / 1024} MB for one call; the task was cancelled`, 'a2a_reply_too_large');
+      }
       if (payload?.$case === 'message') outcome.message = payload.value;
       if (payload?.$case === 'task') take(outcome, payload.value);
       if (payload?.$case === 'statusUpdate' && payload.value.status) outcome.status = { state: payload.value.status.state, message: payload.value.status.message };
@@ -45,6 +57,7 @@ export async function callA2aAgent(agent: A2aAgentConfig, input: A2aToolInput, c
       if (payload?.$case === 'statusUpdate') outcome.taskId ??= payload.value.taskId;
     }
   } catch (error) {
+    if (ToolError.isInstance(error)) throw error;
     if (outcome.taskId && signal.aborted) await cancelRemote(client, outcome.taskId);
     if (context.signal.aborted) throw error;
     const why = signal.aborted ? `no answer within ${agent.timeoutSeconds} s` : errorMessage(error);
@@ -58,6 +71,16 @@ interface Outcome {
   message?: Message;
   status?: { state: TaskState; message?: Message };
   artifacts: Map<string, Artifact>;
+}
+
+/** About how many bytes an event holds: its files' bytes and its texts, walked without copying anything. */
+function sizeOf(value: unknown, depth = 0): number {
+  if (typeof value === 'string') return value.length;
+  if (value instanceof Uint8Array) return value.byteLength;
+  if (typeof value !== 'object' || value === null || depth > 32) return 8;
+  let size = 0;
+  for (const item of Array.isArray(value) ? value : Object.values(value)) size += sizeOf(item, depth + 1);
+  return size;
 }
 
 function take(outcome: Outcome, task: Task): void {
