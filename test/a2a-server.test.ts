@@ -348,3 +348,20 @@ describe('manus a2a serve: who may call', () => {
     expect(states(events).at(-1)).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 });
+
+describe('start-up', () => {
+  it('loads neither the A2A SDK nor express for a plain manus run', async () => {
+    const fixture = makeFixture({
+      'plain.yaml': 'version: 1\nname: plain\nprompt: hi\nagent:\n  tools: [terminate]\n',
+      'watch.cjs': [
+        "const Module = require('node:module');",
+        'const load = Module._load;',
+        "Module._load = function (request, ...rest) { if (/^(@a2a-js\\/|express$)/.test(request)) process.stderr.write('loaded ' + request + '\\n'); return load.call(this, request, ...rest); };",
+      ].join('\n'),
+    });
+    const model = await withModel([{ toolCalls: [{ name: 'terminate', arguments: { status: 'success', message: 'done' } }] }]);
+    const run = await runCli(['run', 'plain.yaml'], { cwd: fixture, env: serverEnvironment(model), command: [process.execPath, '--require', join(fixture, 'watch.cjs'), cliEntry] });
+    expect(run.exitCode).toBe(0);
+    expect(run.stderr).not.toMatch(/loaded/);
+  });
+});
