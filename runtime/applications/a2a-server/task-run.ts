@@ -52,18 +52,18 @@ export class TaskRun {
   private readonly interrupt = new AbortController();
   private redactor: SecretRedactor | undefined;
   readonly finished: Promise<void>;
-  private readonly turn: { current: Promise<void> };
+  private turn: Promise<void>;
 
   constructor(private readonly place: TaskPlace, private readonly recipe: Recipe, context: RequestContext, bus: ExecutionEventBus, private readonly options: TaskRunOptions) {
     this.bus = bus;
-    this.turn = { current: this.newTurn() };
+    this.turn = this.newTurn();
     this.bus.publish(taskEvent(place, TaskState.TASK_STATE_SUBMITTED, [context.userMessage]));
     this.finished = this.run(context).finally(() => this.endTurn());
   }
 
   /** Settles when the run asks a question or ends: the end of the client's turn. */
   currentTurn(): Promise<void> {
-    return this.turn.current;
+    return this.turn;
   }
 
   /** A later message on the task: the answer to the question asked, if one was; either way the turn goes on. */
@@ -73,7 +73,7 @@ export class TaskRun {
     const waiting = this.waiting;
     if (!waiting) return this.currentTurn();
     this.waiting = undefined;
-    this.turn.current = this.newTurn();
+    this.turn = this.newTurn();
     bus.publish(statusEvent(this.place, TaskState.TASK_STATE_WORKING, 'answer received'));
     waiting.resolve(messageText(context.userMessage));
     return this.currentTurn();
