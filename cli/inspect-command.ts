@@ -65,7 +65,7 @@ function recipeLines(recipe: RecipeInspection, cwd: string): string[] {
     lines.push(`  ${agent.name}${where ? ` (${where})` : ''}: model profile ${agent.modelProfile}${agent.endpoint ? ` at ${agent.endpoint}` : ''}${steps}`);
     for (const tool of agent.tools) {
       const base = tool.source === 'built-in plugin' ? packageRoot : cwd;
-      const origin = tool.source === 'mcp server' ? `MCP server ${tool.server ?? '?'}` : tool.file ? `${tool.source} ${shownPath(tool.file, base)}${tool.pack ? `, pack ${tool.pack}` : ''}` : tool.source;
+      const origin = tool.source === 'mcp server' ? `MCP server ${tool.server ?? '?'}` : tool.source === 'a2a agent' ? `A2A agent ${tool.server ?? '?'}` : tool.file ? `${tool.source} ${shownPath(tool.file, base)}${tool.pack ? `, pack ${tool.pack}` : ''}` : tool.source;
       lines.push(`    tool ${tool.name}: ${origin}`);
     }
     if (agent.permissions.deny.length > 0) lines.push(`    denied: ${agent.permissions.deny.join(', ')}`);
@@ -94,6 +94,7 @@ function recipeLines(recipe: RecipeInspection, cwd: string): string[] {
     `  from the sandbox: ${recipe.network.sandbox ? 'allowed' : 'none'}`,
     ...recipe.network.modelEndpoints.map((endpoint) => `  model profile ${endpoint.profile}: ${endpoint.url}`),
     ...recipe.network.mcpUrls.map((url) => `  MCP server: ${url}`),
+    ...recipe.network.a2aUrls.map((url) => `  A2A agent: ${url}`),
   );
   if (recipe.trust.length === 0) lines.push('needs your consent: nothing (no --trust grant)');
   else {

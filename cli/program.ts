@@ -8,6 +8,7 @@ import { helpAfter } from './help-text.js';
 import { ConfigError, formatDiagnostic, ManusError, UsageError, type Diagnostic } from '../runtime/contract/errors.js';
 import { ExitCode, exitCodeForError } from './exit-codes.js';
 import { mcpServeCommand } from './mcp-serve-command.js';
+import { a2aServeCommand } from './a2a-serve-command.js';
 import { sandboxKind } from './sandbox-option.js';
 import type { BatchCommandOptions } from './batch-command.js';
 import type { ImportCommandOptions } from './import-command.js';
@@ -268,6 +269,11 @@ function createProgram(): Command {
       const { listMcpServers } = await import('./mcp-list-command.js');
       return finish(await listMcpServers(recipe, options));
     });
+
+  program
+    .command('a2a')
+    .description('A2A: serve recipes to other agents over the Agent2Agent protocol')
+    .addCommand(a2aServeCommand(finish).configureHelp({ optionDescription }));
 
   program
     .command('agents')

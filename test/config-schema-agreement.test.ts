@@ -33,6 +33,7 @@ const groupLocations: Record<DefaultsGroup, string> = {
   checkDefaults: 'recipe.schema.json#/$defs/check',
   userConfigDefaults: 'user-config.schema.json#',
   mcpServerDefaults: 'agents.schema.json#/$defs/mcp_server',
+  a2aAgentDefaults: 'agents.schema.json#/$defs/a2a_agent',
 };
 
 interface DefaultValue {

@@ -5,7 +5,7 @@
  * schema and against the schema's own `default:` keywords.
  */
 import { defaultSandboxImage } from './sandbox-image.js';
-import type { AgentYaml, CheckYaml, McpServerYaml, PermissionsYaml, ProfileYaml, RecipeYaml, SandboxYaml, UserConfigYaml } from './schema-types.generated.js';
+import type { AgentYaml, CheckYaml, A2AAgentYaml, McpServerYaml, PermissionsYaml, ProfileYaml, RecipeYaml, SandboxYaml, UserConfigYaml } from './schema-types.generated.js';
 
 type SandboxObjectYaml = Exclude<SandboxYaml, string>;
 
@@ -63,6 +63,10 @@ export const checkDefaults = { timeout_seconds: 300 } satisfies Partial<CheckYam
 export const userConfigDefaults = { trust: [], network: { allow_private: false } } satisfies Partial<UserConfigYaml>;
 
 /** What an MCP server that leaves these out gets. */
+export const a2aAgentDefaults = {
+  timeout_seconds: 600,
+} satisfies Omit<A2AAgentYaml, 'url'>;
+
 export const mcpServerDefaults = {
   required: false,
   startup_timeout_seconds: 30,

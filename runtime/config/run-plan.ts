@@ -8,7 +8,7 @@ import type { AnyToolDefinition, SandboxSettings } from '../contract/tool.js';
 import type { TrustGrant } from '../contract/trust-grants.js';
 import type { FlowAgent, FlowPlan } from './flow-plan.js';
 import type { Pack } from './pack-manifest.js';
-import type { AgentConfig, AgentsConfig, McpServerConfig, ModelProfileConfig, NetworkAccess, Recipe } from './types.js';
+import type { A2aAgentConfig, AgentConfig, AgentsConfig, McpServerConfig, ModelProfileConfig, NetworkAccess, Recipe } from './types.js';
 
 export interface RecipeOverrides {
   prompt?: string;
@@ -60,6 +60,8 @@ export interface RunPlan {
   trustRequests: TrustRequest[];
   /** Every MCP server declared for the run, by the agents files, the user, the recipe and the command line. */
   mcpServers: McpServerConfig[];
+  /** The remote A2A agents the run's agents call as tools (`a2a_<name>`). */
+  a2aAgents?: A2aAgentConfig[];
   /** What the runtime's connections on the agent's behalf may reach: the user's `network` settings only. */
   networkAccess: NetworkAccess;
   /** The agent's tools that name MCP servers' tools (`mcp_fs_read_file`, `mcp_fs_*`): checked when those servers start. */

@@ -87,6 +87,7 @@ export interface AgentsYaml {
     [k: string]: AgentYaml;
   };
   mcp_servers?: McpServersYaml;
+  a2a?: A2AAgentsYaml;
 }
 export interface ProfileYaml {
   /**
@@ -341,6 +342,35 @@ export interface EnvironmentReferenceYaml {
   env: string;
 }
 /**
+ * Remote agents spoken to over A2A, each a tool agents may name: a2a_<name>.
+ */
+export interface A2AAgentsYaml {
+  [k: string]: A2AAgentYaml;
+}
+/**
+ * One remote A2A agent: where its agent card is, and what the tool that calls it sends.
+ */
+export interface A2AAgentYaml {
+  /**
+   * The agent's base URL; its card is read from /.well-known/agent-card.json below it.
+   */
+  url: string;
+  /**
+   * What the tool tells the model about the agent; a generic text naming the agent otherwise.
+   */
+  description?: string;
+  /**
+   * Header name to the environment variable holding its value (a bearer token: Authorization). Sent only to the url's own origin; from a file you did not write, only with --trust env.
+   */
+  headers_env?: {
+    [k: string]: string;
+  };
+  /**
+   * How long one call may wait for the agent to finish or ask for input.
+   */
+  timeout_seconds?: number;
+}
+/**
  * A task for an agent: a prompt template with typed parameters, the agent to run it, plugins and budgets.
  */
 export interface RecipeYaml {
@@ -421,6 +451,7 @@ export interface RecipeYaml {
       };
   permissions?: PermissionsYaml2;
   mcp_servers?: McpServersYaml1;
+  a2a?: A2AAgentsYaml1;
   /**
    * Settings handed to each tool by name, over the agent's. browser_use's executable_path, extra_args and cdp_url need the user's --trust browser; a keyed search engine's endpoint (web_search's endpoints.tavily and endpoints.brave, also under browser_use's web_search) needs --trust env.
    */
@@ -589,6 +620,12 @@ export interface McpServersYaml1 {
   file?: string;
   [k: string]: McpServerYaml | string | undefined;
 }
+/**
+ * Remote agents spoken to over A2A, each a tool agents may name: a2a_<name>.
+ */
+export interface A2AAgentsYaml1 {
+  [k: string]: A2AAgentYaml;
+}
 export interface CheckYaml1 {
   /**
    * How reports name the check. Default: taken from the check.
@@ -648,6 +685,7 @@ export interface UserConfigYaml {
   };
   permissions?: PermissionsYaml3;
   mcp_servers?: McpServersYaml2;
+  a2a?: A2AAgentsYaml2;
 }
 /**
  * What the agent may call without asking. Each rule is a tool name (`bash`, `mcp_github_*`, `agent:researcher`) or a tool with a pattern for one of its arguments (`bash(git status)`, `bash(npm run test:*)`, `str_replace_editor(path=docs/**)`, `web_fetch(domain=*.europa.eu)`). deny beats ask beats allow; a call no rule names gets `default`. Every file's block decides on its own and the strictest answer stands, so a recipe or pack can tighten and never loosen.
@@ -683,4 +721,10 @@ export interface McpServersYaml2 {
    */
   file?: string;
   [k: string]: McpServerYaml | string | undefined;
+}
+/**
+ * Remote agents spoken to over A2A, each a tool agents may name: a2a_<name>.
+ */
+export interface A2AAgentsYaml2 {
+  [k: string]: A2AAgentYaml;
 }

@@ -139,6 +139,8 @@ export interface AgentsConfig {
   trustedAgents: Map<string, AgentConfig>;
   /** MCP servers the files declare for their agents, later files replacing earlier ones by name. */
   mcpServers: McpServerConfig[];
+  /** Remote A2A agents the files declare, later files replacing earlier ones by name. */
+  a2aAgents?: A2aAgentConfig[];
   /** Agents that more than one pack defines, with where each does: a recipe names the one it means as `name@pack`. */
   ambiguousAgents?: Map<string, Array<{ pack: string; location?: SourceLocation }>>;
 }
@@ -189,6 +191,8 @@ export interface Recipe {
   checks: CheckDefinition[];
   retry: RetryPolicy;
   mcpServers: McpServerConfig[];
+  /** Remote A2A agents the recipe declares for its agents. */
+  a2aAgents?: A2aAgentConfig[];
   /** Where its sandbox, permission, browser and workspace settings were written. */
   settingLocations?: SettingLocations;
 }
@@ -232,6 +236,21 @@ export interface McpServerConfig {
   maxResultBytes: number;
   /** The file that declared it (or names the .mcp.json it came from); the current folder for `--mcp`. */
   declaredIn: string;
+  origin: McpServerOrigin;
+  location?: SourceLocation;
+}
+
+/** A remote agent spoken to over A2A, offered to the model as the tool `a2a_<name>`. */
+export interface A2aAgentConfig {
+  name: string;
+  /** The agent's base URL; its card is below it. */
+  url: string;
+  description?: string;
+  /** Header name to the user's environment variable holding its value. */
+  headersEnv: Record<string, string>;
+  timeoutSeconds: number;
+  declaredIn: string;
+  /** As for MCP servers: `user` and `package` are trusted; `project` sends credentials only with `--trust env`. */
   origin: McpServerOrigin;
   location?: SourceLocation;
 }

@@ -17,6 +17,7 @@ import { emptyAgentsConfig, loadAgentsFile } from './recipe/load-agents.js';
 import { sandboxDefaults } from '../config/defaults.js';
 import { isTrustedServer, type McpServerConfig } from '../features/mcp/server-config.js';
 import { serversNeeded } from '../features/mcp/run-servers.js';
+import { a2aToolName } from '../features/a2a/a2a-config.js';
 import { allSteps, type FlowStepDefinition } from '../config/flow-definition.js';
 import type { FlowAgent } from '../config/flow-plan.js';
 import { agentToolPrefix } from '../features/flow/agent-tool-names.js';
@@ -31,7 +32,7 @@ import { builtInManifest } from '../kernel/plugin-loading/built-in-plugins.js';
 export interface InspectedTool {
   name: string;
   /** Where it comes from: a plugin file, the runtime itself, an MCP server, or another agent. */
-  source: 'plugin' | 'built-in plugin' | 'runtime' | 'mcp server' | 'agent';
+  source: 'plugin' | 'built-in plugin' | 'runtime' | 'mcp server' | 'a2a agent' | 'agent';
   file?: string;
   pack?: string;
   server?: string;
@@ -115,7 +116,7 @@ export interface RecipeInspection {
   checks: Array<{ name: string; kind: string; command?: string; file?: string; pattern?: string; runs?: string }>;
   onFailure?: InspectedCommand;
   sandbox: { kind: string; network: boolean; image: string; memoryMb: number; cpus: number; pids: number; passEnv: string[]; declaredBy: string; runs: string };
-  network: { sandbox: boolean; modelEndpoints: Array<{ profile: string; url: string }>; mcpUrls: string[] };
+  network: { sandbox: boolean; modelEndpoints: Array<{ profile: string; url: string }>; mcpUrls: string[]; a2aUrls: string[] };
   budgets: RunPlan['budgets'];
   /** What needs the user's consent, each with the grant that allows it. */
   trust: InspectedTrustRequest[];
@@ -195,6 +196,7 @@ export async function inspectRecipe(file: string, cwd: string): Promise<RecipeIn
       modelEndpoints: uniqueBy(agents.map(({ agent }) => agent.profile), (profile) => profile.name)
         .map((profile) => ({ profile: profile.name, url: profile.baseUrl ?? 'the provider\'s default (OPENAI_BASE_URL or api.openai.com)' })),
       mcpUrls: plan.mcpServers.flatMap((server) => (server.transport.kind === 'http' && starting.has(server) ? [server.transport.url] : [])),
+      a2aUrls: (plan.a2aAgents ?? []).map((agent) => agent.url),
     },
     budgets: plan.budgets,
     trust,
@@ -268,6 +270,8 @@ function inspectAgent(agent: FlowAgent, steps: string[], plugins: LoadedPlugins,
     if (name.startsWith(agentToolPrefix)) return { name, source: 'agent' };
     if (kernel.has(name)) return { name, source: 'runtime' };
     if (agent.mcpToolNames.includes(name)) return { name, source: 'mcp server', server: serverNames.find((server) => name.startsWith(`mcp_${server}_`)) };
+    const remote = plan.a2aAgents?.find((each) => a2aToolName(each.name) === name);
+    if (remote) return { name, source: 'a2a agent', server: remote.name };
     const loaded = plugins.tools.get(name);
     if (loaded) return { name, source: realpathSync(loaded.file).startsWith(builtIn) ? 'built-in plugin' : 'plugin', file: loaded.file, pack: loaded.pack };
     // The name as the agent wrote it: `weather@acme-weather` says which pack's file it is.

@@ -104,6 +104,7 @@ export function prepareRun(plan: RunPlan, options: RunOptions): PreparedRun {
     human: createHumanChannel({
       interactive: options.interactive,
       answers: options.answers ?? [],
+      asker: options.asker,
       recipeAnswers: plan.recipe.answers,
       onAsked: (question, answer, source) => trace.emit('human-answer', { question, answer, source }),
     }),

@@ -23,6 +23,7 @@ import type { ToolNetwork } from '../services/network/tool-network.js';
 import type { SecretRedactor } from '../services/secret-redaction.js';
 import type { FlowResume } from './flow/flow-resume.js';
 import type { RunStatus } from './run-status.js';
+import type { HumanAsker } from '../services/human-channel.js';
 
 export interface RunResult {
   runId: string;
@@ -61,6 +62,8 @@ export interface RunOptions {
   runsDirectory?: string;
   interactive: boolean;
   answers?: string[];
+  /** Asks the person the run works for when it is not the terminal (a served recipe's client). */
+  asker?: HumanAsker;
   onEvent?: RunEventListener;
   onTextDelta?: (text: string) => void;
   /** Continue an earlier run in its own folder and workspace, from its recorded history (a flow's, from each step's). */

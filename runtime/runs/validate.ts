@@ -8,9 +8,11 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
 import { didYouMean } from '../contract/did-you-mean.js';
 import { emptyAgentsConfig, loadAgentsSource } from './recipe/load-agents.js';
-import { reviewAgentsTrust, trustRequestNote } from './recipe/recipe-requests.js';
+import { a2aAgentEnvironmentRequest, reviewAgentsTrust, trustRequestNote } from './recipe/recipe-requests.js';
+import { a2aEnvironmentVariables, mergeA2aAgents } from '../features/a2a/a2a-config.js';
+import { a2aAgentTools } from '../features/a2a/a2a-agent-tools.js';
 import type { AgentConfig } from '../config/types.js';
-import { isUserConfigData, readUserConfigSource } from './recipe/user-config.js';
+import { isUserConfigData, loadUserConfig, readUserConfigSource } from './recipe/user-config.js';
 import { readYamlFile } from '../config/yaml-source.js';
 import { loadPluginFiles, loadPluginFolders, type PluginFolder } from '../kernel/plugin-loading/load-plugins.js';
 import { findInstalledPack, mayNamePack, packOfAgentsFile, packRecipes } from '../features/packs/installed-packs.js';
@@ -153,7 +155,13 @@ async function validateAgentsFile(file: string, cwd: string, packPlugins: Plugin
     const tools = new Map([...plugins.tools].map(([name, loaded]) => [name, loaded.tool]));
     const review = reviewAgentsTrust(config, tools);
     problems.push(...review.removals, ...review.requests.map(trustRequestNote));
+    for (const remote of config.a2aAgents ?? []) {
+      const request = a2aAgentEnvironmentRequest(remote, a2aEnvironmentVariables(remote));
+      if (request) problems.push(trustRequestNote(request));
+    }
   }
+  // The user's own remote agents are offered to every run, so an agent may name them too.
+  const remoteAgents = mergeA2aAgents(loadUserConfig(process.env).config.a2aAgents, config.a2aAgents);
   // Profiles may come from the other agents files a run would load too.
   const profiles = new Set([...loadAgentsConfig(agentsFilesFor(undefined, cwd)).config.profiles.keys(), ...config.profiles.keys()]);
   problems.push(...plugins.diagnostics);
@@ -164,10 +172,11 @@ async function validateAgentsFile(file: string, cwd: string, packPlugins: Plugin
       settings: agent.permissions,
       source: `agent '${agent.name}'`,
       tools: allTools,
-      knownByName: (name) => name.startsWith('agent_') || serverOfToolName(name, serverNames) !== undefined,
+      knownByName: (name) => name.startsWith('agent_') || name.startsWith('a2a_') || serverOfToolName(name, serverNames) !== undefined,
     }));
+    const remote = a2aAgentTools(agent, remoteAgents, plugins.tools, {}, problems);
     for (const tool of agent.tools) {
-      if (plugins.tools.has(tool)) continue;
+      if (plugins.tools.has(tool) || remote.names.includes(tool)) continue;
       problems.push(toolNotInTheseFolders(agent, tool, plugins.tools.keys()));
     }
     for (const provider of agent.contextProviders) {

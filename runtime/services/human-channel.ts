@@ -4,6 +4,8 @@
  * `answers:` (matched by a text the question contains). A question nobody answers stops the run as
  * waiting for input (resumable with the answer); a permission prompt nobody answers is a denial.
  * Permission prompts are the user's alone: the terminal or --answer, never the recipe's answers.
+ * A server that runs recipes for a client (`manus a2a serve`) passes `asker`: the question then
+ * goes to that client, who started the task under the user's guard, in place of the terminal.
  */
 import { createInterface } from 'node:readline/promises';
 import { HumanInputNeededError, PermissionDeniedError } from '../contract/errors.js';
@@ -16,8 +18,12 @@ export interface HumanChannelOptions {
   recipeAnswers: Record<string, string>;
   input?: NodeJS.ReadableStream;
   output?: NodeJS.WritableStream;
-  onAsked?: (question: string, answer: string, source: 'terminal' | 'answer' | 'recipe') => void;
+  /** Asks whoever the run works for, in place of the terminal; settles with their reply. */
+  asker?: HumanAsker;
+  onAsked?: (question: string, answer: string, source: 'terminal' | 'answer' | 'recipe' | 'client') => void;
 }
+
+export type HumanAsker = (question: string, options: { permission?: boolean; signal?: AbortSignal }) => Promise<string>;
 
 export function createHumanChannel(options: HumanChannelOptions): HumanChannel {
   const queued = [...options.answers];
@@ -27,6 +33,11 @@ export function createHumanChannel(options: HumanChannelOptions): HumanChannel {
       if (queued.length > 0) {
         const answer = queued.shift()!;
         options.onAsked?.(question, answer, 'answer');
+        return answer;
+      }
+      if (options.asker) {
+        const answer = await options.asker(question, askOptions);
+        options.onAsked?.(question, answer, 'client');
         return answer;
       }
       if (options.interactive) {

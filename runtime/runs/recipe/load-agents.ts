@@ -8,6 +8,7 @@ import type { AgentsYaml, ProfileYaml } from '../../config/schema-types.generate
 import type { AgentsConfig, ModelProfileConfig, RetrySettings } from '../../config/types.js';
 import { locate, readYamlFile, type YamlSource } from '../../config/yaml-source.js';
 import { mergeMcpServers, readMcpServers } from '../../features/mcp/server-config.js';
+import { mergeA2aAgents, readA2aAgents } from '../../features/a2a/a2a-config.js';
 
 export function emptyAgentsConfig(): AgentsConfig {
   return { files: [], profiles: new Map(), agents: new Map(), trustedAgents: new Map(), mcpServers: [] };
@@ -41,6 +42,7 @@ export function loadAgentsSource(source: YamlSource, into: AgentsConfig, trusted
     if (trusted) into.trustedAgents.set(name, agent);
   }
   into.mcpServers = mergeMcpServers(into.mcpServers, readMcpServers(source, ['mcp_servers'], data.mcp_servers, trusted ? 'package' : 'project', diagnostics));
+  if (data.a2a) into.a2aAgents = mergeA2aAgents(into.a2aAgents, readA2aAgents(source, ['a2a'], data.a2a, trusted ? 'package' : 'project', diagnostics));
   return diagnostics;
 }
 

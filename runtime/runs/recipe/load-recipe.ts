@@ -13,6 +13,7 @@ import type { ParameterYaml, RecipeYaml } from '../../config/schema-types.genera
 import type { ParameterValue, Recipe, RecipeParameter } from '../../config/types.js';
 import { locate, locateKey, readYamlFile, type YamlSource } from '../../config/yaml-source.js';
 import { readMcpServers } from '../../features/mcp/server-config.js';
+import { readA2aAgents } from '../../features/a2a/a2a-config.js';
 import { readFlow } from '../../features/flow/read-flow.js';
 
 export function loadRecipeFile(file: string): { recipe?: Recipe; diagnostics: Diagnostic[] } {
@@ -114,6 +115,7 @@ function loadRecipeSource(source: YamlSource): { recipe?: Recipe; diagnostics: D
     checks: [],
     retry: { maxAttempts: recipeDefaults.retry.max_attempts },
     mcpServers: readMcpServers(source, ['mcp_servers'], data.mcp_servers, 'project', diagnostics),
+    a2aAgents: readA2aAgents(source, ['a2a'], data.a2a, 'project', diagnostics),
     settingLocations: readSettingLocations(source, [], data),
   };
   const checks = readChecks(data.checks, { responseSchema: data.response });

@@ -11,6 +11,7 @@ import { formatLocation, type Diagnostic, type SourceLocation } from '../../cont
 import type { AnyToolDefinition, SandboxSettings } from '../../contract/tool.js';
 import { isInside } from '../../services/workspace-paths.js';
 import { isTrustedServer, type McpServerConfig } from '../../features/mcp/server-config.js';
+import { isTrustedA2aAgent, type A2aAgentConfig } from '../../features/a2a/a2a-config.js';
 import { sandboxDefaults } from '../../config/defaults.js';
 import type { SettingLocations } from '../../config/setting-locations.js';
 import { renderTemplate, templatePlaceholders } from '../../config/template.js';
@@ -124,6 +125,21 @@ export function mcpServerEnvironmentRequest(server: McpServerConfig, variablesSe
     setting: `mcp_servers.${server.name}.${setting}`,
     detail: `which would give ${server.transport.kind === 'http' ? server.transport.url : `the command ${server.transport.command}`} ${variablesSent.join(', ')}`,
     location: server.location,
+  };
+}
+
+/**
+ * A remote A2A agent from a file that is not trusted, handed the user's environment variables in
+ * its `headers_env`, would give their values to a host that file chose: a request for `env`, as
+ * an HTTP MCP server's `headers_env` is.
+ */
+export function a2aAgentEnvironmentRequest(agent: A2aAgentConfig, variablesSent: readonly string[]): TrustRequest | undefined {
+  if (isTrustedA2aAgent(agent) || variablesSent.length === 0) return undefined;
+  return {
+    grant: 'env',
+    setting: `a2a.${agent.name}.headers_env`,
+    detail: `which would give ${agent.url} ${variablesSent.join(', ')}`,
+    location: agent.location,
   };
 }
 

@@ -13,13 +13,15 @@ import type { AnyToolDefinition } from '../../contract/tool.js';
 import { didYouMean } from '../../contract/did-you-mean.js';
 import { emptyAgentsConfig, loadAgentsFile, readModelProfile } from './load-agents.js';
 import { loadRecipeFile } from './load-recipe.js';
-import { mcpServerEnvironmentRequest, profileEndpointRequest, profileKeys, reviewRecipeTrust, trustRequestNote, type TrustRequest } from './recipe-requests.js';
+import { a2aAgentEnvironmentRequest, mcpServerEnvironmentRequest, profileEndpointRequest, profileKeys, reviewRecipeTrust, trustRequestNote, type TrustRequest } from './recipe-requests.js';
 import { knownModelOf, unpricedModelProblem } from '../../services/model/cost-budget-prices.js';
 import { renderTemplate } from '../../config/template.js';
 import { loadUserConfig } from './user-config.js';
 import { environmentVariablesOf, mergeMcpServers, type McpServerConfig } from '../../features/mcp/server-config.js';
 import { serverOfToolName, serversOfToolName } from '../../features/mcp/tool-names.js';
 import { permissionRuleDiagnostics } from '../../services/permissions/rule-diagnostics.js';
+import { a2aEnvironmentVariables, mergeA2aAgents, type A2aAgentConfig } from '../../features/a2a/a2a-config.js';
+import { a2aAgentTools } from '../../features/a2a/a2a-agent-tools.js';
 import type { AgentConfig, AgentsConfig, ModelProfileConfig, ParameterValue, Recipe, RecipeParameter } from '../../config/types.js';
 import { agentDefaults } from '../../config/defaults.js';
 import { checkFlow } from '../../features/flow/check-flow.js';
@@ -144,10 +146,12 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
   if (references.size === 0) throw new ConfigError(diagnostics);
 
   const mcpServers = mergeMcpServers(agents.config.mcpServers, userConfig.config.mcpServers, recipe.mcpServers, overrides.mcpServers ?? []);
+  const a2aAgents = mergeA2aAgents(agents.config.a2aAgents, userConfig.config.a2aAgents, recipe.a2aAgents);
+  const environment = options.environment ?? process.env;
   const trustInput = { agentsConfig: agents.config, cwd: options.cwd, parameterValues: values, workspaceFromCommandLine: overrides.workspace !== undefined, userParameters: new Set(Object.keys(overrides.parameters ?? {})), userPermissions: userConfig.config.permissions };
   const setups = new Map<unknown, AgentSetup>();
   for (const [key, reference] of references) {
-    setups.set(key, setUpAgent(reference, { recipe, plugins, mcpServers, trustInput, agentsConfig: agents.config, model: overrides.model, reportTrust: options.reportTrust === true, ownPack: ownPackName }, diagnostics));
+    setups.set(key, setUpAgent(reference, { recipe, plugins, mcpServers, a2aAgents, environment, trustInput, agentsConfig: agents.config, model: overrides.model, reportTrust: options.reportTrust === true, ownPack: ownPackName }, diagnostics));
   }
   const callableAgents = new Map<string, AgentSetup>();
   const called = [...setups.values()].flatMap((setup) => setup.agentTools.map((name) => ({ name, caller: setup.agent })));
@@ -163,7 +167,7 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
       });
       continue;
     }
-    const setup = setUpAgent({ config, named: true }, { recipe, plugins, mcpServers, trustInput, agentsConfig: agents.config, model: overrides.model, reportTrust: options.reportTrust === true, ownPack: ownPackName }, diagnostics);
+    const setup = setUpAgent({ config, named: true }, { recipe, plugins, mcpServers, a2aAgents, environment, trustInput, agentsConfig: agents.config, model: overrides.model, reportTrust: options.reportTrust === true, ownPack: ownPackName }, diagnostics);
     callableAgents.set(name, setup);
     called.push(...setup.agentTools.map((next) => ({ name: next, caller: setup.agent })));
   }
@@ -175,7 +179,6 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
   const allSetups = [...setups.values(), ...callableAgents.values()];
   const tools = new Map(allSetups.flatMap((setup) => [...setup.tools]));
   const mcpToolNames = [...new Set(allSetups.flatMap((setup) => setup.mcpToolNames))];
-  const environment = options.environment ?? process.env;
   // A run asks only when a key would really be sent; validate names every key the profile reads.
   // Every profile a request may go to: the steps', the planners', those of agents called as tools, and their fallbacks.
   for (const each of reachableProfiles(allSetups)) {
@@ -190,6 +193,20 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
   for (const server of mcpServers) {
     const variablesSent = [...new Set(environmentVariablesOf(server))].filter((variable) => options.reportTrust || Boolean(environment[variable]));
     const request = mcpServerEnvironmentRequest(server, variablesSent);
+    if (request) {
+      trustRequests.push(request);
+      if (options.reportTrust) diagnostics.push(trustRequestNote(request));
+    }
+  }
+  const usedA2aAgents = [...new Set(allSetups.flatMap((setup) => setup.a2aAgents))];
+  for (const agent of usedA2aAgents) {
+    const variables = a2aEnvironmentVariables(agent);
+    const missing = variables.filter((variable) => environment[variable] === undefined);
+    // validate checks a recipe without the values a run would be given.
+    if (!options.reportTrust && missing.length > 0) {
+      diagnostics.push({ severity: 'error', message: `the A2A agent '${agent.name}' needs environment variables that are not set: ${missing.join(', ')}`, location: agent.location });
+    }
+    const request = a2aAgentEnvironmentRequest(agent, variables.filter((variable) => options.reportTrust || Boolean(environment[variable])));
     if (request) {
       trustRequests.push(request);
       if (options.reportTrust) diagnostics.push(trustRequestNote(request));
@@ -241,6 +258,7 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
     trustGrants: new Set([...(overrides.trust ?? []), ...userConfig.config.trust]),
     trustRequests,
     mcpServers,
+    a2aAgents: usedA2aAgents,
     mcpToolNames,
     networkAccess: userConfig.config.network,
     flow: flowPlan,
@@ -255,6 +273,8 @@ interface AgentSetup {
   /** Agents it calls as tools, by name. */
   agentTools: string[];
   mcpToolNames: string[];
+  /** The remote A2A agents it calls. */
+  a2aAgents: A2aAgentConfig[];
   contextProviders: ContextProviderDefinition[];
   toolSettings: Record<string, Record<string, unknown>>;
   profile: ModelProfileConfig;
@@ -266,6 +286,8 @@ interface AgentSetupInput {
   recipe: Recipe;
   plugins: LoadedPlugins;
   mcpServers: McpServerConfig[];
+  a2aAgents: A2aAgentConfig[];
+  environment: Record<string, string | undefined>;
   trustInput: Omit<Parameters<typeof reviewRecipeTrust>[0], 'recipe' | 'agent' | 'tools'>;
   agentsConfig: AgentsConfig;
   model?: string;
@@ -307,7 +329,9 @@ function setUpAgent(reference: FlowAgentReference, input: AgentSetupInput, diagn
   const mcpToolNames = config.tools.filter((name) => !input.plugins.tools.has(name) && serverOfToolName(name, serverNames) !== undefined);
   diagnostics.push(...toolNameCollisions(config, input));
   const agentTools = config.tools.filter((name) => name.startsWith(agentToolPrefix)).map((name) => name.slice(agentToolPrefix.length));
-  const tools = selectTools(config, input.plugins, diagnostics, new Set([...mcpToolNames, ...agentTools.map((name) => `${agentToolPrefix}${name}`)]), input.mcpServers, config.pack ?? input.ownPack);
+  const remote = a2aAgentTools(config, input.a2aAgents, input.plugins.tools, input.environment, diagnostics);
+  const tools = selectTools(config, input.plugins, diagnostics, new Set([...mcpToolNames, ...agentTools.map((name) => `${agentToolPrefix}${name}`), ...remote.names]), input.mcpServers, config.pack ?? input.ownPack);
+  for (const [name, tool] of remote.tools) tools.set(name, tool);
   const contextProviders = selectContextProviders(config, input.plugins, diagnostics);
   // Reviewed as the recipe's agent: by name, it is measured against the trusted agent of that name.
   const trust = reviewRecipeTrust({ ...input.trustInput, recipe: { ...input.recipe, agent: reference.named ? config.name : config }, agent: config, tools });
@@ -315,7 +339,7 @@ function setUpAgent(reference: FlowAgentReference, input: AgentSetupInput, diagn
     diagnostics.push(...trust.removals);
     diagnostics.push(...trust.requests.map(trustRequestNote));
     const allTools = new Map([...input.plugins.tools].map(([name, loaded]) => [unqualifiedName(name), loaded.tool]));
-    const knownByName = (name: string) => name.startsWith('agent_') || serverOfToolName(name, serverNames) !== undefined;
+    const knownByName = (name: string) => name.startsWith('agent_') || name.startsWith('a2a_') || serverOfToolName(name, serverNames) !== undefined;
     for (const block of trust.permissions.blocks) {
       diagnostics.push(...permissionRuleDiagnostics({ settings: block.settings, source: block.source, tools: allTools, knownByName }));
     }
@@ -329,6 +353,7 @@ function setUpAgent(reference: FlowAgentReference, input: AgentSetupInput, diagn
     tools,
     agentTools,
     mcpToolNames,
+    a2aAgents: remote.agents,
     contextProviders,
     toolSettings: mergeToolSettings(config.toolSettings, input.recipe.toolSettings),
     profile,

@@ -15,6 +15,7 @@ import type { PermissionSettings } from '../../config/types.js';
 import { parseTrustGrants, type TrustGrant } from '../../contract/trust-grants.js';
 import { readYamlFile, type YamlSource } from '../../config/yaml-source.js';
 import { readMcpServers, type McpServerConfig } from '../../features/mcp/server-config.js';
+import { readA2aAgents, type A2aAgentConfig } from '../../features/a2a/a2a-config.js';
 import { defaultNetworkAccess, type NetworkAccess } from '../../services/network/guarded-lookup.js';
 
 export interface UserConfig {
@@ -23,6 +24,8 @@ export interface UserConfig {
   trust: Set<TrustGrant>;
   /** The user's own MCP servers: offered to every run, and run on the host. */
   mcpServers: McpServerConfig[];
+  /** The user's own remote A2A agents: offered to every run, their credentials sent without a grant. */
+  a2aAgents?: A2aAgentConfig[];
   /** What the runtime's connections on an agent's behalf may reach. */
   network: NetworkAccess;
   /** Rules for every run, decided beside each agent's and recipe's. */
@@ -60,9 +63,10 @@ export function readUserConfigSource(source: YamlSource): { config: UserConfig; 
   // The schema has already rejected unknown names, with their place in the file.
   const serverDiagnostics: Diagnostic[] = [];
   const mcpServers = readMcpServers(source, ['mcp_servers'], data.mcp_servers, 'user', serverDiagnostics);
+  const a2aAgents = readA2aAgents(source, ['a2a'], data.a2a, 'user', serverDiagnostics);
   const network: NetworkAccess = { allowPrivate: data.network?.allow_private ?? userConfigDefaults.network.allow_private };
   const permissions = data.permissions === undefined ? undefined : readPermissions(data.permissions, { source, path: ['permissions'], diagnostics: serverDiagnostics });
-  return { config: { file: source.file, trust: parseTrustGrants(data.trust ?? userConfigDefaults.trust), mcpServers, network, permissions }, diagnostics: serverDiagnostics };
+  return { config: { file: source.file, trust: parseTrustGrants(data.trust ?? userConfigDefaults.trust), mcpServers, a2aAgents, network, permissions }, diagnostics: serverDiagnostics };
 }
 
 /** A YAML document that looks like the user configuration rather than a recipe or an agents file. */
