@@ -5,12 +5,20 @@
 import type { Readable, Writable } from 'node:stream';
 import type { ProtectedPathGuard } from './protected-path-guard.js';
 import type { OutputSink } from './bounded-output.js';
+import type { SourceLocation } from './errors.js';
 
 /** The sandbox a run's commands go to, as configured. */
 export interface SandboxSettings {
   /** `auto` (the default) becomes bwrap, docker or host when a tool first needs a sandbox. */
   kind: 'auto' | 'host' | 'bwrap' | 'docker';
   network: boolean;
+  /**
+   * `sandbox.network: {allow: [...]}`: only these hosts (patterns as written, already checked),
+   * reached through the runtime's egress proxy; `network` is then false.
+   */
+  allowHosts?: readonly string[];
+  /** Where each of `allowHosts` was written. */
+  allowHostLocations?: readonly SourceLocation[];
   options: Record<string, unknown>;
 }
 

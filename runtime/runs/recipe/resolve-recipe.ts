@@ -143,7 +143,7 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
   if (references.size === 0) throw new ConfigError(diagnostics);
 
   const mcpServers = mergeMcpServers(agents.config.mcpServers, userConfig.config.mcpServers, recipe.mcpServers, overrides.mcpServers ?? []);
-  const trustInput = { agentsConfig: agents.config, cwd: options.cwd, parameterValues: values, workspaceFromCommandLine: overrides.workspace !== undefined, userParameters: new Set(Object.keys(overrides.parameters ?? {})) };
+  const trustInput = { agentsConfig: agents.config, cwd: options.cwd, parameterValues: values, workspaceFromCommandLine: overrides.workspace !== undefined, userParameters: new Set(Object.keys(overrides.parameters ?? {})), userAllowHosts: userConfig.config.allowHosts };
   const setups = new Map<unknown, AgentSetup>();
   for (const [key, reference] of references) {
     setups.set(key, setUpAgent(reference, { recipe, plugins, mcpServers, trustInput, agentsConfig: agents.config, model: overrides.model, reportTrust: options.reportTrust === true, ownPack: ownPackName }, diagnostics));

@@ -11,9 +11,10 @@ import { validateConfig } from '../../config/config-schemas.js';
 import { userConfigDefaults } from '../../config/defaults.js';
 import type { UserConfigYaml } from '../../config/schema-types.generated.js';
 import { parseTrustGrants, type TrustGrant } from '../../contract/trust-grants.js';
-import { readYamlFile, type YamlSource } from '../../config/yaml-source.js';
+import { locate, readYamlFile, type YamlSource } from '../../config/yaml-source.js';
 import { readMcpServers, type McpServerConfig } from '../../features/mcp/server-config.js';
 import { defaultNetworkAccess, type NetworkAccess } from '../../services/network/guarded-lookup.js';
+import { parseHostPattern } from '../../services/network/host-patterns.js';
 
 export interface UserConfig {
   /** The file read, when there was one. */
@@ -23,6 +24,8 @@ export interface UserConfig {
   mcpServers: McpServerConfig[];
   /** What the runtime's connections on an agent's behalf may reach. */
   network: NetworkAccess;
+  /** Hosts a recipe's `sandbox.network.allow` may name without `--trust hosts` (`network.allow`). */
+  allowHosts?: string[];
 }
 
 /** Where the user's configuration lives; undefined for a user with no home and no XDG_CONFIG_HOME. */
@@ -57,7 +60,15 @@ export function readUserConfigSource(source: YamlSource): { config: UserConfig; 
   const serverDiagnostics: Diagnostic[] = [];
   const mcpServers = readMcpServers(source, ['mcp_servers'], data.mcp_servers, 'user', serverDiagnostics);
   const network: NetworkAccess = { allowPrivate: data.network?.allow_private ?? userConfigDefaults.network.allow_private };
-  return { config: { file: source.file, trust: parseTrustGrants(data.trust ?? userConfigDefaults.trust), mcpServers, network }, diagnostics: serverDiagnostics };
+  const allowHosts = data.network?.allow;
+  allowHosts?.forEach((text, index) => {
+    const pattern = parseHostPattern(text);
+    if ('problem' in pattern) serverDiagnostics.push({ severity: 'error', message: `network.allow: ${pattern.problem}`, location: locate(source, ['network', 'allow', index]) });
+  });
+  return {
+    config: { file: source.file, trust: parseTrustGrants(data.trust ?? userConfigDefaults.trust), mcpServers, network, ...(allowHosts ? { allowHosts } : {}) },
+    diagnostics: serverDiagnostics,
+  };
 }
 
 /** A YAML document that looks like the user configuration rather than a recipe or an agents file. */
