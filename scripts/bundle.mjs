@@ -23,7 +23,7 @@ process.on('exit', () => rmSync(outdir, { recursive: true, force: true }));
 
 // Loaded only by the runs that need them, or shipped with native or WASM parts; all have a
 // CommonJS entry, which the bundle requires.
-const external = ['tiktoken', 'jiti', 'dockerode', 'playwright-core', '@modelcontextprotocol/sdk', 'linkedom', 'turndown', '@mozilla/readability', '@resvg/resvg-js', 'bullmq', 'ioredis', '@pydantic/genai-prices'];
+const external = ['tiktoken', 'jiti', 'dockerode', 'playwright-core', '@modelcontextprotocol/sdk', 'linkedom', 'turndown', '@mozilla/readability', '@resvg/resvg-js', 'bullmq', 'ioredis', '@pydantic/genai-prices', 'proxy-chain', '@pondwader/socks5-server'];
 
 /**
  * vega and vega-lite are ES modules with a top-level await (vega-canvas probing for the optional
