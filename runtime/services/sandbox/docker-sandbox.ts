@@ -22,6 +22,7 @@ import { containerLabels } from './docker-ownership.js';
 import { decodeExitStatus } from './exit-status.js';
 import { SandboxError } from './sandbox-errors.js';
 import { sandboxEnvironment } from './sandbox-environment.js';
+import { awaitBridgeScript, behindBridge, bridgeSockets, commandText, egressEnvironment, startBridgeScript, withRefusalLines, type SandboxEgress } from './egress-bridge.js';
 import { fallbackSandboxUser, type SandboxOptions, type SandboxUser } from './sandbox-options.js';
 import type {
   Sandbox,
@@ -55,6 +56,8 @@ export interface DockerSandboxSettings {
   readOnlyFolders?: string[];
   /** Of those, the ones opened to the container's user past their own permission bits (a session's `openedFolders`). */
   openedFolders?: string[];
+  /** Set when commands may reach only named hosts: the container gets the proxy's sockets and a bridge to them. */
+  egress?: SandboxEgress;
 }
 
 interface StartedExec {
@@ -64,6 +67,8 @@ interface StartedExec {
 }
 
 const containerWorkspace = '/workspace';
+/** Where the egress proxy's sockets are bound in the container. */
+const egressFolder = '/run/manus-egress';
 const bytesPerMegabyte = 1024 * 1024;
 /** How long the in-container killer may take before the container is restarted instead. */
 const killDeadlineMs = 5000;
@@ -116,10 +121,11 @@ export class DockerSandbox implements Sandbox {
       container = await docker.createContainer({
         name: containerName(settings.runId),
         Image: options.image,
-        Cmd: ['sleep', 'infinity'],
+        // With an allowlist, the image's socat bridges the container's loopback to the proxy's sockets.
+        Cmd: settings.egress ? ['sh', '-c', `${startBridgeScript(egressFolder)}exec sleep infinity`] : ['sleep', 'infinity'],
         User: `${user.uid}:${user.gid}`,
         WorkingDir: containerWorkspace,
-        Env: environmentPairs(sandboxEnvironment('docker', options.passEnvironment)),
+        Env: environmentPairs({ ...sandboxEnvironment('docker', options.passEnvironment), ...(settings.egress ? egressEnvironment() : {}) }),
         Labels: containerLabels(settings.runId),
         HostConfig: {
           Binds: [
@@ -127,6 +133,7 @@ export class DockerSandbox implements Sandbox {
             ...pinned.map((path) => `${path}:${inContainer(path)}:rw`),
             ...readOnly.map((path) => `${path}:${inContainer(path)}:ro`),
             ...(await readOnlyFolderBinds(settings.readOnlyFolders ?? [], settings.openedFolders ?? [], user)),
+            ...(settings.egress ? egressBinds(settings.egress) : []),
           ],
           NetworkMode: settings.network ? 'bridge' : 'none',
           Memory: options.memoryMb * bytesPerMegabyte,
@@ -167,7 +174,11 @@ export class DockerSandbox implements Sandbox {
     const stdout = new BoundedOutput(limit, options.outputSinks?.stdout);
     const stderr = new BoundedOutput(limit, options.outputSinks?.stderr);
     const hasInput = options.stdin !== undefined;
-    const { exec, stream, token } = await this.startExec(argv, folder, options.env ?? {}, hasInput);
+    const watch = this.settings.egress?.watchCommand(commandText(argv));
+    const { exec, stream, token } = await this.startExec(argv, folder, options.env ?? {}, hasInput).catch((error: unknown) => {
+      watch?.end();
+      throw error;
+    });
     this.docker.modem.demuxStream(stream, collectInto(stdout), collectInto(stderr));
     if (hasInput) stream.end(options.stdin);
 
@@ -190,7 +201,7 @@ export class DockerSandbox implements Sandbox {
     try {
       await endOf(stream);
       await killing;
-      return {
+      const result: SandboxCommandResult = {
         stdout: stdout.toBuffer(),
         stderr: stderr.toBuffer(),
         ...(await this.exitOf(exec)),
@@ -199,7 +210,9 @@ export class DockerSandbox implements Sandbox {
         durationMs: Math.round(performance.now() - started),
         omittedBytes: { stdout: stdout.omittedBytes, stderr: stderr.omittedBytes },
       };
+      return watch ? withRefusalLines(result, watch.refusals()) : result;
     } finally {
+      watch?.end();
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
       await this.afterCommand();
@@ -290,7 +303,7 @@ export class DockerSandbox implements Sandbox {
     const token = randomBytes(16).toString('hex');
     try {
       const exec = await this.container.exec({
-        Cmd: ['sh', '-c', execWrapperScript, 'manus-exec', ...argv],
+        Cmd: ['sh', '-c', execWrapperScript, 'manus-exec', ...(this.settings.egress ? behindBridge(awaitBridgeScript(), argv) : argv)],
         Env: [`${execTokenVariable}=${token}`, ...environmentPairs(env)],
         WorkingDir: posix.join(containerWorkspace, folder.relativePath),
         AttachStdin: attachStdin,
@@ -399,4 +412,10 @@ async function readOnlyFolderBinds(folders: readonly string[], opened: readonly 
   return view.folders
     .flatMap((folder) => folder.entries?.filter((entry) => entry.linkTarget === undefined).map((entry) => posix.join(folder.path, entry.name)) ?? [folder.path])
     .map((path) => `${path}:${path}:ro`);
+}
+
+/** The proxy's two sockets, each bound alone: the 0700 folder that holds them on the host stays closed. */
+function egressBinds(egress: SandboxEgress): string[] {
+  const sockets = bridgeSockets(egressFolder);
+  return [`${egress.httpSocket}:${sockets.http}`, `${egress.socksSocket}:${sockets.socks}`];
 }
