@@ -600,7 +600,18 @@ export interface UserConfigYaml {
    * Grants given to every run, as with --trust: what a recipe may ask for beyond its agent's sandbox and settings.
    */
   trust?: (
-    'host' | 'network' | 'env' | 'image' | 'resources' | 'workspace' | 'browser' | 'mcp' | 'sampling' | 'user' | 'all'
+    | 'host'
+    | 'network'
+    | 'hosts'
+    | 'env'
+    | 'image'
+    | 'resources'
+    | 'workspace'
+    | 'browser'
+    | 'mcp'
+    | 'sampling'
+    | 'user'
+    | 'all'
   )[];
   /**
    * What the runtime's own connections on an agent's behalf (web_fetch, web_search, the browser, MCP servers named by recipes) and a sandbox's allowed hosts may reach.

@@ -16,8 +16,14 @@ import { join } from 'node:path';
 import { Socks5Server, defaultConnectionHandler } from '@pondwader/socks5-server';
 import { RequestError, Server as HttpProxyServer, type PrepareRequestFunction } from 'proxy-chain';
 import type { ConnectionRefusal, EgressProxyEndpoints } from '../../contract/egress.js';
-import type { EgressPolicy } from './egress-policy.js';
 import { PrivateAddressError } from './network-errors.js';
+
+/** What the proxy asks of the run's egress policy (egress-policy.ts), which loads this file when first needed. */
+export interface EgressPolicy {
+  allows(host: string, port: number): boolean;
+  resolve(host: string, port: number, via: ConnectionRefusal['via']): Promise<LookupAddress[]>;
+  refuse(attempt: { host: string; port: number; via: ConnectionRefusal['via']; reason: ConnectionRefusal['reason'] }): ConnectionRefusal;
+}
 
 export interface EgressProxy extends EgressProxyEndpoints {
   close(): Promise<void>;

@@ -68,7 +68,7 @@ export function hostPatternMatches(pattern: HostPattern, host: string, port?: nu
 export function hostPatternCovers(outer: HostPattern, inner: HostPattern): boolean {
   if (outer.port !== undefined && outer.port !== inner.port) return false;
   if (!outer.subdomains) return !inner.subdomains && inner.host === outer.host;
-  return inner.host.endsWith(`.${outer.host}`);
+  return inner.host.endsWith(`.${outer.host}`) || (inner.subdomains && inner.host === outer.host);
 }
 
 /** Lower case, no trailing dot, no IPv6 brackets: the form patterns are compared in. */
