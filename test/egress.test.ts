@@ -212,6 +212,10 @@ describe.skipIf(!bwrap.usable)('allowed hosts in the bubblewrap sandbox', () => 
     expect(refusals.length).toBeGreaterThan(0);
     expect(refusals[0]).toMatchObject({ host: 'other.test', port: site.port, reason: 'not-listed', via: 'sandbox', tool: 'bash' });
     expect(refusals[0].command).toContain('curl');
+    // The terminal's progress and the HTML report show each refusal.
+    expect(run.stderr).toMatch(/bash \(.*\) was refused other\.test:\d+ \(not in sandbox\.network\.allow/);
+    const view = await runCli(['view', run.json.runId], { cwd: fixture });
+    expect(readFileSync(view.stdout.trim(), 'utf8')).toMatch(/Connection refused to other\.test:\d+ for bash/);
   }, 120_000);
 
   it('an allowed name that resolves to a private address is refused unless the user allows private addresses', async () => {
