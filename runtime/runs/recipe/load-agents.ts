@@ -1,7 +1,7 @@
 /** Loads agents.yaml files: model profiles and named agents, later files overriding earlier ones. */
 import type { Diagnostic } from '../../contract/errors.js';
 import { readAgentDefinition } from '../../config/agent-definition.js';
-import { sandboxHostDiagnostics } from './sandbox-hosts.js';
+import { sandboxHostDiagnostics } from '../../services/network/sandbox-hosts.js';
 import { validateConfig } from '../../config/config-schemas.js';
 import { profileDefaults } from '../../config/defaults.js';
 import { literalSecretHeaders } from '../../config/literal-secrets.js';

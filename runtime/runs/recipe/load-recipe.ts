@@ -2,7 +2,7 @@
 import { dirname, resolve } from 'node:path';
 import type { Diagnostic, SourceLocation } from '../../contract/errors.js';
 import { readAgentDefinition, readPermissions, readSandbox } from '../../config/agent-definition.js';
-import { sandboxHostDiagnostics } from './sandbox-hosts.js';
+import { sandboxHostDiagnostics } from '../../services/network/sandbox-hosts.js';
 import { readChecks, readRetryPolicy } from '../../features/checks/read-checks.js';
 import { validateConfig } from '../../config/config-schemas.js';
 import { loadPrompt, type LoadedPrompt } from '../../config/prompt-source.js';

@@ -4,7 +4,7 @@
  */
 import type { Diagnostic } from '../../contract/errors.js';
 import type { SandboxSettings } from '../../contract/sandbox-types.js';
-import { parseHostPattern } from '../../services/network/host-patterns.js';
+import { parseHostPattern } from './host-patterns.js';
 
 export function sandboxHostDiagnostics(sandbox: SandboxSettings | undefined): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
