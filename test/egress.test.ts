@@ -6,13 +6,17 @@
  * lets 127.0.0.2 stand for a public address while 127.0.0.1 stays private.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { dirname } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, normalize } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxDefaults } from '../runtime/config/defaults.js';
+import { EgressPolicy } from '../runtime/services/network/egress-policy.js';
+import { RunResourceRegistry } from '../runtime/services/run-resources.js';
 import { probeBwrap } from '../runtime/services/sandbox/create-sandbox.js';
 import { probeDocker } from '../runtime/services/sandbox/docker-connection.js';
 import { chromiumMissing as isChromiumMissing } from './support/fixture-site.js';
@@ -268,4 +272,27 @@ describe('allowed hosts for web_fetch and the browser', () => {
     expect(run.toolResults[1]).not.toContain('The allowed page says hello.');
     expect(run.events.find((event) => event.type === 'connection-refused')).toMatchObject({ host: 'other.test', via: 'browser' });
   }, 120_000);
+});
+
+describe('the egress proxy itself', () => {
+  it('listens on sockets in a folder only its user opens, wants the run\'s credential on its loopback port, and is gone when the run ends', async () => {
+    const resources = new RunResourceRegistry();
+    const policy = new EgressPolicy({ hosts: ['allowed.test'], access: { allowPrivate: false }, resources, onRefused: () => undefined });
+    const proxy = await policy.proxy();
+    const folder = dirname(proxy.httpSocket);
+    expect(statSync(folder).mode & 0o777).toBe(0o700);
+    expect(statSync(proxy.httpSocket).isSocket() && statSync(proxy.socksSocket).isSocket()).toBe(true);
+    const browser = await proxy.browser();
+    expect(new URL(browser.server).hostname).toBe('127.0.0.1');
+    const status = await new Promise<number>((resolve, reject) => {
+      const { hostname, port } = new URL(browser.server);
+      request({ host: hostname, port, method: 'GET', path: `http://allowed.test:${site.port}/hello.txt` }, (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      }).on('error', reject).end();
+    });
+    expect(status).toBe(407);
+    expect(await resources.disposeAll()).toEqual([]);
+    expect(existsSync(folder)).toBe(false);
+  });
 });
