@@ -89,9 +89,11 @@ function recipeLines(recipe: RecipeInspection, cwd: string): string[] {
   const sandbox = recipe.sandbox;
   lines.push(
     `sandbox: ${sandbox.kind} (from ${sandbox.declaredBy}): code runs ${sandbox.runs}`,
-    `  network ${sandbox.network ? 'on' : 'off'}; image ${sandbox.image}; memory ${sandbox.memoryMb} MB, ${sandbox.cpus} cpus, ${sandbox.pids} processes; passes ${sandbox.passEnv.join(', ') || 'no environment variables'}`,
+    `  network ${sandbox.network ? 'on' : recipe.network.allowHosts ? 'named hosts only' : 'off'}; image ${sandbox.image}; memory ${sandbox.memoryMb} MB, ${sandbox.cpus} cpus, ${sandbox.pids} processes; passes ${sandbox.passEnv.join(', ') || 'no environment variables'}`,
     'network:',
-    `  from the sandbox: ${recipe.network.sandbox ? 'allowed' : 'none'}`,
+    recipe.network.allowHosts
+      ? `  only these hosts, for sandboxed code, web tools, the browser and MCP clients alike: ${recipe.network.allowHosts.join(', ')}`
+      : `  from the sandbox: ${recipe.network.sandbox ? 'allowed' : 'none'}`,
     ...recipe.network.modelEndpoints.map((endpoint) => `  model profile ${endpoint.profile}: ${endpoint.url}`),
     ...recipe.network.mcpUrls.map((url) => `  MCP server: ${url}`),
     ...recipe.network.a2aUrls.map((url) => `  A2A agent: ${url}`),

@@ -24,7 +24,7 @@ declare const MANUS_VERSION: string;
 
 const answerHelp = 'an answer for the agent\'s questions, used in order (repeatable); also answers permission prompts, where "yes" approves the call (a recipe\'s answers: never do)';
 
-const trustHelp = 'allow what the recipe asks for beyond its agent, comma-separated: host, network, env, image, resources, workspace, browser, mcp, sampling, user, or all (repeatable; also trust: in ~/.config/manus/config.yaml)';
+const trustHelp = 'allow what the recipe asks for beyond its agent, comma-separated: host, network, hosts, env, image, resources, workspace, browser, mcp, sampling, user, or all (repeatable; also trust: in ~/.config/manus/config.yaml)';
 
 function createProgram(): Command {
   const program = new Command();

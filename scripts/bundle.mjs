@@ -25,7 +25,7 @@ process.on('exit', () => rmSync(outdir, { recursive: true, force: true }));
 // CommonJS entry, which the bundle requires.
 // web-tree-sitter (the shell parser) finds its .wasm, and tree-sitter-bash's, through module
 // resolution from the bundle's folder.
-const external = ['tiktoken', 'jiti', 'dockerode', 'playwright-core', '@modelcontextprotocol/sdk', 'linkedom', 'turndown', '@mozilla/readability', '@resvg/resvg-js', 'bullmq', 'ioredis', '@pydantic/genai-prices', 'web-tree-sitter', 'tree-sitter-bash', 'smol-toml', 'tar-stream', '@a2a-js/sdk', 'express'];
+const external = ['tiktoken', 'jiti', 'dockerode', 'playwright-core', '@modelcontextprotocol/sdk', 'linkedom', 'turndown', '@mozilla/readability', '@resvg/resvg-js', 'bullmq', 'ioredis', '@pydantic/genai-prices', 'web-tree-sitter', 'tree-sitter-bash', 'smol-toml', 'tar-stream', '@a2a-js/sdk', 'express', 'proxy-chain', '@pondwader/socks5-server'];
 
 /**
  * vega and vega-lite are ES modules with a top-level await (vega-canvas probing for the optional

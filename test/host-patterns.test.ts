@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hostPatternMatches, parseHostPattern, type HostPattern } from '../runtime/services/network/host-patterns.js';
+import { hostPatternCovers, hostPatternMatches, parseHostPattern, type HostPattern } from '../runtime/services/network/host-patterns.js';
 
 function pattern(text: string): HostPattern {
   const parsed = parseHostPattern(text);
@@ -37,5 +37,22 @@ describe('host patterns', () => {
   ])('refuses %j', (text, problem) => {
     const parsed = parseHostPattern(text);
     expect('problem' in parsed && parsed.problem).toContain(problem);
+  });
+});
+
+describe('one host pattern covering another', () => {
+  it.each([
+    ['example.org', 'example.org', true],
+    ['example.org', 'example.org:443', true],
+    ['example.org:443', 'example.org', false],
+    ['example.org:443', 'example.org:443', true],
+    ['*.example.org', 'api.example.org', true],
+    ['*.example.org', '*.eu.example.org', true],
+    ['*.example.org', 'example.org', false],
+    ['*.example.org', '*.example.org', true],
+    ['example.org', '*.example.org', false],
+    ['api.example.org', 'other.example.org', false],
+  ])('%s covers %s: %s', (outer, inner, expected) => {
+    expect(hostPatternCovers(pattern(outer), pattern(inner))).toBe(expected);
   });
 });

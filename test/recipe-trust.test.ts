@@ -183,7 +183,7 @@ describe('what a recipe may only request', () => {
   it('takes the grants from --trust and from the user\'s config file', async () => {
     const files = { 'recipe.yaml': recipeFor('assistant', ['sandbox: { kind: host }']) };
     expect([...(await plan(files, { trust: ['network'] }, 'version: 1\ntrust: [host]\n')).trustGrants].sort()).toEqual(['host', 'network']);
-    expect((await plan(files, {}, 'version: 1\ntrust: [all]\n')).trustGrants.size).toBe(10);
+    expect((await plan(files, {}, 'version: 1\ntrust: [all]\n')).trustGrants.size).toBe(11);
   });
 
   it('judges an agent from a project agents.yaml against the defaults when the package has none of its name', async () => {
@@ -402,7 +402,7 @@ describe('the manus command', () => {
 
     const badGrant = await runCli(['validate', 'config.yaml'], { cwd: makeFixture({ 'config.yaml': 'version: 1\ntrust: [host, hots]\n' }) });
     expect(badGrant.exitCode).toBe(2);
-    expect(badGrant.stderr).toContain("config.yaml:2:15: error: 'trust.1' must be one of: host, network, env, image, resources, workspace, browser, mcp, sampling, user, all (did you mean 'host'?)");
+    expect(badGrant.stderr).toContain("config.yaml:2:15: error: 'trust.1' must be one of: host, network, hosts, env, image, resources, workspace, browser, mcp, sampling, user, all (did you mean 'hosts'?)");
   });
 
   it('asks for the grants again to resume a run or replay it with real tools', async () => {

@@ -77,7 +77,7 @@ export class BrowserSession {
   }
 
   static async start(settings: BrowserSettings, files: WorkspaceFiles, network: ToolContext['network']): Promise<BrowserSession> {
-    const { browser, context, ownsBrowser } = await openBrowser(settings);
+    const { browser, context, ownsBrowser } = await openBrowser(await withEgressProxy(settings, network));
     const session = new BrowserSession(settings, files, browser, context, ownsBrowser, network);
     try {
       context.setDefaultTimeout(settings.actionTimeoutMs);
@@ -385,4 +385,21 @@ function capitalise(text: string): string {
 
 function emptyNotes(): SessionNotes {
   return { dialogs: [], downloads: [], downloadProblems: [], blocked: [], openedTabs: [] };
+}
+
+/**
+ * A run that may reach only named hosts sends the browser through the run's egress proxy, on its
+ * loopback port with the run's credential, loopback included (Chromium would otherwise go
+ * straight to it). A browser the run attaches to was started elsewhere, with its own network.
+ */
+async function withEgressProxy(settings: BrowserSettings, network: ToolContext['network']): Promise<BrowserSettings> {
+  if (!network.egress) return settings;
+  if (settings.cdpUrl !== undefined) {
+    throw new BrowserError(
+      'browser_unavailable',
+      `this run may reach only ${network.egress.hosts.join(', ')}, and a browser it attaches to (tool_settings.browser_use.cdp_url) cannot be held to that list; leave cdp_url out to launch one that is.`,
+    );
+  }
+  const proxy = await (await network.egress.proxy()).browser();
+  return { ...settings, proxy: { ...proxy, bypass: '<-loopback>' } };
 }

@@ -60,6 +60,8 @@ export default defineTool({
     const marker = `__manus_command_done_${randomBytes(12).toString('hex')}__`;
     // Standard error is merged into standard output; the file takes both in the order they come.
     const file = new OutputFile({ runDirectory: context.runDirectory, label: 'bash', limitBytes: savedLimit, setting: 'tool_settings.bash.saved_output_limit_mb' });
+    // With an allowlist, each connection the proxy refused during the command is named after its output.
+    const watch = context.network.egress?.watchCommand(input.command);
     try {
       const result = await session.exchange(commandScript(input.command, marker), marker, {
         timeoutMs,
@@ -70,8 +72,10 @@ export default defineTool({
       if (result.exit) await context.resources.release(sessionResourceKey);
       // Gives back ownership of what the command wrote and checks the protected paths; a change to one stops the run.
       await sandbox.afterCommand();
-      return await report(result, timeoutMs, maximumOutput, file, context);
+      const refusals = [...new Set((watch?.refusals() ?? []).map((refusal) => `manus: ${refusal.message}`))];
+      return await report(result, timeoutMs, maximumOutput, file, context, refusals);
     } finally {
+      watch?.end();
       file.discard();
     }
   },
@@ -115,13 +119,14 @@ async function report(
   maximumOutput: number,
   file: OutputFile,
   context: ToolContext,
+  refusalLines: readonly string[],
 ): Promise<ToolResult> {
   const output = Buffer.concat([result.stdout, result.stderr]);
   const limited = await limitOutput(output, { limit: maximumOutput, runDirectory: context.runDirectory, label: 'bash', file });
   const text = limited.text.replace(/\n$/, '');
   const { line, isError } = statusLine(result, timeoutMs);
   const notice = protectedPathNotice(context.protectedPaths, context.workspace, text);
-  const status = notice ? `${line}\n${notice}` : line;
+  const status = [line, ...refusalLines, ...(notice ? [notice] : [])].join('\n');
   return { content: text ? `${text}\n${status}` : `(no output)\n${status}`, isError, savedOutputNotice: limited.notice };
 }
 

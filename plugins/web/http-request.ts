@@ -57,6 +57,9 @@ export async function httpRequest(request: HttpRequest): Promise<HttpResponse> {
     if (ManusError.isInstance(error) && error.code === 'network_private_address') {
       throw new WebError('web_private_address', `${request.url.href} is refused: ${error.message}`);
     }
+    if (ManusError.isInstance(error) && error.code === 'network_host_not_allowed') {
+      throw new WebError('web_host_not_allowed', `${request.url.href} is refused: ${error.message}`);
+    }
     const reason = networkReason(error);
     throw new WebUnreachableError(`${request.url.href} could not be reached: ${reason.text}.`, reason.code);
   }

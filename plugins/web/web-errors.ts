@@ -5,6 +5,7 @@ export type WebErrorCode =
   | 'web_url_invalid'
   | 'web_domain_blocked'
   | 'web_private_address'
+  | 'web_host_not_allowed'
   | 'web_too_many_redirects'
   | 'web_timeout'
   | 'web_unreachable'

@@ -66,6 +66,12 @@ export function readSandbox(raw: SandboxYaml | undefined, source: YamlSource, pa
     const user = readSandboxUser(options.user);
     if ('problem' in user) diagnostics.push({ severity: 'error', message: `sandbox.user: ${user.problem}`, location: locate(source, [...path, 'user']) });
   }
+  if (typeof network === 'object') {
+    // Each pattern is checked where the loaders can read host patterns (runs/recipe/sandbox-hosts.ts).
+    const allowHosts = [...network.allow];
+    const allowHostLocations = allowHosts.map((_, index) => locate(source, [...path, 'network', 'allow', index]));
+    return { kind, network: false, allowHosts, allowHostLocations, options };
+  }
   return { kind, network: network ?? sandboxDefaults.network, options };
 }
 

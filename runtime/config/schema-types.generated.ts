@@ -22,7 +22,14 @@ export type SandboxYaml =
   | ('auto' | 'host' | 'bwrap' | 'docker')
   | {
       kind: 'auto' | 'host' | 'bwrap' | 'docker';
-      network?: boolean;
+      /**
+       * Whether sandboxed code reaches the network: false (the default), true for the whole network (--trust network), or { allow: [hosts] } for named hosts only, reached through the runtime's proxy (--trust hosts, unless the user's config lists them under network.allow).
+       */
+      network?:
+        | boolean
+        | {
+            allow: HostPatternsYaml;
+          };
       /**
        * The docker sandbox's image. Left out, it is the image .ci/setup-docker.sh builds: manus-sandbox:bookworm-<hash of runtime/config/sandbox-image-packages.txt>, with Python and the packages the shipped agents import.
        */
@@ -39,6 +46,10 @@ export type SandboxYaml =
        */
       pass_env?: string[];
     };
+/**
+ * Host names, each with an optional port: api.github.com, *.wikipedia.org (names below it, not itself), pypi.org:443, [2001:db8::1]:8080.
+ */
+export type HostPatternsYaml = string[];
 /**
  * A tool name, with `*` for any characters (`mcp_github_*`), optionally followed by a pattern in parentheses: `bash(git status)`, `str_replace_editor(path=docs/**)`.
  */
@@ -64,6 +75,10 @@ export type CheckYaml2 =
       answer_matches: unknown;
       [k: string]: unknown;
     };
+/**
+ * Host names, each with an optional port: api.github.com, *.wikipedia.org (names below it, not itself), pypi.org:443, [2001:db8::1]:8080.
+ */
+export type HostPatternsYaml1 = string[];
 
 /**
  * Model profiles and named agents. Each agent is data: prompts, a toolbox, budgets and a model profile.
@@ -432,7 +447,14 @@ export interface RecipeYaml {
     | ('auto' | 'host' | 'bwrap' | 'docker')
     | {
         kind: 'auto' | 'host' | 'bwrap' | 'docker';
-        network?: boolean;
+        /**
+         * Whether sandboxed code reaches the network: false (the default), true for the whole network (--trust network), or { allow: [hosts] } for named hosts only, reached through the runtime's proxy (--trust hosts, unless the user's config lists them under network.allow).
+         */
+        network?:
+          | boolean
+          | {
+              allow: HostPatternsYaml;
+            };
         /**
          * The docker sandbox's image. Left out, it is the image .ci/setup-docker.sh builds: manus-sandbox:bookworm-<hash of runtime/config/sandbox-image-packages.txt>, with Python and the packages the shipped agents import.
          */
@@ -672,12 +694,24 @@ export interface UserConfigYaml {
    * Grants given to every run, as with --trust: what a recipe may ask for beyond its agent's sandbox and settings.
    */
   trust?: (
-    'host' | 'network' | 'env' | 'image' | 'resources' | 'workspace' | 'browser' | 'mcp' | 'sampling' | 'user' | 'all'
+    | 'host'
+    | 'network'
+    | 'hosts'
+    | 'env'
+    | 'image'
+    | 'resources'
+    | 'workspace'
+    | 'browser'
+    | 'mcp'
+    | 'sampling'
+    | 'user'
+    | 'all'
   )[];
   /**
-   * What the runtime's own connections on an agent's behalf (web_fetch, web_search, the browser, MCP servers named by recipes) may reach.
+   * What the runtime's own connections on an agent's behalf (web_fetch, web_search, the browser, MCP servers named by recipes) and a sandbox's allowed hosts may reach.
    */
   network?: {
+    allow?: HostPatternsYaml1;
     /**
      * Allow loopback, private-network, link-local and cloud-metadata addresses (127.0.0.1, 10.x, 192.168.x, 169.254.169.254, ::1, ...). Default false.
      */

@@ -5,12 +5,21 @@
 import type { Readable, Writable } from 'node:stream';
 import type { ProtectedPathGuard } from './protected-path-guard.js';
 import type { OutputSink } from './bounded-output.js';
+import type { SourceLocation } from './errors.js';
+import type { EgressCommandWatch } from './egress.js';
 
 /** The sandbox a run's commands go to, as configured. */
 export interface SandboxSettings {
   /** `auto` (the default) becomes bwrap, docker or host when a tool first needs a sandbox. */
   kind: 'auto' | 'host' | 'bwrap' | 'docker';
   network: boolean;
+  /**
+   * `sandbox.network: {allow: [...]}`: only these hosts (patterns as written, already checked),
+   * reached through the runtime's egress proxy; `network` is then false.
+   */
+  allowHosts?: readonly string[];
+  /** Where each of `allowHosts` was written. */
+  allowHostLocations?: readonly SourceLocation[];
   options: Record<string, unknown>;
 }
 
@@ -104,8 +113,18 @@ export interface Sandbox {
   dispose(): Promise<void>;
 }
 
+/** The run's egress proxy, for a sandbox whose commands may reach only named hosts. */
+export interface SandboxEgress {
+  /** The proxy's Unix sockets on the host, bound into the sandbox. */
+  httpSocket: string;
+  socksSocket: string;
+  watchCommand(command: string): EgressCommandWatch;
+}
+
 /** What `createSandbox` needs besides the settings from YAML. */
 export interface SandboxPlacement {
+  /** Set when the run may reach only named hosts: commands reach them through this proxy alone. */
+  egress?: SandboxEgress;
   workspace: string;
   runDirectory: string;
   runId: string;

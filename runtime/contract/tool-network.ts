@@ -2,6 +2,7 @@
  * What a tool's context offers for reaching the network on the model's behalf (`context.network`),
  * bound to what the user allows. services/network/tool-network.ts makes it.
  */
+import type { EgressAccess } from './egress.js';
 
 /** A fetch as the runtime's own connections use it. */
 export type FetchFunction = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -18,4 +19,10 @@ export interface ToolNetwork {
   fetch: FetchFunction;
   /** Refuses a host that is, or resolves to, a private address; for clients that resolve names themselves. */
   checkHost(hostname: string): Promise<void>;
+  /**
+   * Set when the run may reach only named hosts (`sandbox.network: {allow: [...]}`): `fetch` then
+   * refuses any other host (code `network_host_not_allowed`), and clients that cannot use it, such
+   * as the browser, go through the egress proxy.
+   */
+  readonly egress?: EgressAccess;
 }

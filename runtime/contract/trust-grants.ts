@@ -6,7 +6,7 @@
 import { UsageError } from './errors.js';
 import { didYouMean } from './did-you-mean.js';
 
-export const trustGrantNames = ['host', 'network', 'env', 'image', 'resources', 'workspace', 'browser', 'mcp', 'sampling', 'user'] as const;
+export const trustGrantNames = ['host', 'network', 'hosts', 'env', 'image', 'resources', 'workspace', 'browser', 'mcp', 'sampling', 'user'] as const;
 
 export type TrustGrant = (typeof trustGrantNames)[number];
 
@@ -14,6 +14,7 @@ export type TrustGrant = (typeof trustGrantNames)[number];
 export const trustGrantMeanings: Record<TrustGrant, string> = {
   host: 'run code on the host without a sandbox',
   network: 'give sandboxed code network access',
+  hosts: 'let the run reach the hosts it names (sandboxed code through the runtime\'s proxy, web tools, the browser)',
   env: 'pass environment variables into the sandbox or to an MCP server it declares, or send a key to a model endpoint it chose',
   image: 'run code in another Docker image than the agent\'s',
   resources: 'raise the sandbox\'s memory, CPU or process limits',

@@ -101,6 +101,12 @@ export class RunFaultGuard {
   }
 }
 
+/** The tool call whose code is running now (its timers and promises included), if any. */
+export function currentToolCall(): { tool: string; callId: string } | undefined {
+  const scope = callScopes.getStore();
+  return scope ? { tool: scope.tool, callId: scope.callId } : undefined;
+}
+
 function onStrayError(error: unknown): void {
   const scope = callScopes.getStore();
   if (scope) {

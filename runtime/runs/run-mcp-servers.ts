@@ -65,5 +65,6 @@ export function mcpServicesFor(run: PreparedRun, options: RunOptions, model: Cha
       kind: 'host', network: true, options: {}, workspace: run.workspace, runDirectory: run.runDirectory, runId: run.runId,
     }), (sandbox) => sandbox.dispose()),
     failRun: (error) => run.faults.failRun(error),
+    ...(run.network.egress ? { egressFetch: run.network.fetch } : {}),
   };
 }

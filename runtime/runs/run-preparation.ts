@@ -10,13 +10,14 @@ import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { TokenUsage } from '../contract/model-types.js';
 import type { SandboxSettings } from '../contract/tool.js';
 import { FinalAnswerSchema } from '../kernel/final-answer.js';
-import { RunFaultGuard } from '../kernel/tool-fault-guard.js';
+import { currentToolCall, RunFaultGuard } from '../kernel/tool-fault-guard.js';
 import { Toolbox } from '../kernel/toolbox.js';
 import { agentToolName, agentToolPrefix } from '../features/flow/agent-tool-names.js';
 import { askOnTerminal, createHumanChannel } from '../services/human-channel.js';
 import { createApprovalGate } from '../services/permissions/approval-gate.js';
 import { UsageLedger } from '../services/model/usage-ledger.js';
 import { connectProfileModel } from '../services/model/profile-model.js';
+import { EgressPolicy } from '../services/network/egress-policy.js';
 import { createToolNetwork } from '../services/network/tool-network.js';
 import { controlEntryRoots, ProtectedPaths } from '../services/protected-paths/protected-paths.js';
 import { RunResourceRegistry } from '../services/run-resources.js';
@@ -84,6 +85,8 @@ export function prepareRun(plan: RunPlan, options: RunOptions): PreparedRun {
       }),
     },
   );
+  const resources = new RunResourceRegistry();
+  const egress = egressPolicyFor(plan, resources, trace);
   return {
     runId,
     runsDirectory,
@@ -95,12 +98,12 @@ export function prepareRun(plan: RunPlan, options: RunOptions): PreparedRun {
     startedAt,
     redactor,
     trace,
-    resources: new RunResourceRegistry(),
+    resources,
     faults,
     progress: () => progress,
     sandboxSettings: () => (sandbox ??= chooseRunSandbox(plan, hostConsent, trace)),
     protectedPaths,
-    network: createToolNetwork(plan.networkAccess),
+    network: createToolNetwork(plan.networkAccess, egress),
     human: createHumanChannel({
       interactive: options.interactive,
       answers: options.answers ?? [],
@@ -115,6 +118,22 @@ export function prepareRun(plan: RunPlan, options: RunOptions): PreparedRun {
       runApprovals: options.resume?.runApprovals,
     }),
   };
+}
+
+/**
+ * The run's egress policy when its sandbox may reach only named hosts; every refused connection
+ * becomes a `connection-refused` event naming the tool call that asked, when there was one.
+ */
+function egressPolicyFor(plan: RunPlan, resources: RunResourceRegistry, trace: RunTrace): EgressPolicy | undefined {
+  const sandbox = requestedSandbox(plan);
+  if (sandbox.network || !sandbox.allowHosts) return undefined;
+  return new EgressPolicy({
+    hosts: sandbox.allowHosts,
+    access: plan.networkAccess,
+    resources,
+    onRefused: (refusal) => trace.emit('connection-refused', { ...refusal }),
+    currentCall: currentToolCall,
+  });
 }
 
 /** The caller's model (a replay's recorded replies), or a client for the plan's profile, ready to answer. */

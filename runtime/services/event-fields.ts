@@ -18,3 +18,11 @@ export function textField(value: unknown): string | undefined {
 export function numberField(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
+
+/** Who asked for a refused connection (a `connection-refused` event): the tool call, with its command when it was one. */
+export function connectionAsker(event: Record<string, unknown>): string {
+  const tool = typeof event.tool === 'string' ? event.tool : event.via === 'browser' ? 'the browser' : event.via === 'sandbox' ? 'a sandboxed command' : 'a connection';
+  if (typeof event.command !== 'string') return tool;
+  const command = event.command.replace(/\s+/g, ' ').trim();
+  return `${tool} (${command.length > 60 ? `${command.slice(0, 59)}…` : command})`;
+}

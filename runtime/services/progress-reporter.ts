@@ -4,6 +4,7 @@
  * hidden, in streamed text too, where one may arrive split across two pieces. Every value taken
  * from an event passes through `terminalText` before the reporter adds its own colours.
  */
+import { connectionAsker } from './event-fields.js';
 import { describeCacheHits, type TokenUsage } from '../contract/token-usage.js';
 import type { RunEventListener } from './run-trace.js';
 import type { SecretRedactor } from './secret-redaction.js';
@@ -91,6 +92,9 @@ export function createProgressReporter(options: ProgressOptions): ProgressReport
       case 'run-warning':
         line(paint('33', `warning: ${shown(data.message)}`));
         break;
+      case 'connection-refused':
+        line(paint('33', `  ${connectionAsker(data)} was refused ${shown(data.host)}:${shown(data.port)} (${data.reason === 'private-address' ? 'a private address' : 'not in sandbox.network.allow; --trust hosts with it listed would allow it'})`));
+        break;
       case 'stuck-nudge':
         line(paint('33', `${stepLabel(data)} the agent is repeating itself; asking it to change approach`));
         break;
@@ -152,3 +156,4 @@ function oneLine(text: string, width: number): string {
   const flat = terminalText(text).replace(/\s+/g, ' ').trim();
   return flat.length <= width ? flat : `${flat.slice(0, width - 3)}...`;
 }
+

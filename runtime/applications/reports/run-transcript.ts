@@ -7,7 +7,7 @@ import type { RunEventRecord, RunRecord, RunSummary } from '../../runs/run-histo
 import { truncateMiddle } from '../../contract/truncate.js';
 import { describeCacheHits } from '../../contract/token-usage.js';
 import { formatCount, formatDuration, formatLocalTime, formatTable } from './display-format.js';
-import { isRecord, numberField, recordField, textField } from '../../services/event-fields.js';
+import { connectionAsker, isRecord, numberField, recordField, textField } from '../../services/event-fields.js';
 import { flowTree, type FlowTreeNode } from './flow-tree.js';
 
 export interface TranscriptOptions {
@@ -111,6 +111,8 @@ class Transcript {
         return this.line(`  answer${event.source ? ` (${String(event.source)})` : ''}: ${textField(event.answer) ?? ''}`);
       case 'run-warning':
         return this.line(`  warning: ${textField(event.message) ?? ''}`);
+      case 'connection-refused':
+        return this.line(`  connection refused to ${textField(event.host) ?? '?'}:${numberField(event.port) ?? '?'} for ${connectionAsker(event)}`);
       case 'interrupted':
         return this.line('\nInterrupted.');
       case 'checks':

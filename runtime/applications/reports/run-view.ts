@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { parseEventLines, summarize, type RunEventRecord } from '../../runs/run-history.js';
-import { isRecord, numberField, recordField, textField } from '../../services/event-fields.js';
+import { connectionAsker, isRecord, numberField, recordField, textField } from '../../services/event-fields.js';
 import { addUsage, type TokenUsage } from '../../contract/token-usage.js';
 import { flowTree, type FlowTreeNode } from './flow-tree.js';
 
@@ -258,6 +258,8 @@ export class RunViewBuilder {
         return this.stepNote(event, path, `The call ${textField(event.callId) ?? '?'} to ${textField(event.tool) ?? '?'} needs approval (${textField(event.reason) ?? 'a rule asks'}), and no one could give it: the run waits for manus resume --approve or --deny.`);
       case 'run-warning':
         return this.stepNote(event, path, `Warning: ${textField(event.message) ?? ''}`);
+      case 'connection-refused':
+        return this.stepNote(event, path, `Connection refused to ${textField(event.host) ?? '?'}:${numberField(event.port) ?? '?'} for ${connectionAsker(event)}: ${textField(event.message) ?? ''}`);
       case 'interrupted':
         return this.note('The run was interrupted.');
       case 'retry':

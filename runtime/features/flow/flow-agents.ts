@@ -5,6 +5,7 @@
  */
 import type { Diagnostic } from '../../contract/errors.js';
 import { readAgentDefinition } from '../../config/agent-definition.js';
+import { sandboxHostDiagnostics } from '../../services/network/sandbox-hosts.js';
 import { didYouMean } from '../../contract/did-you-mean.js';
 import type { AgentYaml } from '../../config/schema-types.generated.js';
 import type { AgentConfig, AgentsConfig } from '../../config/types.js';
@@ -59,6 +60,7 @@ export function flowAgentReferences(
         if (typeof item === 'string') byName(item, itemPath);
         else if (item && typeof item === 'object' && !references.has(item)) {
           const config = readAgentDefinition(`${step.name} ${field} (inline)`, item as AgentYaml, flow.source, itemPath, diagnostics);
+          diagnostics.push(...sandboxHostDiagnostics(config.sandbox));
           references.set(item, { config, named: false });
         }
       }

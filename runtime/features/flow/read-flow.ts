@@ -6,6 +6,7 @@
 import type { Diagnostic } from '../../contract/errors.js';
 import { readPermissions } from '../../config/agent-definition.js';
 import { readAgentDefinition } from '../../config/agent-definition.js';
+import { sandboxHostDiagnostics } from '../../services/network/sandbox-hosts.js';
 import { didYouMean } from '../../contract/did-you-mean.js';
 import type { AgentYaml, BudgetsYaml, FlowStepYaml } from '../../config/schema-types.generated.js';
 import { locate, locateKey, type YamlSource } from '../../config/yaml-source.js';
@@ -63,6 +64,7 @@ function readStep(
     step.agent = typeof raw.agent === 'object'
       ? readAgentDefinition(`${name} (inline)`, raw.agent as AgentYaml, source, [...path, 'agent'], diagnostics)
       : raw.agent;
+    if (typeof step.agent === 'object') diagnostics.push(...sandboxHostDiagnostics(step.agent.sandbox));
     step.prompt = raw.prompt;
     step.response = raw.response;
     return step;

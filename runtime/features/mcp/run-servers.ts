@@ -16,6 +16,7 @@ import type { ChatModel } from '../../contract/model-types.js';
 import type { UsageLedger } from '../../services/model/usage-ledger.js';
 import type { Toolbox } from '../../kernel/toolbox.js';
 import type { HumanChannel, RunResources, TraceWriter } from '../../contract/tool.js';
+import type { FetchFunction } from '../../contract/tool-network.js';
 import { ConfigError, formatLocation, type Diagnostic } from '../../contract/errors.js';
 import type { NetworkAccess } from '../../services/network/guarded-lookup.js';
 import { launchStdioServer, resolveEnvironment, type LaunchServices } from './launch-place.js';
@@ -23,7 +24,7 @@ import { McpServerUnavailableError } from './mcp-errors.js';
 import { mcpTool, offeredTools } from './mcp-tools.js';
 import { environmentVariablesOf, isTrustedServer, type McpServerConfig } from './server-config.js';
 import { guardedFetch } from '../../services/network/guarded-fetch.js';
-import { PrivateAddressError } from '../../services/network/network-errors.js';
+import { HostNotAllowedError, PrivateAddressError } from '../../services/network/network-errors.js';
 import { McpServerConnection, type ConnectedClient } from './server-connection.js';
 import { answerServerRequests } from './server-requests.js';
 import { SessionTransport } from './session-transport.js';
@@ -43,6 +44,8 @@ export interface RunServerServices extends LaunchServices {
   failRun(error: Error): void;
   /** What the user allows the HTTP connections of servers a recipe declared to reach. */
   networkAccess: NetworkAccess;
+  /** The run's fetch, held to its allowed hosts, when it has a list: used for the servers a recipe declared. */
+  egressFetch?: FetchFunction;
 }
 
 /** Which server gave each MCP tool name in the toolbox, to name both sides of a collision. */
@@ -219,7 +222,7 @@ async function connectServer(server: McpServerConfig, services: RunServerService
   const headers = resolveEnvironment(server.name, server.transport.headers, services.environment);
   // The user's own servers may be anywhere; one a recipe names reaches only what the user allows,
   // checked for the address each connection really uses, redirects included.
-  const fetch = limitedFetch(isTrustedServer(server) ? globalThis.fetch : guardedFetch(services.networkAccess), { server: server.name, maxBytes: server.maxResultBytes });
+  const fetch = limitedFetch(isTrustedServer(server) ? globalThis.fetch : (services.egressFetch ?? guardedFetch(services.networkAccess)), { server: server.name, maxBytes: server.maxResultBytes });
   const streamable = makeClient(services.workspace);
   try {
     await streamable.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch }), { timeout: timeoutMs });
@@ -231,7 +234,7 @@ async function connectServer(server: McpServerConfig, services: RunServerService
       await sse.connect(new SSEClientTransport(url, { requestInit: { headers }, fetch }), { timeout: timeoutMs });
       return { client: sse, place: 'sse' };
     } catch (sseError) {
-      if (PrivateAddressError.isInstance(sseError)) throw sseError;
+      if (PrivateAddressError.isInstance(sseError) || HostNotAllowedError.isInstance(sseError)) throw sseError;
       throw streamableError;
     }
   }

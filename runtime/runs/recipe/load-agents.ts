@@ -1,6 +1,7 @@
 /** Loads agents.yaml files: model profiles and named agents, later files overriding earlier ones. */
 import type { Diagnostic } from '../../contract/errors.js';
 import { readAgentDefinition } from '../../config/agent-definition.js';
+import { sandboxHostDiagnostics } from '../../services/network/sandbox-hosts.js';
 import { validateConfig } from '../../config/config-schemas.js';
 import { profileDefaults } from '../../config/defaults.js';
 import { literalSecretHeaders } from '../../config/literal-secrets.js';
@@ -38,6 +39,7 @@ export function loadAgentsSource(source: YamlSource, into: AgentsConfig, trusted
   }
   for (const [name, raw] of Object.entries(data.agents ?? {})) {
     const agent = readAgentDefinition(name, raw, source, ['agents', name], diagnostics, trusted);
+    diagnostics.push(...sandboxHostDiagnostics(agent.sandbox));
     into.agents.set(name, agent);
     if (trusted) into.trustedAgents.set(name, agent);
   }

@@ -2,6 +2,7 @@
 import { dirname, resolve } from 'node:path';
 import type { Diagnostic, SourceLocation } from '../../contract/errors.js';
 import { readAgentDefinition, readPermissions, readSandbox } from '../../config/agent-definition.js';
+import { sandboxHostDiagnostics } from '../../services/network/sandbox-hosts.js';
 import { readChecks, readRetryPolicy } from '../../features/checks/read-checks.js';
 import { validateConfig } from '../../config/config-schemas.js';
 import { loadPrompt, type LoadedPrompt } from '../../config/prompt-source.js';
@@ -85,6 +86,7 @@ function loadRecipeSource(source: YamlSource): { recipe?: Recipe; diagnostics: D
     ? data.agent
     : readAgentDefinition(`${data.name} (inline)`, data.agent, source, ['agent'], diagnostics);
   const flow = data.flow === undefined ? undefined : readFlow(source, data.flow, data.answer, diagnostics);
+  if (typeof agent === 'object') diagnostics.push(...sandboxHostDiagnostics(agent.sandbox));
   const recipe: Recipe = {
     file: source.file,
     name: data.name,
@@ -125,6 +127,7 @@ function loadRecipeSource(source: YamlSource): { recipe?: Recipe; diagnostics: D
   for (const problem of [...checks.problems, ...retry.problems]) {
     diagnostics.push({ severity: 'error', message: problem.message, location: locate(source, problem.path) });
   }
+  diagnostics.push(...sandboxHostDiagnostics(recipe.sandbox));
   return { recipe, diagnostics };
 }
 

@@ -10,6 +10,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { formatLocation, type Diagnostic, type SourceLocation } from '../../contract/errors.js';
 import type { AnyToolDefinition, SandboxSettings } from '../../contract/tool.js';
 import { isInside } from '../../services/workspace-paths.js';
+import { hostPatternCovers, parseHostPattern, type HostPattern } from '../../services/network/host-patterns.js';
 import { isTrustedServer, type McpServerConfig } from '../../features/mcp/server-config.js';
 import { isTrustedA2aAgent, type A2aAgentConfig } from '../../features/a2a/a2a-config.js';
 import { sandboxDefaults } from '../../config/defaults.js';
@@ -46,6 +47,8 @@ export interface RecipeTrustInput {
   tools: ReadonlyMap<string, AnyToolDefinition>;
   /** The `permissions:` block of the user's own config. */
   userPermissions?: PermissionSettings;
+  /** Hosts the user's config lists under `network.allow`: a sandbox may name them without a grant. */
+  userAllowHosts?: readonly string[];
 }
 
 /**
@@ -76,6 +79,7 @@ export function reviewRecipeTrust(input: RecipeTrustInput): TrustReview {
     (sandboxFromRecipe ? recipe.settingLocations : agent.settingLocations) ?? {},
     baseline?.sandbox,
     baseline ? `agent '${baseline.name}'` : undefined,
+    input.userAllowHosts,
   );
   for (const tool of input.tools.values()) {
     requests.push(...toolSettingRequests(
@@ -222,6 +226,7 @@ function sandboxRequests(
   locations: SettingLocations,
   baseline: SandboxSettings | undefined,
   baselineName: string | undefined,
+  userAllowHosts: readonly string[] = [],
 ): TrustRequest[] {
   if (!sandbox) return [];
   const requests: TrustRequest[] = [];
@@ -232,6 +237,10 @@ function sandboxRequests(
     requests.push({ grant: 'host', setting, location: at('kind') });
   }
   if (sandbox.network && !baseline?.network) requests.push({ grant: 'network', setting: 'sandbox.network: true', location: at('network') });
+  const hosts = hostsNeedingGrant(sandbox, baseline, userAllowHosts);
+  if (hosts.length > 0) {
+    requests.push({ grant: 'hosts', setting: `sandbox.network.allow: [${hosts.join(', ')}]`, location: locations['sandbox.network'] ?? locations.sandbox });
+  }
   const options = sandbox.options;
   const baselineOptions = baseline?.options ?? {};
   const passed = stringList(options.pass_env).filter((name) => !stringList(baselineOptions.pass_env).includes(name));
@@ -255,6 +264,23 @@ function sandboxRequests(
     requests.push({ grant: 'resources', setting: `sandbox.${key}: ${value}${written}`, detail: `above ${whose} ${allowed}`, location: at(key) });
   }
   return requests;
+}
+
+/**
+ * The hosts a sandbox names that neither the trusted agent's sandbox nor the user's own
+ * `network.allow` already allows: a trusted sandbox with the whole network allows them all.
+ */
+function hostsNeedingGrant(sandbox: SandboxSettings, baseline: SandboxSettings | undefined, userAllowHosts: readonly string[]): string[] {
+  if (!sandbox.allowHosts || baseline?.network) return [];
+  const allowed = [...(baseline?.allowHosts ?? []), ...userAllowHosts].map(parseHostPattern).filter(isHostPattern);
+  return sandbox.allowHosts.filter((text) => {
+    const pattern = parseHostPattern(text);
+    return !isHostPattern(pattern) || !allowed.some((outer) => hostPatternCovers(outer, pattern));
+  });
+}
+
+function isHostPattern(pattern: HostPattern | { problem: string }): pattern is HostPattern {
+  return !('problem' in pattern);
 }
 
 interface SettingsLayer {
@@ -376,7 +402,8 @@ export function grantsNeeded(requests: readonly TrustRequest[]): TrustGrant[] {
 
 /** The requests the user has not granted. */
 export function ungrantedRequests(requests: readonly TrustRequest[], grants: ReadonlySet<TrustGrant>): TrustRequest[] {
-  return requests.filter((request) => !grants.has(request.grant));
+  // The whole network holds every named host.
+  return requests.filter((request) => !grants.has(request.grant) && !(request.grant === 'hosts' && grants.has('network')));
 }
 
 /** `manus validate`'s note for a request: what it asks for and the grant a run needs. */

@@ -148,7 +148,7 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
   const mcpServers = mergeMcpServers(agents.config.mcpServers, userConfig.config.mcpServers, recipe.mcpServers, overrides.mcpServers ?? []);
   const a2aAgents = mergeA2aAgents(agents.config.a2aAgents, userConfig.config.a2aAgents, recipe.a2aAgents);
   const environment = options.environment ?? process.env;
-  const trustInput = { agentsConfig: agents.config, cwd: options.cwd, parameterValues: values, workspaceFromCommandLine: overrides.workspace !== undefined, userParameters: new Set(Object.keys(overrides.parameters ?? {})), userPermissions: userConfig.config.permissions };
+  const trustInput = { agentsConfig: agents.config, cwd: options.cwd, parameterValues: values, workspaceFromCommandLine: overrides.workspace !== undefined, userParameters: new Set(Object.keys(overrides.parameters ?? {})), userPermissions: userConfig.config.permissions, userAllowHosts: userConfig.config.allowHosts };
   const setups = new Map<unknown, AgentSetup>();
   for (const [key, reference] of references) {
     setups.set(key, setUpAgent(reference, { recipe, plugins, mcpServers, a2aAgents, environment, trustInput, agentsConfig: agents.config, model: overrides.model, reportTrust: options.reportTrust === true, ownPack: ownPackName }, diagnostics));

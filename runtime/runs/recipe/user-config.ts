@@ -13,10 +13,11 @@ import type { UserConfigYaml } from '../../config/schema-types.generated.js';
 import { readPermissions } from '../../config/agent-definition.js';
 import type { PermissionSettings } from '../../config/types.js';
 import { parseTrustGrants, type TrustGrant } from '../../contract/trust-grants.js';
-import { readYamlFile, type YamlSource } from '../../config/yaml-source.js';
+import { locate, readYamlFile, type YamlSource } from '../../config/yaml-source.js';
 import { readMcpServers, type McpServerConfig } from '../../features/mcp/server-config.js';
 import { readA2aAgents, type A2aAgentConfig } from '../../features/a2a/a2a-config.js';
 import { defaultNetworkAccess, type NetworkAccess } from '../../services/network/guarded-lookup.js';
+import { parseHostPattern } from '../../services/network/host-patterns.js';
 
 export interface UserConfig {
   /** The file read, when there was one. */
@@ -30,6 +31,8 @@ export interface UserConfig {
   network: NetworkAccess;
   /** Rules for every run, decided beside each agent's and recipe's. */
   permissions?: PermissionSettings;
+  /** Hosts a recipe's `sandbox.network.allow` may name without `--trust hosts` (`network.allow`). */
+  allowHosts?: string[];
 }
 
 /** Where the user's configuration lives; undefined for a user with no home and no XDG_CONFIG_HOME. */
@@ -66,7 +69,15 @@ export function readUserConfigSource(source: YamlSource): { config: UserConfig; 
   const a2aAgents = readA2aAgents(source, ['a2a'], data.a2a, 'user', serverDiagnostics);
   const network: NetworkAccess = { allowPrivate: data.network?.allow_private ?? userConfigDefaults.network.allow_private };
   const permissions = data.permissions === undefined ? undefined : readPermissions(data.permissions, { source, path: ['permissions'], diagnostics: serverDiagnostics });
-  return { config: { file: source.file, trust: parseTrustGrants(data.trust ?? userConfigDefaults.trust), mcpServers, a2aAgents, network, permissions }, diagnostics: serverDiagnostics };
+  const allowHosts = data.network?.allow;
+  allowHosts?.forEach((text, index) => {
+    const pattern = parseHostPattern(text);
+    if ('problem' in pattern) serverDiagnostics.push({ severity: 'error', message: `network.allow: ${pattern.problem}`, location: locate(source, ['network', 'allow', index]) });
+  });
+  return {
+    config: { file: source.file, trust: parseTrustGrants(data.trust ?? userConfigDefaults.trust), mcpServers, a2aAgents, network, permissions, ...(allowHosts ? { allowHosts } : {}) },
+    diagnostics: serverDiagnostics,
+  };
 }
 
 /** A YAML document that looks like the user configuration rather than a recipe or an agents file. */

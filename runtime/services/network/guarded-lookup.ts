@@ -87,6 +87,19 @@ function testHostAnswer(hostname: string): LookupAddress[] | undefined {
 }
 
 /**
+ * Every address of a host (an IP literal is its own), refusing the host if any is private unless
+ * the access allows it: the egress proxy connects to exactly these, resolving nothing again.
+ */
+export async function resolveCheckedHost(hostname: string, access: NetworkAccess): Promise<LookupAddress[]> {
+  const bare = hostname.replace(/^\[(.*)\]$/, '$1');
+  const family = isIP(bare);
+  const addresses = family !== 0 ? [{ address: bare, family }] : await checkLoopbackName(bare, access).then(() => resolveAll(bare, undefined));
+  for (const each of addresses) checkAddress(hostname, each.address, access);
+  if (addresses.length === 0) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname });
+  return addresses;
+}
+
+/**
  * Refuses a host that is, or resolves to, a private address: for callers that cannot connect
  * through `guardedLookup` (the browser resolves names itself), and so cannot stop a rebinding.
  */

@@ -60,6 +60,17 @@ export function hostPatternMatches(pattern: HostPattern, host: string, port?: nu
   return name.endsWith(`.${pattern.host}`);
 }
 
+/**
+ * Whether every host and port `inner` matches is matched by `outer` too: a user's `*.example.org`
+ * covers a recipe's `api.example.org` and `*.eu.example.org`, and a pattern without a port covers
+ * one with a port, never the other way round.
+ */
+export function hostPatternCovers(outer: HostPattern, inner: HostPattern): boolean {
+  if (outer.port !== undefined && outer.port !== inner.port) return false;
+  if (!outer.subdomains) return !inner.subdomains && inner.host === outer.host;
+  return inner.host.endsWith(`.${outer.host}`) || (inner.subdomains && inner.host === outer.host);
+}
+
 /** Lower case, no trailing dot, no IPv6 brackets: the form patterns are compared in. */
 export function normalizeHost(host: string): string {
   const lower = host.trim().toLowerCase().replace(/\.$/, '');

@@ -27,3 +27,23 @@ export class PrivateAddressError extends ManusError {
     return ManusError.hasMarker(error, privateAddressErrorMarker);
   }
 }
+
+const hostNotAllowedErrorMarker = 'manus.error.HostNotAllowedError';
+const hostNotAllowedErrorSymbol = Symbol.for(hostNotAllowedErrorMarker);
+
+/** The refusal of a host the run's egress allowlist does not name. */
+export class HostNotAllowedError extends ManusError {
+  private readonly [hostNotAllowedErrorSymbol] = true;
+  readonly host: string;
+  readonly port: number;
+
+  constructor(host: string, port: number, message: string) {
+    super('network_host_not_allowed', message);
+    this.host = host;
+    this.port = port;
+  }
+
+  static isInstance(error: unknown): error is HostNotAllowedError {
+    return ManusError.hasMarker(error, hostNotAllowedErrorMarker);
+  }
+}

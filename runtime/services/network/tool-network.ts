@@ -1,14 +1,27 @@
 /**
  * What a tool's context offers for reaching the network on the model's behalf, bound to what the
- * user allows: every tool gets the same guard without importing it.
+ * user allows: every tool gets the same guard without importing it. With an egress policy (a run
+ * that may reach only named hosts), its fetch also refuses every host the list does not name,
+ * for the first URL and every redirect.
  */
 import type { ToolNetwork } from '../../contract/tool-network.js';
-import { guardedFetch } from './guarded-fetch.js';
-import { checkHost, defaultNetworkAccess, type NetworkAccess } from './guarded-lookup.js';
+import { createHttpFetch } from '../model/http-fetch.js';
+import type { EgressPolicy } from './egress-policy.js';
+import { checkUrlAddress, guardedFetch } from './guarded-fetch.js';
+import { checkHost, defaultNetworkAccess, guardedLookup, type NetworkAccess } from './guarded-lookup.js';
 
 export type { ToolNetwork };
 
-export function createToolNetwork(access: NetworkAccess = defaultNetworkAccess): ToolNetwork {
+export function createToolNetwork(access: NetworkAccess = defaultNetworkAccess, egress?: EgressPolicy): ToolNetwork {
   const frozen: NetworkAccess = { allowPrivate: access.allowPrivate };
-  return { allowPrivate: frozen.allowPrivate, fetch: guardedFetch(frozen), checkHost: (hostname) => checkHost(hostname, frozen) };
+  const fetch = egress
+    ? createHttpFetch({
+      lookup: guardedLookup(frozen),
+      checkUrl: (url) => {
+        egress.checkUrl(url);
+        checkUrlAddress(url, frozen);
+      },
+    })
+    : guardedFetch(frozen);
+  return { allowPrivate: frozen.allowPrivate, fetch, checkHost: (hostname) => checkHost(hostname, frozen), ...(egress ? { egress } : {}) };
 }

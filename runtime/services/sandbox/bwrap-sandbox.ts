@@ -26,12 +26,14 @@ import { toArgv } from './command-line.js';
 import { commandCgroupWithin, enterCgroupCommandLine, probeCgroups, removeCommandCgroup, type CgroupPlace, type CommandCgroup } from './host-cgroups.js';
 import { ProcessGroups } from './process-groups.js';
 import { sandboxEnvironment } from './sandbox-environment.js';
+import { awaitBridgeScript, behindBridge, bridgeSockets, commandText, egressEnvironment, startBridgeScript, withRefusalLines } from './egress-bridge.js';
 import { fallbackSandboxUser, type SandboxOptions, type SandboxUser } from './sandbox-options.js';
 import type {
   Sandbox,
   SandboxCommand,
   SandboxCommandOptions,
   SandboxCommandResult,
+  SandboxEgress,
   SandboxSession,
   SandboxSessionOptions,
 } from '../../contract/sandbox-types.js';
@@ -51,6 +53,7 @@ export interface BwrapSandboxSettings {
   network: boolean;
   options: Pick<SandboxOptions, 'memoryMb' | 'pids' | 'user' | 'passEnvironment'>;
   protectedPaths?: ProtectedPathGuard;
+  egress?: SandboxEgress;
 }
 
 /** What the bwrap command line is built from. */
@@ -65,7 +68,12 @@ export interface BwrapLayout {
   hiddenFolders: string[];
   /** Where each command gets a cgroup holding all its processes to the limits; undefined without one. */
   cgroups?: CgroupPlace;
+  /** The egress proxy's sockets on the host, bridged into each command's network namespace. */
+  egress?: { httpSocket: string; socksSocket: string };
 }
+
+/** Where the egress proxy's sockets appear inside the sandbox: a folder of its own in the sandbox's /tmp. */
+const egressFolder = `${temporaryFolder}/.manus-egress`;
 
 export class BwrapSandbox implements Sandbox {
   readonly kind = 'bwrap';
@@ -82,9 +90,10 @@ export class BwrapSandbox implements Sandbox {
     passEnvironment: string[],
     private readonly owner: SandboxUser | undefined,
     protectedPaths: ProtectedPathGuard | undefined,
+    private readonly egress: SandboxEgress | undefined,
   ) {
     this.workspacePath = layout.workspace;
-    this.environment = sandboxEnvironment('bwrap', passEnvironment);
+    this.environment = { ...sandboxEnvironment('bwrap', passEnvironment), ...(egress ? egressEnvironment() : {}) };
     this.mounts = new ProtectedMounts(layout.workspace, protectedPaths);
     this.access = {
       skip: protectedPaths ? (path) => protectedPaths.protectionOf(path) !== undefined : undefined,
@@ -105,8 +114,9 @@ export class BwrapSandbox implements Sandbox {
       user,
       hiddenFolders: user ? await foldersToHide(workspace, user) : [],
       cgroups: user ? await probeCgroups().then((found) => (found.usable ? found.place : undefined)) : undefined,
+      ...(settings.egress ? { egress: { httpSocket: settings.egress.httpSocket, socksSocket: settings.egress.socksSocket } } : {}),
     };
-    return new BwrapSandbox(layout, settings.options.passEnvironment, owner, settings.protectedPaths);
+    return new BwrapSandbox(layout, settings.options.passEnvironment, owner, settings.protectedPaths, settings.egress);
   }
 
   async run(command: SandboxCommand, options: SandboxCommandOptions): Promise<SandboxCommandResult> {
@@ -114,16 +124,19 @@ export class BwrapSandbox implements Sandbox {
     const folder = await resolveCommandFolder(this.workspacePath, options.cwd);
     await this.refreshWorkspaceAccess();
     const mounts = await this.mounts.acquire();
+    const watch = this.egress?.watchCommand(commandText(argv));
     let cgroup: CommandCgroup | undefined;
     try {
       cgroup = await this.commandCgroup();
-      return await this.groups.run(enterCgroupCommandLine(cgroup, bwrapCommandLine(this.layout, folder.hostPath, argv, mounts.readOnly, undefined, mounts.pinned)), {
+      const result = await this.groups.run(enterCgroupCommandLine(cgroup, bwrapCommandLine(this.layout, folder.hostPath, argv, mounts.readOnly, undefined, mounts.pinned)), {
         ...options,
         cwd: this.workspacePath,
         env: { ...this.environment, ...options.env },
         statusEncodesSignal: true,
       });
+      return watch ? withRefusalLines(result, watch.refusals()) : result;
     } finally {
+      watch?.end();
       if (cgroup) await removeCommandCgroup(cgroup).catch(() => undefined);
       await mounts.release();
       await this.afterCommand();
@@ -213,12 +226,20 @@ export function bwrapCommandLine(
   const dropToUser = user
     ? ['setpriv', `--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups', '--bounding-set=-all', '--inh-caps=-all', '--no-new-privs', '--']
     : [];
+  const sockets = bridgeSockets(egressFolder);
+  // The sockets alone, not the 0700 folder that holds them on the host.
+  const egressMounts = layout.egress
+    ? ['--perms', '0755', '--dir', egressFolder, '--bind', layout.egress.httpSocket, sockets.http, '--bind', layout.egress.socksSocket, sockets.socks]
+    : [];
+  // socat runs as the command's user, in the command's own network namespace, and ends with it.
+  const command = layout.egress ? behindBridge(`${startBridgeScript(egressFolder)}${awaitBridgeScript()}`, argv) : argv;
   return [
     'bwrap',
     '--ro-bind', '/', '/',
     '--dev', '/dev',
     '--proc', '/proc',
     '--perms', '1777', '--tmpfs', temporaryFolder,
+    ...egressMounts,
     ...coversOf([...layout.hiddenFolders, ...folders.covers]).flatMap((folder) => ['--perms', '0755', '--tmpfs', folder]),
     ...placedFolders(layout, folders),
     ...pinnedFolders.flatMap((path) => ['--bind', path, path]),
@@ -231,7 +252,7 @@ export function bwrapCommandLine(
     '--',
     ...dropToUser,
     'prlimit', `--nproc=${layout.pids}`, `--as=${layout.memoryMb * 1024 * 1024}`, '--',
-    ...argv,
+    ...command,
   ];
 }
 

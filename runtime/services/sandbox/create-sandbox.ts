@@ -28,7 +28,7 @@ export async function createSandbox(request: SandboxRequest): Promise<Sandbox> {
     case 'host':
       return HostSandbox.create({ workspace: request.workspace, runDirectory: request.runDirectory, options });
     case 'bwrap':
-      return BwrapSandbox.create({ workspace: request.workspace, network: request.network, options, protectedPaths: request.protectedPaths });
+      return BwrapSandbox.create({ workspace: request.workspace, network: request.network, options, protectedPaths: request.protectedPaths, egress: request.egress });
     case 'docker':
       return DockerSandbox.create({
         workspace: request.workspace,
@@ -36,6 +36,7 @@ export async function createSandbox(request: SandboxRequest): Promise<Sandbox> {
         network: request.network,
         options,
         protectedPaths: request.protectedPaths,
+        egress: request.egress,
       });
     case 'auto':
       throw new SandboxError('sandbox_options_invalid', 'the auto sandbox kind must be resolved to bwrap, docker or host before a sandbox is created.');

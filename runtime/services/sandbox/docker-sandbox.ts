@@ -25,6 +25,7 @@ import { containerLabels } from './docker-ownership.js';
 import { decodeExitStatus } from './exit-status.js';
 import { SandboxError } from './sandbox-errors.js';
 import { sandboxEnvironment } from './sandbox-environment.js';
+import { awaitBridgeScript, behindBridge, bridgeSockets, commandText, egressEnvironment, startBridgeScript, withRefusalLines, type SandboxEgress } from './egress-bridge.js';
 import { fallbackSandboxUser, type SandboxOptions, type SandboxUser } from './sandbox-options.js';
 import type {
   Sandbox,
@@ -60,6 +61,8 @@ export interface DockerSandboxSettings {
   openedFolders?: string[];
   /** Bind-mount the workspace or copy it in and out; by default as the daemon's address says (docker-daemon-address.ts). */
   workspaceMode?: DockerWorkspaceMode;
+  /** Set when commands may reach only named hosts: the container gets the proxy's sockets and a bridge to them. */
+  egress?: SandboxEgress;
 }
 
 interface StartedExec {
@@ -69,6 +72,8 @@ interface StartedExec {
 }
 
 const containerWorkspace = '/workspace';
+/** Where the egress proxy's sockets are bound in the container. */
+const egressFolder = '/run/manus-egress';
 const bytesPerMegabyte = 1024 * 1024;
 /** How long the in-container killer may take before the container is restarted instead. */
 const killDeadlineMs = 5000;
@@ -113,6 +118,10 @@ export class DockerSandbox implements Sandbox {
     // A daemon on another machine cannot mount this one's folders: the workspace is copied instead.
     const copying = (settings.workspaceMode ?? readDockerDaemonAddress().workspace) === 'copy';
     if (copying) refuseHostFolders(settings.readOnlyFolders ?? []);
+    if (copying && settings.egress) {
+      // The proxy's sockets are files of this machine: a container elsewhere cannot be bridged to them.
+      throw new SandboxError('sandbox_unavailable', 'A Docker daemon on another machine cannot reach this run\'s egress proxy, so sandbox.network.allow cannot be held there; use a local daemon, or sandbox.network: false.');
+    }
     const user = settings.options.user ?? (await workspaceOwnerOrFallback(workspace));
     const grantTo = copying || user.uid === process.getuid?.() ? undefined : user;
     const owner = grantTo ? await workspaceOwner(workspace) : undefined;
@@ -126,10 +135,11 @@ export class DockerSandbox implements Sandbox {
       container = await docker.createContainer({
         name: containerName(settings.runId),
         Image: options.image,
-        Cmd: ['sleep', 'infinity'],
+        // With an allowlist, the image's socat bridges the container's loopback to the proxy's sockets.
+        Cmd: settings.egress ? ['sh', '-c', `${startBridgeScript(egressFolder)}exec sleep infinity`] : ['sleep', 'infinity'],
         User: `${user.uid}:${user.gid}`,
         WorkingDir: containerWorkspace,
-        Env: environmentPairs(sandboxEnvironment('docker', options.passEnvironment)),
+        Env: environmentPairs({ ...sandboxEnvironment('docker', options.passEnvironment), ...(settings.egress ? egressEnvironment() : {}) }),
         Labels: containerLabels(settings.runId),
         ...(copying ? { Volumes: { [containerWorkspace]: {} } } : {}),
         HostConfig: {
@@ -138,6 +148,7 @@ export class DockerSandbox implements Sandbox {
             ...pinned.map((path) => `${path}:${inContainer(path)}:rw`),
             ...readOnly.map((path) => `${path}:${inContainer(path)}:ro`),
             ...(await readOnlyFolderBinds(settings.readOnlyFolders ?? [], settings.openedFolders ?? [], user)),
+            ...(settings.egress ? egressBinds(settings.egress) : []),
           ],
           NetworkMode: settings.network ? 'bridge' : 'none',
           Memory: options.memoryMb * bytesPerMegabyte,
@@ -186,7 +197,11 @@ export class DockerSandbox implements Sandbox {
     const stdout = new BoundedOutput(limit, options.outputSinks?.stdout);
     const stderr = new BoundedOutput(limit, options.outputSinks?.stderr);
     const hasInput = options.stdin !== undefined;
-    const { exec, stream, token } = await this.startExec(argv, folder, options.env ?? {}, hasInput);
+    const watch = this.settings.egress?.watchCommand(commandText(argv));
+    const { exec, stream, token } = await this.startExec(argv, folder, options.env ?? {}, hasInput).catch((error: unknown) => {
+      watch?.end();
+      throw error;
+    });
     this.docker.modem.demuxStream(stream, collectInto(stdout), collectInto(stderr));
     if (hasInput) stream.end(options.stdin);
 
@@ -209,7 +224,7 @@ export class DockerSandbox implements Sandbox {
     try {
       await endOf(stream);
       await killing;
-      return {
+      const result: SandboxCommandResult = {
         stdout: stdout.toBuffer(),
         stderr: stderr.toBuffer(),
         ...(await this.exitOf(exec)),
@@ -218,7 +233,9 @@ export class DockerSandbox implements Sandbox {
         durationMs: Math.round(performance.now() - started),
         omittedBytes: { stdout: stdout.omittedBytes, stderr: stderr.omittedBytes },
       };
+      return watch ? withRefusalLines(result, watch.refusals()) : result;
     } finally {
+      watch?.end();
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
       await this.afterCommand();
@@ -316,7 +333,7 @@ export class DockerSandbox implements Sandbox {
     const token = randomBytes(16).toString('hex');
     try {
       const exec = await this.container.exec({
-        Cmd: ['sh', '-c', execWrapperScript, 'manus-exec', ...argv],
+        Cmd: ['sh', '-c', execWrapperScript, 'manus-exec', ...(this.settings.egress ? behindBridge(awaitBridgeScript(), argv) : argv)],
         Env: [`${execTokenVariable}=${token}`, ...environmentPairs(env)],
         WorkingDir: posix.join(containerWorkspace, folder.relativePath),
         AttachStdin: attachStdin,
@@ -425,4 +442,10 @@ async function readOnlyFolderBinds(folders: readonly string[], opened: readonly 
   return view.folders
     .flatMap((folder) => folder.entries?.filter((entry) => entry.linkTarget === undefined).map((entry) => posix.join(folder.path, entry.name)) ?? [folder.path])
     .map((path) => `${path}:${path}:ro`);
+}
+
+/** The proxy's two sockets, each bound alone: the 0700 folder that holds them on the host stays closed. */
+function egressBinds(egress: SandboxEgress): string[] {
+  const sockets = bridgeSockets(egressFolder);
+  return [`${egress.httpSocket}:${sockets.http}`, `${egress.socksSocket}:${sockets.socks}`];
 }
