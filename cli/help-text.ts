@@ -22,8 +22,8 @@ const runExitCodes = `Exit codes:
   2    usage or validation error
   3    a budget ran out (steps, tokens, cost, time)
   4    the model provider failed
-  5    a permission was denied or an approval needed with no one to ask, or the agent asked a
-       question no one could answer (status needs-input: give it with manus resume <run> --answer TEXT)
+  5    a permission was denied, or the run waits for an approval or an answer no one could give
+       (status needs-input: continue with manus resume <run> --approve <call>, or --answer TEXT)
   6    a required MCP server the agent uses could not be started, or was lost during the run
   130  interrupted`;
 
@@ -89,6 +89,8 @@ ${runExitCodes}`,
 Examples:
   manus resume 20261130-0915 --max-steps 40
   manus resume 20261130-0915 --answer "Lisbon"    (a run that stopped as needs-input)
+  manus resume 20261130-0915 --approve call_3     (a run that waits for an approval)
+  manus resume 20261130-0915 --deny call_3 --reason "use the staging database"
 
 ${environment}
 

@@ -6,7 +6,7 @@
 
 // Plugins: tools and context providers.
 export { defineTool } from './contract/tool.js';
-export type { ChatMessage, JsonSchema, PermissionArgumentKind, ToolContext, ToolDefinition, ToolImage, ToolResult } from './contract/tool.js';
+export type { ChatMessage, JsonSchema, ToolContext, ToolDefinition, ToolImage, ToolResult } from './contract/tool.js';
 export type { SchemaInput } from './contract/schema-input.js';
 export type { DoctorContext, DoctorFinding } from './contract/doctor-finding.js';
 export { defineContextProvider } from './contract/context-provider.js';

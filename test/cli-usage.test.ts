@@ -40,7 +40,7 @@ describe('--help', () => {
     for (const variable of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'MANUS_MODEL', 'OLLAMA_HOST', 'MANUS_RUNS_DIR', 'MANUS_CHROMIUM_PATH', 'MANUS_CACHE_DIR', 'XDG_CONFIG_HOME', 'CI=true']) {
       expect(help.stdout).toContain(`\n  ${variable}`);
     }
-    expect(help.stdout).toMatch(/\n {2}5 {4}a permission was denied[^]*needs-input: give it with manus resume <run> --answer TEXT/);
+    expect(help.stdout).toMatch(/\n {2}5 {4}a permission was denied[^]*needs-input: continue with manus resume <run> --approve <call>, or --answer TEXT/);
     // The repeatable options keep their names and say so.
     for (const option of ['--param <key=value>', '--answer <text>', '--trust <grants>', '--workspace-from <folder>']) expect(help.stdout).toContain(option);
   });
