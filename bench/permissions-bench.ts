@@ -2,7 +2,9 @@
  * Measures the shell command rules: how long loading the bash parser takes in a fresh process of
  * the built bundle (web-tree-sitter's runtime and the tree-sitter-bash grammar, both WASM), and,
  * once it is loaded, how long reading a 2 KB command takes and deciding it against 50 patterns.
- * Targets: loading under 50 ms; a 2 KB command under 2 ms. Prints absolute figures: wall time
+ * It also times a whole permission check of a tool call against 50 rules of every kind (paths,
+ * domains, URLs, text, tool names) in two blocks, as the tool runner makes it.
+ * Targets: loading under 50 ms; a 2 KB command under 2 ms; a check with 50 rules under 0.2 ms. Prints absolute figures: wall time
  * (the minimum, the run least disturbed, and the median of many) and the CPU time the process
  * used (means), with the load average, since on a busy machine wall time also counts the time
  * spent waiting for a core.
@@ -16,6 +18,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { analyzeShellCommand, loadShellParser } from '../runtime/services/permissions/shell-command-analysis.js';
 import { decideShellCommand } from '../runtime/services/permissions/shell-command-rules.js';
+import { decidePermission } from '../runtime/services/permissions/permission-decision.js';
+import type { PermissionPolicy } from '../runtime/config/types.js';
+import type { AnyToolDefinition } from '../runtime/contract/tool.js';
 
 const repetitions = Number(process.env.BENCH_REPETITIONS ?? 9);
 const iterations = Number(process.env.BENCH_ITERATIONS ?? 500);
@@ -98,6 +103,29 @@ const short = 'git status && git diff --stat | head -n 5';
 const shortDecisions = await timeEach(() => decideShellCommand(short, fiftyRules, noPaths));
 const decision = await decideShellCommand(command, fiftyRules, noPaths);
 
+/** 50 rules in an agent's block and a recipe's, none for commands: the check every call pays. */
+function fiftyRulePolicy(): PermissionPolicy {
+  const paths = Array.from({ length: 16 }, (_, index) => `str_replace_editor(path=src/module${index}/**)`);
+  const domains = Array.from({ length: 12 }, (_, index) => `web_fetch(domain=*.site${index}.example.org)`);
+  const urls = Array.from({ length: 8 }, (_, index) => `browser_use(url=https://*.docs${index}.example.org/*)`);
+  const names = Array.from({ length: 10 }, (_, index) => `mcp_server${index}_*`);
+  const agent = { default: 'ask' as const, allow: [...paths, ...domains.slice(0, 6)], ask: [...urls], deny: [...names.slice(0, 5)], onAsk: 'ask' as const };
+  const recipe = { default: 'allow' as const, allow: ['python_execute'], ask: [...domains.slice(6), 'web_search(query=*password*)'], deny: [...names.slice(5), 'str_replace_editor(path=**/.env)', 'str_replace_editor(path=/etc/**)'], onAsk: 'ask' as const };
+  return { blocks: [{ source: "agent 'bench'", settings: agent }, { source: 'the recipe', settings: recipe }] };
+}
+const editor: AnyToolDefinition = {
+  name: 'str_replace_editor',
+  description: 'edit',
+  parameters: { type: 'object', properties: { path: { type: 'string' }, command: { type: 'string' } } },
+  permissionArguments: { path: 'path' },
+  execute: () => 'ok',
+};
+const policy = fiftyRulePolicy();
+const ruleCount = policy.blocks.reduce((total, block) => total + block.settings.allow.length + block.settings.ask.length + block.settings.deny.length, 0);
+const checkCall = { tool: editor, input: { path: 'src/module15/deep/file.ts', command: 'view' }, workspace: '/srv/project' };
+for (let index = 0; index < 200; index += 1) await decidePermission(policy, checkCall);
+const checks = await timeEach(() => decidePermission(policy, checkCall));
+
 const figure = (timings: Timings) => `wall min ${Math.min(...timings.wall).toFixed(3)} ms, median ${median(timings.wall).toFixed(3)} ms, p95 ${percentile(timings.wall, 0.95).toFixed(3)} ms; CPU mean ${timings.cpuMean.toFixed(3)} ms`;
 const rows: Array<[string, string]> = [
   ['load average (1 min)', `${loadavg()[0]!.toFixed(2)}`],
@@ -106,6 +134,7 @@ const rows: Array<[string, string]> = [
   [`analysis of ${command.length} bytes: ${analysis.commands.length} simple commands`, `${figure(analyses)}   (target < 2 ms)`],
   [`decision of ${command.length} bytes against 50 patterns`, `${figure(decisions)}   (${decision.decision})`],
   [`decision of "${short}" against 50 patterns`, figure(shortDecisions)],
+  [`permission check of a str_replace_editor call, ${ruleCount} rules in 2 blocks`, `${figure(checks)}   (target < 0.2 ms)`],
 ];
 const width = Math.max(...rows.map(([name]) => name.length));
 for (const [name, value] of rows) console.log(`${name.padEnd(width)}  ${value}`);
