@@ -9,7 +9,7 @@
  */
 import type { PermissionPolicy } from '../config/types.js';
 import { ApprovalNeededError, HumanInputNeededError, PermissionDeniedError } from '../contract/errors.js';
-import { decidePermission, type PermissionVerdict } from '../services/permissions/permission-decision.js';
+import type { PermissionVerdict } from '../services/permissions/permission-decision.js';
 import type { ApprovalGate } from '../services/permissions/approval-gate.js';
 import type { RawToolCall } from '../contract/model-types.js';
 import type { AnyToolDefinition, ToolContext, ToolResult, TraceWriter } from '../contract/tool.js';
@@ -172,7 +172,7 @@ async function runOne(call: PreparedCall, settings: ToolRunnerSettings): Promise
 
 async function execute(call: PreparedCall, settings: ToolRunnerSettings, context: ToolContext): Promise<ToolResult> {
   const tool = settings.tools.get(call.name)!;
-  const verdict = await decidePermission(settings.permissions, { tool, input: call.input ?? {}, workspace: context.workspace });
+  const verdict = await decide(settings.permissions, tool, call, context);
   const denial = await permissionProblem(call, verdict, settings, context);
   if (denial) return { content: denial, isError: true };
   const run = async () => tool.execute(call.input ?? {}, context);
@@ -208,6 +208,16 @@ function normaliseResult(value: ToolResult): ToolResult {
     return { content: 'Error: the tool returned no text result', isError: true };
   }
   return value;
+}
+
+const noRules: PermissionVerdict = { answer: 'allow', reason: 'no rule names this call', askBecomesDenial: false };
+
+/** The rules' answer; a run whose blocks hold no rule at all never loads the rule matcher. */
+async function decide(policy: PermissionPolicy, tool: AnyToolDefinition, call: PreparedCall, context: ToolContext): Promise<PermissionVerdict> {
+  const ruled = policy.blocks.some(({ settings }) => settings.default !== 'allow' || settings.allow.length + settings.ask.length + settings.deny.length > 0);
+  if (!ruled) return noRules;
+  const { decidePermission } = await import('../services/permissions/permission-decision.js');
+  return decidePermission(policy, { tool, input: call.input ?? {}, workspace: context.workspace });
 }
 
 /** Why the permissions refuse the call, or undefined to run it; every decision a rule or a person made is an event. */
