@@ -60,7 +60,8 @@ export function createJudge(options: JudgeOptions): JudgeScorer {
     let model = models.get(name);
     if (!model) {
       const profile = options.profiles.get(name)!;
-      model = connectProfileModel(profile, { environment: options.environment, trace: { emit: () => undefined }, redactor: options.redactor })
+      // The judge's own model, whatever MANUS_MODEL says of the models under test.
+      model = connectProfileModel(profile, { environment: options.environment, ...(profile.model ? { modelOverride: profile.model } : {}), trace: { emit: () => undefined }, redactor: options.redactor })
         .then(({ model: connected }) => (options.cache ? options.cache.wrap(connected, `judge:${name}`, 0) : connected));
       models.set(name, model);
     }
