@@ -16,7 +16,7 @@ import { checkItemParameters } from '../runtime/applications/batch/item-paramete
 import { loadEvalFile, type EvalDefinition } from '../runtime/applications/eval/eval-file.js';
 import { evalMatrix, matrixInputs, modelLabel, type EvalMatrix } from '../runtime/applications/eval/eval-matrix.js';
 import { EvalPool } from '../runtime/applications/eval/eval-pool.js';
-import { compareWithBaseline, evalDefinitionSummary, evalItemResults, evalRecordFileName, modelSummaries, readEvalRecord, type EvalRecord } from '../runtime/applications/eval/eval-record.js';
+import { compareWithBaseline, evalDefinitionSummary, evalItemResults, evalRecordFileName, modelSummaries, readEvalRecord, readRecordedItems, type EvalRecord } from '../runtime/applications/eval/eval-record.js';
 import { evaluateGates, parseMinimumScores } from '../runtime/applications/eval/eval-gates.js';
 import { evalTableText } from '../runtime/applications/eval/eval-table.js';
 import { createJudge, judgeProfiles, judgeTrustRequests } from '../runtime/applications/eval/judge.js';
@@ -32,6 +32,7 @@ import { newRunId } from '../runtime/runs/run-preparation.js';
 import { redactorForPlan } from '../runtime/runs/plan-secrets.js';
 import { parseTrustGrants } from '../runtime/contract/trust-grants.js';
 import { UsageError } from '../runtime/contract/errors.js';
+import { htmlReportFileName } from '../runtime/applications/reports/run-html-report.js';
 import { preloadModelSdk } from '../runtime/services/model/model-client.js';
 import { knownModelOf, unpricedModelProblem } from '../runtime/services/model/cost-budget-prices.js';
 import { isInside } from '../runtime/services/workspace-paths.js';
@@ -322,7 +323,7 @@ async function printAndReport(result: EvalRecord, directory: string, options: Ev
   const written = [
     await writeEvalJsonCopy(target, result),
     await writeEvalJunitReport(target, result),
-    await writeEvalHtmlReport(directory, target, result),
+    await writeEvalHtmlReport(directory, join(target, htmlReportFileName), result),
   ];
   process.stderr.write(`reports: ${written.map((each) => relative(process.cwd(), each) || each).join(', ')}\n`);
 }
@@ -369,7 +370,7 @@ async function replayCommand(definition: EvalDefinition, file: string, options: 
   const cwd = process.cwd();
   const source = existsSync(resolve(cwd, options.replay!, evalRecordFileName)) ? resolve(cwd, options.replay!) : resolveBatchDirectory(evalsDirectoryFor(cwd, process.env, options.evalsDir), options.replay!);
   const recorded = readEvalRecord(join(source, evalRecordFileName));
-  const contents = readBatchFolder(source);
+  const recordedItems = readRecordedItems(source);
   const models = options.models ? options.models.split(',').map((model) => model.trim()).filter(Boolean) : recorded.models;
   const unknown = models.filter((model) => !recorded.models.includes(model));
   if (unknown.length > 0) throw new UsageError(`the recording ${relative(cwd, source) || source} has no runs of ${unknown.join(', ')}; it has ${recorded.models.join(', ')}`);
@@ -379,7 +380,7 @@ async function replayCommand(definition: EvalDefinition, file: string, options: 
   const records = new Map<number, BatchItemRecord>();
   for (const cell of matrix.cells) {
     const index = byCell.get(`${cell.row}\u0000${modelLabel(cell.model)}\u0000${cell.repeat + 1}`);
-    const line = index === undefined ? undefined : contents.items.get(index);
+    const line = index === undefined ? undefined : recordedItems.get(index);
     if (line) records.set(cell.index, { ...line, index: cell.index });
   }
   const judgeNeeded = definition.scorers.some((scorer) => scorer.type === 'judge');

@@ -205,8 +205,8 @@ function createProgram(): Command {
 
   program
     .command('view')
-    .description('write a run\'s or a batch\'s report as one HTML page and print its path; --serve shows every run in a browser, live')
-    .argument('[target]', 'a run id (a unique prefix is enough), a batch id, or an events.jsonl file; default the newest run')
+    .description('write a run\'s, a batch\'s or an eval\'s report as one HTML page and print its path; --serve shows every run in a browser, live')
+    .argument('[target]', 'a run id (a unique prefix is enough), a batch id, an eval id or folder, or an events.jsonl file; default the newest run')
     .option('--open', 'open the page (or, with --serve, the server) in the desktop\'s browser')
     .option('--output <file>', 'write the page here instead of into the run or batch folder')
     .option('--serve', 'serve the runs and batches folders read-only on 127.0.0.1, with runs in progress followed live')

@@ -4,19 +4,21 @@
  * tokens; a chart of mean score against cost per model; the baseline comparison and the gates.
  * One offline file, like every report, with a page per run beside it.
  */
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readdirSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { SecretRedactor } from '../../services/secret-redaction.js';
 import { htmlPage } from '../reports/html-page.js';
 import { escapeHtml } from '../reports/html-text.js';
 import { writeFileAtomically } from '../reports/report-file.js';
-import { htmlReportFileName, writeRunHtmlReport } from '../reports/run-html-report.js';
-import type { EvalItemResult, EvalRecord, ModelSummary } from './eval-record.js';
+import { writeRunHtmlReport } from '../reports/run-html-report.js';
+import { evalRecordFileName, type EvalItemResult, type EvalRecord, type ModelSummary } from './eval-record.js';
 import { mean } from './statistics.js';
 
 export const evalRunsFolderName = 'manus-report-runs';
 
-/** Writes `manus-report.html` into `outputDirectory`, with each run's page in `manus-report-runs/`. */
-export async function writeEvalHtmlReport(evalDirectory: string, outputDirectory: string, record: EvalRecord): Promise<string> {
+/** Writes the eval's page to `outputFile`, with each run's page in `manus-report-runs/` beside it. */
+export async function writeEvalHtmlReport(evalDirectory: string, outputFile: string, record: EvalRecord, options: { redactor?: SecretRedactor } = {}): Promise<string> {
+  const outputDirectory = dirname(resolve(outputFile));
   const runsBase = record.runsFrom ? resolve(evalDirectory, record.runsFrom) : evalDirectory;
   const pages = new Map<number, string>();
   for (const item of record.items) {
@@ -25,11 +27,11 @@ export async function writeEvalHtmlReport(evalDirectory: string, outputDirectory
     const events = join(runDirectory, 'events.jsonl');
     if (!existsSync(events)) continue;
     const name = `${evalRunsFolderName}/${item.runId}.html`;
-    await writeRunHtmlReport(events, join(outputDirectory, name), { runDirectory, backLink: { href: `../${htmlReportFileName}`, text: `Eval ${record.name}` } });
+    await writeRunHtmlReport(events, join(outputDirectory, name), { runDirectory, ...(options.redactor ? { redactor: options.redactor } : {}), backLink: { href: `../${basename(outputFile)}`, text: `Eval ${record.name}` } });
     pages.set(item.index, name);
   }
-  const file = join(outputDirectory, htmlReportFileName);
-  await writeFileAtomically(file, evalHtml(record, (item) => pages.get(item.index)));
+  const file = resolve(outputFile);
+  await writeFileAtomically(file, evalHtml(options.redactor ? options.redactor.redactValue(record) : record, (item) => pages.get(item.index)));
   return file;
 }
 
@@ -94,6 +96,16 @@ function baselineHtml(record: EvalRecord): string {
   const baseline = record.baseline!;
   const rows = baseline.models.map((entry) => `<tr><td>${escapeHtml(entry.model)}</td><td>${entry.baselineMean.toFixed(3)}</td><td>${entry.currentMean.toFixed(3)}</td><td>${entry.comparison.difference >= 0 ? '+' : ''}${entry.comparison.difference.toFixed(3)} [${entry.comparison.interval.low.toFixed(3)}, ${entry.comparison.interval.high.toFixed(3)}]</td><td>${entry.comparison.newlyFailed} / ${entry.comparison.newlyPassed} (p = ${entry.comparison.mcnemarP.toFixed(3)})</td><td>${escapeHtml(entry.worseRows.join(', ') || '-')}</td><td>${escapeHtml(entry.betterRows.join(', ') || '-')}</td></tr>`);
   return `<p>Baseline: ${escapeHtml(baseline.file)}</p><table class="eval"><thead><tr><th>model</th><th>baseline</th><th>now</th><th>difference [95% paired bootstrap]</th><th>newly failed / passed (McNemar)</th><th>rows worse</th><th>rows better</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+/** The eval folder `target` names: a folder holding eval.json, or an eval's id (or a unique prefix of one) in `evalsDirectory`. */
+export function evalFolderFor(evalsDirectory: string, target: string): string | undefined {
+  if (existsSync(join(target, evalRecordFileName))) return resolve(target);
+  if (!existsSync(evalsDirectory)) return undefined;
+  const names = readdirSync(evalsDirectory).filter((name) => existsSync(join(evalsDirectory, name, evalRecordFileName)));
+  if (names.includes(target)) return join(evalsDirectory, target);
+  const matches = names.filter((name) => name.startsWith(target));
+  return matches.length === 1 ? join(evalsDirectory, matches[0]) : undefined;
 }
 
 /** A scatter of each model's mean score (with its interval) against its cost, drawn as inline SVG. */

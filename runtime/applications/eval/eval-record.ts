@@ -4,7 +4,8 @@
  * that could carry a secret, and its answers are redacted as the batch recorded them. The same
  * file is the next eval's baseline.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { UsageError } from '../../contract/errors.js';
 import type { BatchItemRecord } from '../batch/batch-folder.js';
 import type { EvalDefinition } from './eval-file.js';
@@ -190,6 +191,23 @@ export function readEvalRecord(file: string): EvalRecord {
   }
   if (record?.version !== 1 || !Array.isArray(record.items) || !Array.isArray(record.models)) throw new UsageError(`${file} is not an eval.json written by manus eval`);
   return record;
+}
+
+/** The latest line of each run in a recorded eval's items.jsonl (a recording needs no batch.json). */
+export function readRecordedItems(directory: string): Map<number, BatchItemRecord> {
+  const items = new Map<number, BatchItemRecord>();
+  const file = join(directory, 'items.jsonl');
+  if (!existsSync(file)) return items;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      const item = JSON.parse(line) as BatchItemRecord;
+      if (typeof item.index === 'number') items.set(item.index, item);
+    } catch {
+      // A line cut off by a kill: the run shows as not run.
+    }
+  }
+  return items;
 }
 
 export function evalDefinitionSummary(definition: EvalDefinition): Pick<EvalRecord, 'name' | 'recipe' | 'rows' | 'scorers'> {
