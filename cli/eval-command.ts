@@ -10,7 +10,9 @@ import { isatty } from 'node:tty';
 import { join, relative, resolve } from 'node:path';
 import { BatchBudget } from '../runtime/applications/batch/batch-budget.js';
 import { BatchFolder, batchTotals, readBatchFolder, repairItemsFile, resolveBatchDirectory, type BatchItemRecord, type BatchRecord } from '../runtime/applications/batch/batch-folder.js';
-import { runBatch, type ItemWork } from '../runtime/applications/batch/batch-run.js';
+import { runBatch, type ItemExecutor, type ItemWork } from '../runtime/applications/batch/batch-run.js';
+import { collectRunDefinition } from '../runtime/applications/batch/run-definition.js';
+import { displayQueueUrl } from '../runtime/applications/batch/queue/redis-connection.js';
 import { itemRetryPolicy } from '../runtime/applications/batch/item-retry.js';
 import { checkItemParameters } from '../runtime/applications/batch/item-parameters.js';
 import { loadEvalFile, type EvalDefinition } from '../runtime/applications/eval/eval-file.js';
@@ -50,6 +52,7 @@ export interface EvalOutputOptions {
   json?: boolean;
   trust: string[];
   concurrency?: number;
+  queue?: string;
   cache?: boolean;
   minScore?: string;
   baseline?: string;
@@ -90,6 +93,7 @@ export async function evalCommand(file: string, options: EvalCommandOptions): Pr
   if (models.length === 0) throw new UsageError('--models names no model');
   const repeat = options.repeat ?? 1;
   if (options.replay) return replayCommand(definition, file, options);
+  refuseOnQueue(options, models);
   preloadModelSdk();
   const settings: EvalSettings = {
     cwd,
@@ -117,6 +121,7 @@ export async function evalCommand(file: string, options: EvalCommandOptions): Pr
     createdAt: new Date().toISOString(),
     inputs: { file, count: matrix.cells.length },
     concurrency: options.concurrency ?? defaultConcurrency(),
+    ...(options.queue ? { queue: displayQueueUrl(options.queue) } : {}),
     budgets: {
       ...(options.maxCost !== undefined ? { maxCost: options.maxCost } : {}),
       ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
@@ -151,7 +156,10 @@ export async function evalResumeCommand(id: string, options: EvalOutputOptions):
   const definition = await loadEvalFile(resolve(cwd, settings.file));
   if (definition.hash !== settings.hash) throw new UsageError(`the eval file ${settings.file} or its dataset changed since eval ${record.id} started; a resumed eval needs the same rows (start a new eval instead)`);
   const matrix = evalMatrix(definition.rows, settings.models.map((model) => model ?? undefined), settings.repeat);
+  refuseOnQueue({ ...options, cache: options.cache ?? settings.cache }, matrix.models);
   const prepared = await prepare(definition, matrix, settings, options);
+  if (options.queue) record.queue = displayQueueUrl(options.queue);
+  else delete record.queue;
   const work: ItemWork[] = matrix.cells.flatMap((cell) => {
     const earlier = contents.items.get(cell.index);
     if (earlier && endedForGood(earlier)) return [];
@@ -232,12 +240,12 @@ async function runSession(session: EvalSession, options: EvalOutputOptions): Pro
   const interrupts = watchInterrupts();
   const progress = options.quiet ? undefined : createBatchProgress({ write: (text) => process.stderr.write(text), live, color: live && !process.env.NO_COLOR });
   if (!options.quiet) {
-    process.stderr.write(`eval ${record.id}: '${definition.name}' on ${matrix.models.map(modelLabel).join(', ')}, ${matrix.rows.length} row(s) × ${matrix.repeat} repeat(s), ${session.work.length} run(s) to go, ${record.concurrency} at a time\n`);
+    process.stderr.write(`eval ${record.id}: '${definition.name}' on ${matrix.models.map(modelLabel).join(', ')}, ${matrix.rows.length} row(s) × ${matrix.repeat} repeat(s), ${session.work.length} run(s) to go, ${options.queue ? `on the queue ${record.queue}` : `${record.concurrency} at a time`}\n`);
   }
   const { budgets } = record;
   const budget = new BatchBudget({ tokens: budgets.maxTokens, cost: budgets.maxCost, timeSeconds: budgets.maxTimeSeconds }, session.earlier.size > 0 ? batchTotals(record.inputs.count, session.earlier.values(), 0) : undefined);
   const cache = options.cache ? new ReplyCache(replyCacheDirectory(session.settings.cwd)) : undefined;
-  const executor = new EvalPool({
+  const executor: ItemExecutor = options.queue ? await queueExecutor(session, options.queue) : new EvalPool({
     concurrency: record.concurrency,
     recipeFile: session.prepared.recipePath,
     cwd: session.settings.cwd,
@@ -292,6 +300,23 @@ async function runSession(session: EvalSession, options: EvalOutputOptions): Pro
   if (outcome.record.status === 'interrupted') process.stderr.write(`eval ${record.id} was interrupted; continue it with: manus eval resume ${record.id}\n`);
   if (outcome.error !== undefined) throw outcome.error;
   return exitCode;
+}
+
+/**
+ * On a queue each worker runs with the model and cache of its own machine, as a queued batch's
+ * workers do: the eval cannot choose models for them, nor keep their replies here.
+ */
+function refuseOnQueue(options: EvalOutputOptions, models: ReadonlyArray<string | undefined>): void {
+  if (!options.queue) return;
+  if (models.some((model) => model !== undefined)) throw new UsageError('--models cannot go with --queue: each worker runs the model its own configuration names');
+  if (options.cache) throw new UsageError('--cache cannot go with --queue: replies are made on the workers\' machines');
+}
+
+async function queueExecutor(session: EvalSession, url: string): Promise<ItemExecutor> {
+  const { QueueExecutor } = await import('../runtime/applications/batch/queue/queue-executor.js');
+  const definition = collectRunDefinition(session.prepared.plans[0], session.settings.cwd, { shipped: true });
+  session.record.recipe.hash = definition.hash;
+  return new QueueExecutor({ url, environment: process.env, record: session.record, definition, overrides: session.prepared.overrides, retry: itemRetryPolicy(0, process.env), resultsDirectory: session.folder.runsDirectory, exitCodeFor: exitCodeForRun });
 }
 
 /** Interrupted 130, a budget 3, a provider that kept failing 4; otherwise the gates decide. */

@@ -150,6 +150,7 @@ function createProgram(): Command {
     .option('--models <list>', 'comma-separated profiles from agents.yaml or model ids, each run on every row (default: the recipe\'s own)')
     .option('--repeat <k>', 'run each row k times: pass@k (any of k passed), pass^k (all of k passed) and the mean with its interval', positiveInteger)
     .option('--concurrency <n>', 'runs at once in this process (default: four per core, from 4 to 16)', positiveInteger)
+    .option('--queue <url>', 'run the runs on workers through BullMQ on this Redis, as manus batch does (each worker uses its own model)')
     .option('--cache', 'keep model replies in .manus/eval-cache, keyed by the request and the repeat, so a rerun with unchanged prompts asks no model')
     .option('--replay <eval>', 'score a recorded eval (an id in .manus/evals, or a folder with eval.json) again with this file\'s scorers, without a model')
     .option('--min-score <scores>', 'fail (exit 1) when a model\'s mean score is below this: 0.8 for every model, or model=0.8,other=0.7')
