@@ -20,7 +20,7 @@ export type { StepContext, StepKindDefinition, StepResult } from './contract/ste
 
 // Plugins: scorers for evals.
 export { defineScorer } from './contract/scorer.js';
-export type { Score, ScoredToolCall, ScorerDefinition, ScorerInput } from './contract/scorer.js';
+export type { ScorerDefinition } from './contract/scorer.js';
 
 // Services for tools: the confined workspace, long output, commands in the run's sandbox.
 export { protectedPathNotice } from './services/protected-paths/protected-paths.js';
