@@ -35,10 +35,12 @@ import { redactorForPlan } from '../runtime/runs/plan-secrets.js';
 import { parseTrustGrants } from '../runtime/contract/trust-grants.js';
 import { UsageError } from '../runtime/contract/errors.js';
 import { htmlReportFileName } from '../runtime/applications/reports/run-html-report.js';
+import { SecretRedactor } from '../runtime/services/secret-redaction.js';
 import { preloadModelSdk } from '../runtime/services/model/model-client.js';
 import { knownModelOf, unpricedModelProblem } from '../runtime/services/model/cost-budget-prices.js';
 import { isInside } from '../runtime/services/workspace-paths.js';
 import { createBatchProgress } from './batch-progress.js';
+import { currentRedactor } from './current-redactor.js';
 import { defaultConcurrency } from './batch-command.js';
 import { ExitCode, exitCodeForBatch, exitCodeForRun } from './exit-codes.js';
 import { watchInterrupts } from './interrupts.js';
@@ -277,13 +279,13 @@ async function runSession(session: EvalSession, options: EvalOutputOptions): Pro
     progress?.end();
   }
   const records = new Map(outcome.items.map((item) => [item.index, item]));
-  const redactor = redactorForPlan(session.prepared.plans[0], process.env);
+  const redact = evalRedaction(session.prepared);
   const judge = session.prepared.judge.size > 0
-    ? createJudge({ profiles: session.prepared.judge, defaultJudge: definition.judge, environment: process.env, redactor, ...(cache ? { cache } : {}) })
+    ? createJudge({ profiles: session.prepared.judge, defaultJudge: definition.judge, environment: process.env, redactor: SecretRedactor.forProfiles(session.prepared.judge.values(), process.env), ...(cache ? { cache } : {}) })
     : undefined;
   const scored = await scoreItems({ definition, matrix, records, runsBase: folder.directory, cwd: session.settings.cwd, ...(judge ? { judge } : {}) });
   const items = evalItemResults(matrix, scored);
-  const result: StoredEvalRecord = {
+  const unredacted: StoredEvalRecord = {
     ...startingRecord(record.id, definition, matrix, session.settings.file),
     createdAt: session.createdAt,
     finishedAt: new Date().toISOString(),
@@ -294,12 +296,20 @@ async function runSession(session: EvalSession, options: EvalOutputOptions): Pro
     summary: modelSummaries(matrix, items, records),
     settings: session.settings,
   };
-  const exitCode = finishRecord(result, options, exitCodeOf(outcome.record.status, items));
-  writeEvalRecord(folder.directory, redactor.redactValue(result));
+  const exitCode = finishRecord(unredacted, options, exitCodeOf(outcome.record.status, items));
+  // Answers were redacted as the batch recorded them; judges' reasons and errors are redacted here, with every model's keys and the judges'.
+  const result = redact(unredacted);
+  writeEvalRecord(folder.directory, result);
   await printAndReport(result, folder.directory, options);
   if (outcome.record.status === 'interrupted') process.stderr.write(`eval ${record.id} was interrupted; continue it with: manus eval resume ${record.id}\n`);
   if (outcome.error !== undefined) throw outcome.error;
   return exitCode;
+}
+
+/** Hides the keys of every model under test, of the judges, and what the recipe hands its sandbox and servers. */
+function evalRedaction(prepared: Prepared): <T>(value: T) => T {
+  const redactors = [...prepared.plans.map((plan) => redactorForPlan(plan, process.env)), SecretRedactor.forProfiles(prepared.judge.values(), process.env)];
+  return (value) => redactors.reduce((current, redactor) => redactor.redactValue(current), value);
 }
 
 /**
@@ -410,12 +420,14 @@ async function replayCommand(definition: EvalDefinition, file: string, options: 
   }
   const judgeNeeded = definition.scorers.some((scorer) => scorer.type === 'judge');
   let judge;
+  let replayRedactor = currentRedactor();
   if (judgeNeeded) {
     const plan = await resolveRecipe(locateRecipe(definition.recipeArgument, cwd).file, { cwd, overrides: { parameters: { ...definition.rows[0].parameters }, trust: [...parseTrustGrants(options.trust)] } });
     const profiles = judgeProfiles(definition.scorers, definition.judge, plan.agentsConfig.profiles, models);
     plan.trustRequests = judgeTrustRequests(profiles);
     await settleTrustRequests(plan, { interactive: isatty(0) && !(options.ci === true || isCi()), environment: process.env });
-    judge = createJudge({ profiles, defaultJudge: definition.judge, environment: process.env, redactor: redactorForPlan(plan, process.env), ...(options.cache ? { cache: new ReplyCache(replyCacheDirectory(cwd)) } : {}) });
+    replayRedactor = SecretRedactor.forProfiles([plan.profile, ...profiles.values()], process.env);
+    judge = createJudge({ profiles, defaultJudge: definition.judge, environment: process.env, redactor: replayRedactor, ...(options.cache ? { cache: new ReplyCache(replyCacheDirectory(cwd)) } : {}) });
   }
   const scored = await scoreItems({ definition, matrix, records, runsBase: source, cwd: recordedCwd(source, cwd), ...(judge ? { judge } : {}) });
   const items = evalItemResults(matrix, scored);
@@ -431,6 +443,7 @@ async function replayCommand(definition: EvalDefinition, file: string, options: 
     summary: modelSummaries(matrix, items, records),
   };
   const exitCode = finishRecord(result, options, ExitCode.success);
+  Object.assign(result, replayRedactor.redactValue(result));
   writeEvalRecord(directory, result);
   if (!options.quiet) process.stderr.write(`eval ${id}: '${definition.name}' scored again from the recording ${relative(cwd, source) || source}, no model asked\n`);
   await printAndReport(result, directory, options);

@@ -50,7 +50,7 @@ function judgeFixture(server: ScriptedModelServer): string {
 async function withModel<T>(body: (server: ScriptedModelServer) => Promise<T>): Promise<T> {
   const server = await startBatchModel({
     steps: 1,
-    override: (_name, _step, request) => (request.body.model === 'judge-model' ? { content: '{"score": 0.9, "reason": "greets by name"}' } : undefined),
+    override: (_name, _step, request) => (request.body.model === 'judge-model' ? { content: `{"score": 0.9, "reason": "greets by name, as the key ${secret} allows"}` } : undefined),
   });
   try {
     return await body(server);
@@ -69,8 +69,11 @@ describe('manus eval judges and plugin scorers', () => {
       expect(refused.stderr).toContain('--trust env');
       expect(chatRequests(server)).toHaveLength(0);
 
-      const result = await runCli(['eval', 'greet.eval.yaml', '--ci', '--trust', 'env'], { cwd: fixture, env: environment(server) });
+      // The judge's reply quotes the key: it reaches neither eval.json, the table, nor the reports.
+      const result = await runCli(['eval', 'greet.eval.yaml', '--ci', '--trust', 'env', '--report', 'reports'], { cwd: fixture, env: environment(server) });
       expect(result.exitCode).toBe(0);
+      for (const file of ['eval.json', 'manus-junit.xml', 'manus-report.html']) expect(readFileSync(join(fixture, 'reports', file), 'utf8'), file).not.toContain(secret);
+      expect(result.stdout + result.stderr).not.toContain(secret);
       const judged = chatRequests(server).filter((request) => request.body.model === 'judge-model');
       expect(judged).toHaveLength(2);
       expect(JSON.stringify(judged[0].body.messages)).toContain('The answer greets the person by name, politely.');
@@ -81,7 +84,7 @@ describe('manus eval judges and plugin scorers', () => {
       const record = JSON.parse(text);
       expect(record.scorers).toEqual([{ name: 'judge', type: 'judge', threshold: 0.5, weight: 1 }, { name: 'short', type: 'plugin', threshold: 1, weight: 1 }]);
       for (const item of record.items) {
-        expect(item.scores[0]).toMatchObject({ type: 'judge', score: 0.9, passed: true, reason: 'greets by name' });
+        expect(item.scores[0]).toMatchObject({ type: 'judge', score: 0.9, passed: true, reason: 'greets by name, as the key [redacted] allows' });
         expect(item.scores[1]).toMatchObject({ name: 'short', score: 1, passed: true, reason: '14 characters, 2 tool call(s)' });
       }
     });
