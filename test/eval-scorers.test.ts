@@ -9,6 +9,10 @@ import { expand, itemScore, scoreRun, type ScoredRun } from '../runtime/applicat
 import { bootstrapMeanInterval, mcnemarExact, pairedComparison, wilsonInterval } from '../runtime/applications/eval/statistics.js';
 import { parseMinimumScores, evaluateGates } from '../runtime/applications/eval/eval-gates.js';
 import { parseVerdict } from '../runtime/applications/eval/judge.js';
+import { readRunFacts, workspaceFileReader } from '../runtime/applications/eval/run-facts.js';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 function scorer(settings: ScorerYaml): EvalScorer {
   const pattern = settings.type === 'regex' ? settings.pattern : settings.type === 'files' ? settings.matches : undefined;
@@ -31,6 +35,8 @@ function run(overrides: Partial<ScoredRun> = {}): ScoredRun {
     ...overrides,
   };
 }
+
+const runOf = run;
 
 async function one(settings: ScorerYaml, scored = run()) {
   const [result] = await scoreRun([scorer(settings)], scored);
@@ -93,6 +99,33 @@ describe('built-in scorers', () => {
     expect(parseVerdict('{"score": 0.8, "reason": "mostly right"}')).toEqual({ score: 0.8, reason: 'mostly right' });
     expect(parseVerdict('Sure! {"score": 1, "reason": "ok"}')).toEqual({ score: 1, reason: 'ok' });
     expect(parseVerdict('eight out of ten')).toMatchObject({ score: 0, reason: expect.stringContaining('not JSON') });
+  });
+});
+
+describe('what scorers read of a run', () => {
+  it('reads tool calls and steps from events, and workspace files only inside the workspace, never through a link', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'manus-eval-facts-'));
+    const run = join(root, 'runs', 'r1');
+    mkdirSync(run, { recursive: true });
+    mkdirSync(join(root, 'workspace', 'r1'), { recursive: true });
+    writeFileSync(join(root, 'secret.txt'), 'the private key');
+    writeFileSync(join(root, 'workspace', 'r1', 'report.md'), 'Capital: Paris');
+    symlinkSync(join(root, 'secret.txt'), join(root, 'workspace', 'r1', 'leak.md'));
+    writeFileSync(join(run, 'events.jsonl'), [
+      { type: 'run-start', workspace: 'workspace/r1' },
+      { type: 'tool-call-start', step: 1, callId: 'a', tool: 'bash', arguments: { command: 'ls' } },
+      { type: 'tool-call-end', step: 1, callId: 'a', isError: true },
+      { type: 'step-end', step: 1 },
+      { type: 'step-end', step: 2 },
+    ].map((event) => JSON.stringify(event)).join('\n') + '\n{"type": "cut off');
+    const facts = readRunFacts(run, root);
+    expect(facts).toMatchObject({ steps: 2, toolCalls: [{ name: 'bash', arguments: { command: 'ls' }, isError: true }] });
+    const read = workspaceFileReader(facts.workspace);
+    expect(read('report.md')).toBe('Capital: Paris');
+    expect(read('leak.md')).toBeUndefined();
+    expect(read('../../secret.txt')).toBeUndefined();
+    const [result] = await scoreRun([scorer({ type: 'files', path: 'leak.md', matches: 'key' })], { ...runOf(), readFile: read });
+    expect(result).toMatchObject({ score: 0, reason: 'the workspace has no file leak.md' });
   });
 });
 
