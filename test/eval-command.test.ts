@@ -105,6 +105,26 @@ describe('manus eval', () => {
     });
   });
 
+  it('exits 3 when the eval\'s budget runs out and 4 when the provider keeps failing, as batches do', async () => {
+    const fixture = evalFixture(6, ['type: equals\n    value: "{{expected}}"']);
+    await withModel(() => undefined, async (server) => {
+      const result = await runCli(['eval', 'greet.eval.yaml', '--ci', '--concurrency', '1', '--max-tokens', '150'], { cwd: fixture, env: environment(server) });
+      expect(result.exitCode).toBe(3);
+      const record = readEval(evalFolders(fixture)[0]);
+      expect(record).toMatchObject({ status: 'budget-exhausted', exitCode: 3 });
+      expect(record.items.filter((item: any) => item.status === 'not-run').length).toBeGreaterThan(0);
+    });
+    const failing = await startBatchModel({ steps: 1, override: () => ({ fault: { kind: 'status', status: 503 } }) });
+    try {
+      const result = await runCli(['eval', 'greet.eval.yaml', '--ci'], { cwd: fixture, env: { ...environment(failing), MANUS_BATCH_RETRY_DELAY_MS: '0' } });
+      expect(result.exitCode).toBe(4);
+      const record = readEval(evalFolders(fixture)[1]);
+      expect(record.items.every((item: any) => item.status === 'provider-failed')).toBe(true);
+    } finally {
+      await failing.close();
+    }
+  });
+
   it('reports a bad eval file at file:line:column with a did-you-mean, before any model call', async () => {
     const fixture = evalFixture(2, ['type: equals\n    vlaue: "{{expected}}"']);
     const result = await runCli(['eval', 'greet.eval.yaml', '--ci'], { cwd: fixture, env: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_API_KEY: 'k' } });
