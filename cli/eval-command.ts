@@ -14,8 +14,7 @@ import { runBatch, type ItemExecutor, type ItemWork } from '../runtime/applicati
 import { collectRunDefinition } from '../runtime/applications/batch/run-definition.js';
 import { displayQueueUrl } from '../runtime/applications/batch/queue/redis-connection.js';
 import { itemRetryPolicy } from '../runtime/applications/batch/item-retry.js';
-import { checkItemParameters } from '../runtime/applications/batch/item-parameters.js';
-import { loadEvalFile, type EvalDefinition } from '../runtime/applications/eval/eval-file.js';
+import { checkRowParameters, loadEvalFile, type EvalDefinition } from '../runtime/applications/eval/eval-file.js';
 import { evalMatrix, matrixInputs, modelLabel, type EvalMatrix } from '../runtime/applications/eval/eval-matrix.js';
 import { EvalPool } from '../runtime/applications/eval/eval-pool.js';
 import { compareWithBaseline, evalDefinitionSummary, evalItemResults, evalRecordFileName, modelSummaries, readEvalRecord, readRecordedItems, type EvalRecord } from '../runtime/applications/eval/eval-record.js';
@@ -200,7 +199,7 @@ async function prepare(definition: EvalDefinition, matrix: EvalMatrix, settings:
   const ci = options.ci === true || isCi();
   const recipePath = locateRecipe(definition.recipeArgument, cwd).file;
   const { recipe } = loadRecipeFile(recipePath);
-  if (recipe) checkItemParameters(recipe, { file: settings.file, items: matrixInputs(evalMatrix(definition.rows, [undefined], 1)), hash: definition.hash }, {});
+  if (recipe) checkRowParameters(recipe, definition);
   const overrides: RecipeOverrides = {
     parameters: {},
     trust: [...parseTrustGrants(options.trust)],

@@ -138,7 +138,8 @@ describe('manus eval', () => {
     writeFileSync(join(badParameter, 'greet.eval.yaml'), readFileSync(join(badParameter, 'greet.eval.yaml'), 'utf8').replace('{ name: person-0 }', '{ nmae: person-0 }'));
     const third = await runCli(['eval', 'greet.eval.yaml', '--ci'], { cwd: badParameter, env: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_API_KEY: 'k' } });
     expect(third.exitCode).toBe(2);
-    expect(third.stderr).toContain("has no parameter 'nmae' (did you mean 'name'?)");
+    expect(third.stderr).toContain("row p0: the recipe loop-test has no parameter 'nmae' (did you mean 'name'?)");
+    expect(third.stderr).toContain("row p0: the required parameter 'name' is missing");
     expect(evalFolders(fixture)).toHaveLength(0);
   });
 });

@@ -9,7 +9,9 @@ import { basename, dirname, extname, resolve } from 'node:path';
 import { validateConfig } from '../../config/config-schemas.js';
 import type { EvalYaml, RowYaml, ScorerYaml } from '../../config/schema-types.generated.js';
 import { locate, readYamlFile, type YamlSource } from '../../config/yaml-source.js';
-import { ConfigError, type Diagnostic, type SourceLocation } from '../../contract/errors.js';
+import { ConfigError, UsageError, type Diagnostic, type SourceLocation } from '../../contract/errors.js';
+import { didYouMean } from '../../contract/did-you-mean.js';
+import type { Recipe } from '../../config/types.js';
 import type { ScorerDefinition } from '../../contract/scorer.js';
 import { loadPluginModule } from '../../kernel/plugin-loading/load-plugins.js';
 import { contentHash, readBatchInputs } from '../batch/batch-inputs.js';
@@ -206,4 +208,22 @@ async function readScorer(source: YamlSource, settings: ScorerYaml, index: numbe
     }
   }
   return scorer;
+}
+
+/** Every row's parameters against the recipe's, each problem named by its row, before anything runs. */
+export function checkRowParameters(recipe: Recipe, definition: EvalDefinition): void {
+  const names = new Set(recipe.parameters.map((parameter) => parameter.name));
+  const required = recipe.parameters.filter((parameter) => parameter.required && parameter.default === undefined);
+  const problems: string[] = [];
+  for (const row of definition.rows) {
+    for (const key of Object.keys(row.parameters)) {
+      if (!names.has(key)) problems.push(`row ${row.id}: the recipe ${recipe.name} has no parameter '${key}'${didYouMean(key, names)}`);
+    }
+    for (const parameter of required) {
+      if (row.parameters[parameter.name] === undefined) problems.push(`row ${row.id}: the required parameter '${parameter.name}' is missing`);
+    }
+  }
+  if (problems.length === 0) return;
+  const listed = problems.slice(0, 20).map((problem) => `  ${problem}`).join('\n');
+  throw new UsageError(`the rows of ${basename(definition.file)} do not fit the recipe's parameters:\n${listed}${problems.length > 20 ? `\n  and ${problems.length - 20} more` : ''}`);
 }
