@@ -130,6 +130,9 @@ describe('manus eval', () => {
     const result = await runCli(['eval', 'greet.eval.yaml', '--ci'], { cwd: fixture, env: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_API_KEY: 'k' } });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toMatch(/greet\.eval\.yaml:\d+:\d+: error: unknown key 'vlaue' in 'scorers\.0'.*did you mean 'value'/);
+    const validated = await runCli(['validate', 'greet.eval.yaml'], { cwd: fixture });
+    expect(validated.exitCode).toBe(2);
+    expect(validated.stderr).toMatch(/greet\.eval\.yaml:\d+:\d+: error: unknown key 'vlaue' in 'scorers\.0'.*did you mean 'value'/);
     const badPattern = evalFixture(1, ['type: regex\n    pattern: "(unclosed"']);
     const second = await runCli(['eval', 'greet.eval.yaml', '--ci'], { cwd: badPattern, env: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_API_KEY: 'k' } });
     expect(second.exitCode).toBe(2);
