@@ -57,6 +57,8 @@ const server = await startScriptedModelServer({
 const work = mkdtempSync(join(tmpdir(), 'manus-eval-demo-'));
 try {
   cpSync(join(root, 'recipes'), join(work, 'recipes'), { recursive: true, filter: (source) => !source.includes('country-capitals-recording') });
+  // Prices of a small hosted model, so the table and the page show cost and cost per success.
+  writeFileSync(join(work, 'agents.yaml'), 'version: 1\nllm:\n  default:\n    price: { input_per_million: 0.15, output_per_million: 0.6 }\n');
   const code = await new Promise<number | null>((resolve) => {
     const child = spawn(process.execPath, [join(root, 'dist', 'bundle', 'main.js'), 'eval', 'recipes/examples/evals/country-capitals.eval.yaml', '--ci', '--concurrency', '4'], {
       cwd: work,

@@ -12,6 +12,7 @@ import { escapeHtml } from '../reports/html-text.js';
 import { writeFileAtomically } from '../reports/report-file.js';
 import { writeRunHtmlReport } from '../reports/run-html-report.js';
 import { evalRecordFileName, type EvalItemResult, type EvalRecord, type ModelSummary } from './eval-record.js';
+import { dollars } from './eval-table.js';
 import { mean } from './statistics.js';
 
 export const evalRunsFolderName = 'manus-report-runs';
@@ -67,7 +68,7 @@ function percent(value: number): string {
 
 function summaryTable(record: EvalRecord): string {
   const k = record.repeat;
-  const rows = record.summary.map((summary) => `<tr><td>${escapeHtml(summary.model)}</td><td>${summary.meanScore.toFixed(3)} [${summary.meanScoreInterval.low.toFixed(3)}, ${summary.meanScoreInterval.high.toFixed(3)}]</td><td>${summary.passed}/${summary.runs} = ${percent(summary.passRate)} [${percent(summary.passRateInterval.low)}, ${percent(summary.passRateInterval.high)}]</td>${k > 1 ? `<td>${percent(summary.anyOfKPassed)}</td><td>${percent(summary.allOfKPassed)}</td>` : ''}<td>${summary.cost === undefined ? 'unknown' : `$${summary.cost.toFixed(4)}`}</td><td>${summary.costPerSuccess === undefined ? '-' : `$${summary.costPerSuccess.toFixed(4)}`}</td><td>${summary.totalTokens} (${summary.promptTokens} in, ${summary.completionTokens} out)</td></tr>`);
+  const rows = record.summary.map((summary) => `<tr><td>${escapeHtml(summary.model)}</td><td>${summary.meanScore.toFixed(3)} [${summary.meanScoreInterval.low.toFixed(3)}, ${summary.meanScoreInterval.high.toFixed(3)}]</td><td>${summary.passed}/${summary.runs} = ${percent(summary.passRate)} [${percent(summary.passRateInterval.low)}, ${percent(summary.passRateInterval.high)}]</td>${k > 1 ? `<td>${percent(summary.anyOfKPassed)}</td><td>${percent(summary.allOfKPassed)}</td>` : ''}<td>${summary.cost === undefined ? 'unknown' : dollars(summary.cost)}</td><td>${summary.costPerSuccess === undefined ? '-' : dollars(summary.costPerSuccess)}</td><td>${summary.totalTokens} (${summary.promptTokens} in, ${summary.completionTokens} out)</td></tr>`);
   const repeatHeads = k > 1 ? `<th>any of ${k} passed (pass@${k})</th><th>all of ${k} passed (pass^${k})</th>` : '';
   return `<table class="eval"><thead><tr><th>model</th><th>mean score [95% bootstrap]</th><th>passed [95% Wilson]</th>${repeatHeads}<th>cost</th><th>cost per success</th><th>tokens</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
@@ -127,5 +128,5 @@ function scoreCostChart(summaries: readonly ModelSummary[]): string {
     return `<line x1="${cx}" x2="${cx}" y1="${y(summary.meanScoreInterval.high)}" y2="${y(summary.meanScoreInterval.low)}" stroke="${colour}" stroke-width="2"/><circle cx="${cx}" cy="${y(summary.meanScore)}" r="5" fill="${colour}"/><text x="${cx + 8}" y="${y(summary.meanScore) + 4}" font-size="11">${escapeHtml(summary.model)}${summary.cost === undefined ? ' (cost unknown)' : ''}</text>`;
   });
   const ticks = [0, 0.25, 0.5, 0.75, 1].map((tick) => `<line x1="${left}" x2="${width - 16}" y1="${y(tick)}" y2="${y(tick)}" stroke="#e5e7eb"/><text x="${left - 6}" y="${y(tick) + 4}" font-size="10" text-anchor="end">${tick}</text>`);
-  return `<figure class="chart"><svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="mean score against cost per model">${ticks.join('')}<line x1="${left}" x2="${width - 16}" y1="${16 + plotHeight}" y2="${16 + plotHeight}" stroke="#6b7280"/><text x="${left + plotWidth / 2}" y="${height - 8}" font-size="11" text-anchor="middle">cost in US dollars (0 to $${maxCost.toFixed(4)})</text>${points.join('')}</svg><figcaption>Mean score with its 95% interval, against the model's total cost.</figcaption></figure>`;
+  return `<figure class="chart"><svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="mean score against cost per model">${ticks.join('')}<line x1="${left}" x2="${width - 16}" y1="${16 + plotHeight}" y2="${16 + plotHeight}" stroke="#6b7280"/><text x="${left + plotWidth / 2}" y="${height - 8}" font-size="11" text-anchor="middle">cost in US dollars (0 to ${dollars(maxCost)})</text>${points.join('')}</svg><figcaption>Mean score with its 95% interval, against the model's total cost.</figcaption></figure>`;
 }

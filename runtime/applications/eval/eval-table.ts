@@ -25,7 +25,7 @@ export function evalTableText(record: EvalRecord, options: { color: boolean }): 
   }
   lines.push('');
   for (const summary of record.summary) {
-    const cost = summary.cost === undefined ? 'cost unknown' : `cost $${summary.cost.toFixed(4)}${summary.costPerSuccess !== undefined ? `, $${summary.costPerSuccess.toFixed(4)} per success` : ''}`;
+    const cost = summary.cost === undefined ? 'cost unknown' : `cost ${dollars(summary.cost)}${summary.costPerSuccess !== undefined ? `, ${dollars(summary.costPerSuccess)} per success` : ''}`;
     lines.push(`${summary.model}: mean score ${summary.meanScore.toFixed(3)} [${summary.meanScoreInterval.low.toFixed(3)}, ${summary.meanScoreInterval.high.toFixed(3)}], passed ${summary.passed}/${summary.runs} = ${percent(summary.passRate)} [${percent(summary.passRateInterval.low)}, ${percent(summary.passRateInterval.high)}]`);
     const repeats = record.repeat > 1 ? `any of ${record.repeat} passed (pass@${record.repeat}) ${percent(summary.anyOfKPassed)}, all of ${record.repeat} passed (pass^${record.repeat}) ${percent(summary.allOfKPassed)}; ` : '';
     lines.push(`  ${repeats}${cost}; ${summary.totalTokens} tokens; ${(summary.durationMs / 1000).toFixed(1)} s of runs`);
@@ -37,4 +37,9 @@ export function evalTableText(record: EvalRecord, options: { color: boolean }): 
 
 function percent(value: number): string {
   return `${(value * 100).toFixed(1)}%`;
+}
+
+/** Dollars with three significant digits below a dollar: eval runs often cost fractions of a cent. */
+export function dollars(value: number): string {
+  return value >= 1 || value === 0 ? `$${value.toFixed(2)}` : `$${Number(value.toPrecision(3))}`;
 }
