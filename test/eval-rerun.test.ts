@@ -27,7 +27,10 @@ function writeEvalFile(fixture: string, rows: number, scorers: string[]): void {
 
 function evalFolders(fixture: string): string[] {
   const root = join(fixture, '.manus', 'evals');
-  return existsSync(root) ? readdirSync(root).sort().map((name) => join(root, name)) : [];
+  // Ids made in the same second differ only in their random ends: order by when each eval was made.
+  const folders = existsSync(root) ? readdirSync(root).map((name) => join(root, name)) : [];
+  const made = (folder: string) => Date.parse(JSON.parse(readFileSync(join(folder, 'eval.json'), 'utf8')).createdAt);
+  return folders.sort((left, right) => made(left) - made(right));
 }
 
 const readEval = (folder: string) => JSON.parse(readFileSync(join(folder, 'eval.json'), 'utf8'));
