@@ -140,6 +140,10 @@ describe('manus eval', () => {
     const second = await runCli(['eval', 'greet.eval.yaml', '--ci'], { cwd: badPattern, env: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_API_KEY: 'k' } });
     expect(second.exitCode).toBe(2);
     expect(second.stderr).toMatch(/greet\.eval\.yaml:\d+:\d+: error: not a valid regular expression/);
+    const misplaced = evalFixture(1, ['type: equals\n    value: "{{expected}}"\n    tolerance: 0.1']);
+    const fourth = await runCli(['eval', 'greet.eval.yaml', '--ci'], { cwd: misplaced, env: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_API_KEY: 'k' } });
+    expect(fourth.exitCode).toBe(2);
+    expect(fourth.stderr).toMatch(/greet\.eval\.yaml:\d+:5: error: an? equals scorer does not read tolerance: it belongs to number/);
     const badParameter = evalFixture(1, ['type: checks']);
     writeFileSync(join(badParameter, 'greet.eval.yaml'), readFileSync(join(badParameter, 'greet.eval.yaml'), 'utf8').replace('{ name: person-0 }', '{ nmae: person-0 }'));
     const third = await runCli(['eval', 'greet.eval.yaml', '--ci'], { cwd: badParameter, env: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_API_KEY: 'k' } });

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { validateConfig } from '../../config/config-schemas.js';
 import type { EvalYaml, RowYaml, ScorerYaml } from '../../config/schema-types.generated.js';
-import { locate, readYamlFile, type YamlSource } from '../../config/yaml-source.js';
+import { locate, locateKey, readYamlFile, type YamlSource } from '../../config/yaml-source.js';
 import { ConfigError, UsageError, type Diagnostic, type SourceLocation } from '../../contract/errors.js';
 import { didYouMean } from '../../contract/did-you-mean.js';
 import type { Recipe } from '../../config/types.js';
@@ -171,10 +171,33 @@ const needs: Partial<Record<ScorerType, Array<keyof ScorerYaml>>> = {
   plugin: ['file'],
 };
 
+/** The keys each type reads beside type, name, threshold and weight: another is a mistake, not a no-op. */
+const keysOf: Record<ScorerType, Array<keyof ScorerYaml>> = {
+  checks: [],
+  equals: ['value', 'case_sensitive'],
+  includes: ['value', 'case_sensitive'],
+  regex: ['pattern', 'path'],
+  number: ['value', 'tolerance', 'relative', 'path'],
+  json_schema: ['schema'],
+  field: ['path', 'value', 'case_sensitive'],
+  files: ['path', 'matches'],
+  tool_called: ['tool'],
+  tool_not_called: ['tool'],
+  max_steps: ['limit'],
+  max_cost: ['limit'],
+  judge: ['rubric', 'profile'],
+  plugin: ['file', 'options'],
+};
+
 async function readScorer(source: YamlSource, settings: ScorerYaml, index: number, folder: string, errors: Diagnostic[]): Promise<EvalScorer> {
   const location = locate(source, ['scorers', index]);
+  const allowed = new Set<string>(['type', 'name', 'threshold', 'weight', ...keysOf[settings.type]]);
+  for (const key of Object.keys(settings).filter((each) => !allowed.has(each))) {
+    const owners = (Object.keys(keysOf) as ScorerType[]).filter((type) => (keysOf[type] as string[]).includes(key));
+    errors.push({ severity: 'error', message: `${article(settings.type)} ${settings.type} scorer does not read ${key}:${owners.length > 0 ? ` it belongs to ${owners.join(', ')}` : ''}${didYouMean(key, [...allowed])}`, location: locateKey(source, ['scorers', index], key) });
+  }
   for (const key of needs[settings.type] ?? []) {
-    if (settings[key] === undefined) errors.push({ severity: 'error', message: `a ${settings.type} scorer needs ${key}:`, location });
+    if (settings[key] === undefined) errors.push({ severity: 'error', message: `${article(settings.type)} ${settings.type} scorer needs ${key}:`, location });
   }
   const scorer: EvalScorer = {
     type: settings.type,
@@ -226,4 +249,8 @@ export function checkRowParameters(recipe: Recipe, definition: EvalDefinition): 
   if (problems.length === 0) return;
   const listed = problems.slice(0, 20).map((problem) => `  ${problem}`).join('\n');
   throw new UsageError(`the rows of ${basename(definition.file)} do not fit the recipe's parameters:\n${listed}${problems.length > 20 ? `\n  and ${problems.length - 20} more` : ''}`);
+}
+
+function article(word: string): string {
+  return /^[aeiou]/.test(word) ? 'an' : 'a';
 }
