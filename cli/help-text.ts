@@ -39,6 +39,30 @@ const batchEnvironment = `Environment:
   CI=true, MANUS_CI=1    CI mode, as --ci`;
 
 export const helpAfter: Record<string, string> = {
+  eval: `
+An eval file names a recipe, a dataset (rows inline, .jsonl or .csv: parameters and expected
+values) and scorers, each giving every run a score from 0 to 1. Each run is a batch item; the
+eval's folder .manus/evals/<id>/ holds eval.json (scores, per-model summaries with 95% intervals,
+gates), batch.json, items.jsonl and the runs. eval.json serves as the next --baseline.
+
+Examples:
+  manus eval recipes/examples/evals/country-capitals.eval.yaml --replay recipes/examples/evals/country-capitals-recording
+  manus eval checks.eval.yaml --models gpt-4o-mini,gpt-4o --repeat 3 --cache --report reports
+  manus eval checks.eval.yaml --baseline main-eval.json --min-score 0.8 --max-cost 2 --ci
+  manus eval resume 20261201-0915
+
+Environment:
+  OPENAI_API_KEY, OPENAI_BASE_URL, MANUS_MODEL, ...   the models, as manus run --help lists
+  MANUS_EVALS_DIR        where eval folders go (default .manus/evals); --evals-dir wins
+  CI=true, MANUS_CI=1    CI mode, as --ci
+
+Exit codes:
+  0    every gate passed (runs that scored badly are results, not errors)
+  1    a gate failed: --min-score, or --baseline found a model worse
+  2    usage or validation error (the eval file, its dataset, the recipe); nothing ran
+  3    the eval's budget (--max-tokens, --max-cost, --max-time) ran out
+  4    the model provider kept failing for some runs
+  130  interrupted; manus eval resume <id> goes on`,
   batch: `
 Inputs: a .jsonl file of objects or a .csv file with a header; each key or column is a recipe
 parameter, and --param fixes a value for every item. Each item is a run; the batch's folder

@@ -12,6 +12,7 @@ import { a2aServeCommand } from './a2a-serve-command.js';
 import { sandboxKind } from './sandbox-option.js';
 import type { BatchCommandOptions } from './batch-command.js';
 import type { ImportCommandOptions } from './import-command.js';
+import type { EvalCommandOptions } from './eval-command.js';
 import type { ReplayCommandOptions } from './replay-command.js';
 import type { ResumeCommandOptions } from './resume-command.js';
 import type { RunCommandOptions } from './run-command.js';
@@ -148,6 +149,40 @@ function createProgram(): Command {
     });
 
   program
+    .command('eval')
+    .description('score a recipe over an eval file\'s rows, on one model or several, k times each, with intervals, a baseline and gates; `eval resume <id>` runs what did not end')
+    .argument('<words...>', '<file.eval.yaml>, or resume <id>')
+    .option('--models <list>', 'comma-separated profiles from agents.yaml or model ids, each run on every row (default: the recipe\'s own)')
+    .option('--repeat <k>', 'run each row k times: pass@k (any of k passed), pass^k (all of k passed) and the mean with its interval', positiveInteger)
+    .option('--concurrency <n>', 'runs at once in this process (default: four per core, from 4 to 16)', positiveInteger)
+    .option('--queue <url>', 'run the runs on workers through BullMQ on this Redis, as manus batch does (each worker uses its own model)')
+    .option('--cache', 'keep model replies in .manus/eval-cache, keyed by the request and the repeat, so a rerun with unchanged prompts asks no model')
+    .option('--replay <eval>', 'score a recorded eval (an id in .manus/evals, or a folder with eval.json) again with this file\'s scorers, without a model')
+    .option('--min-score <scores>', 'fail (exit 1) when a model\'s mean score is below this: 0.8 for every model, or model=0.8,other=0.7')
+    .option('--baseline <eval.json>', 'fail (exit 1) when a model\'s score fell below this earlier eval\'s by more than the paired 95% interval allows, naming the rows that got worse')
+    .option('--item-max-steps <n>', 'each run\'s step budget', positiveInteger)
+    .option('--item-max-time <seconds>', 'each run\'s wall-time budget', positiveNumber)
+    .option('--max-tokens <n>', 'the token budget of the whole eval (exit 3 when spent)', positiveInteger)
+    .option('--max-cost <dollars>', 'the cost budget of the whole eval in US dollars (exit 3 when spent; needs prices)', positiveNumber)
+    .option('--max-time <seconds>', 'the wall-time budget of the whole eval', positiveNumber)
+    .option('--trust <grants>', trustHelp, collect, [])
+    .option('--evals-dir <folder>', 'where eval folders go (default .manus/evals)')
+    .option('--json', 'print eval.json instead of the table')
+    .option('--quiet', 'no progress on stderr')
+    .option('--ci', 'no questions, no colours, a plain line per run (also when CI=true)')
+    .option('--report <folder>', 'write eval.json, manus-junit.xml (a test case per row and model) and manus-report.html (with a page per run) there')
+    .action(async (words: string[], options: EvalCommandOptions) => {
+      const [first, id] = words;
+      if (first === 'resume' && words.length === 2) {
+        const { evalResumeCommand } = await import('./eval-command.js');
+        return finish(await evalResumeCommand(id, options));
+      }
+      if (words.length !== 1) throw new UsageError(first === 'resume' ? 'eval resume needs one eval id' : `eval takes one eval file, got: ${words.join(' ')}`);
+      const { evalCommand } = await import('./eval-command.js');
+      return finish(await evalCommand(first, options));
+    });
+
+  program
     .command('worker')
     .description('take batch items from a queue and run them, until stopped')
     .requiredOption('--queue <url>', 'the Redis of the queue, redis://HOST:PORT/DB or rediss:// (a password in the URL or REDIS_PASSWORD)')
@@ -176,8 +211,8 @@ function createProgram(): Command {
 
   program
     .command('view')
-    .description('write a run\'s or a batch\'s report as one HTML page and print its path; --serve shows every run in a browser, live')
-    .argument('[target]', 'a run id (a unique prefix is enough), a batch id, or an events.jsonl file; default the newest run')
+    .description('write a run\'s, a batch\'s or an eval\'s report as one HTML page and print its path; --serve shows every run in a browser, live')
+    .argument('[target]', 'a run id (a unique prefix is enough), a batch id, an eval id or folder, or an events.jsonl file; default the newest run')
     .option('--open', 'open the page (or, with --serve, the server) in the desktop\'s browser')
     .option('--output <file>', 'write the page here instead of into the run or batch folder')
     .option('--serve', 'serve the runs and batches folders read-only on 127.0.0.1, with runs in progress followed live')

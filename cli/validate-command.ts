@@ -2,8 +2,8 @@
  * `manus validate`: every file checked without running a model or a tool (plugins are imported, to
  * check the tools they define); diagnostics as text on stderr, or as JSON on stdout.
  */
-import { isAbsolute, relative } from 'node:path';
-import { formatDiagnostic, type Diagnostic } from '../runtime/contract/errors.js';
+import { isAbsolute, relative, resolve } from 'node:path';
+import { ConfigError, formatDiagnostic, type Diagnostic } from '../runtime/contract/errors.js';
 import { ExitCode } from './exit-codes.js';
 import { validateFiles } from '../runtime/runs/validate.js';
 
@@ -17,7 +17,9 @@ export interface ValidateReport {
 
 export async function validateCommand(files: string[], options: { json?: boolean }): Promise<number> {
   const cwd = process.cwd();
-  const diagnostics = await validateFiles(files, cwd);
+  // Eval files are checked by their own loader (schema, dataset, patterns, plugin scorers); the rest as before.
+  const evalFiles = files.filter((file) => /\.eval\.ya?ml$/.test(file));
+  const diagnostics = [...await validateFiles(files.filter((file) => !evalFiles.includes(file)), cwd), ...await validateEvalFiles(evalFiles, cwd)];
   const count = (severity: Diagnostic['severity']) => diagnostics.filter((diagnostic) => diagnostic.severity === severity).length;
   const report: ValidateReport = {
     files: files.length,
@@ -42,6 +44,21 @@ export async function validateCommand(files: string[], options: { json?: boolean
     process.stderr.write(`${report.files} file(s) checked: ${report.errors} error(s), ${report.warnings} warning(s)${notes}\n`);
   }
   return report.errors > 0 ? ExitCode.usage : ExitCode.success;
+}
+
+async function validateEvalFiles(files: string[], cwd: string): Promise<Diagnostic[]> {
+  if (files.length === 0) return [];
+  const { loadEvalFile } = await import('../runtime/applications/eval/eval-file.js');
+  const diagnostics: Diagnostic[] = [];
+  for (const file of files) {
+    try {
+      await loadEvalFile(resolve(cwd, file));
+    } catch (error) {
+      if (ConfigError.isInstance(error)) diagnostics.push(...error.diagnostics);
+      else diagnostics.push({ severity: 'error', message: (error as Error).message, location: { file: resolve(cwd, file) } });
+    }
+  }
+  return diagnostics;
 }
 
 /** Paths under the current folder relative to it, as the text form prints them. */

@@ -1,5 +1,5 @@
 /**
- * `manus view [run | batch | events.jsonl]`: writes the report of a run or a batch as one HTML
+ * `manus view [run | batch | eval | events.jsonl]`: writes the report of a run, a batch or an eval as one HTML
  * page into its folder and prints the page's path; `--open` opens it. `manus view --serve` serves
  * the runs folder on 127.0.0.1 until interrupted. Reports are redacted with the secrets of the
  * current environment, on top of the redaction the events had when they were written.
@@ -9,6 +9,8 @@ import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, extname, isAbsolute, join, resolve } from 'node:path';
 import { batchFolderNames } from '../runtime/applications/reports/batch-folder.js';
 import { writeBatchHtmlReport } from '../runtime/applications/reports/batch-html-report.js';
+import { evalFolderFor, writeEvalHtmlReport } from '../runtime/applications/eval/eval-html-report.js';
+import { evalRecordFileName, readEvalRecord } from '../runtime/applications/eval/eval-record.js';
 import { htmlReportFileName, writeRunHtmlReport } from '../runtime/applications/reports/run-html-report.js';
 import { eventsFileName, listRuns, resolveRunId, RunLookupError } from '../runtime/runs/run-history.js';
 import { runsDirectoryFor } from '../runtime/runs/run-preparation.js';
@@ -58,6 +60,8 @@ async function writeReport(target: string | undefined, runsDirectory: string, ba
     const beside = basename(eventsFile) === eventsFileName ? join(dirname(eventsFile), htmlReportFileName) : join(dirname(eventsFile), `${basename(eventsFile, extname(eventsFile))}.html`);
     return writeRunHtmlReport(eventsFile, output ? resolve(output) : beside, { runDirectory: dirname(eventsFile), redactor, workspace: (recorded) => workspaceFolder(recorded, runsDirectory) });
   }
+  const evalFolder = target === undefined ? undefined : evalFolderFor(join(dirname(runsDirectory), 'evals'), target);
+  if (evalFolder) return writeEvalHtmlReport(evalFolder, outputFor(evalFolder), readEvalRecord(join(evalFolder, evalRecordFileName)), { redactor });
   const batch = target === undefined ? undefined : await batchFor(batchesDirectory, target, runsDirectory);
   if (batch) return (await writeBatchHtmlReport(batch, outputFor(batch), { redactor })).file;
   const id = target ?? (await newestRun(runsDirectory));

@@ -18,6 +18,10 @@ export { didYouMean } from './contract/did-you-mean.js';
 export { defineStepKind } from './contract/step-kind.js';
 export type { StepContext, StepKindDefinition, StepResult } from './contract/step-kind.js';
 
+// Plugins: scorers for evals.
+export { defineScorer } from './contract/scorer.js';
+export type { ScorerDefinition } from './contract/scorer.js';
+
 // Services for tools: the confined workspace, long output, commands in the run's sandbox.
 export { protectedPathNotice } from './services/protected-paths/protected-paths.js';
 export { limitOutput, OutputFile, savedOutputLimitBytes } from './services/saved-output.js';

@@ -8,7 +8,7 @@ import standaloneCode from 'ajv/dist/standalone/index.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ajv = new Ajv({ allErrors: true, verbose: true, strict: false, code: { source: true } });
-const kinds = ['agents', 'recipe', 'user-config'];
+const kinds = ['agents', 'recipe', 'user-config', 'eval'];
 for (const kind of kinds) ajv.addSchema(JSON.parse(readFileSync(join(root, 'schemas', `${kind}.schema.json`), 'utf8')));
 const code = standaloneCode.default(ajv, Object.fromEntries(kinds.map((kind) => [kind, `${kind}.schema.json`])));
 const target = join(root, 'dist', 'schemas', 'config-validators.cjs');

@@ -14,7 +14,7 @@ const schemaFolder = join(root, 'schemas');
 export const configTypesFile = join(root, 'runtime', 'config', 'schema-types.generated.ts');
 
 /** Each document's type, and each shared definition's, is named for what it is in YAML. */
-const documentNames: Record<string, string> = { agents: 'AgentsYaml', recipe: 'RecipeYaml', 'user-config': 'UserConfigYaml' };
+const documentNames: Record<string, string> = { agents: 'AgentsYaml', recipe: 'RecipeYaml', 'user-config': 'UserConfigYaml', eval: 'EvalYaml' };
 
 const header = [
   '/*',

@@ -13,9 +13,10 @@ function filesUnder(folder: string, accept: (name: string) => boolean): string[]
 }
 
 const yamlFiles = filesUnder(join(repositoryRoot, 'recipes'), (name) => /\.ya?ml$/.test(name));
-// The example packs' agents files are agents files; every other YAML file under recipes/ is a recipe.
+// The example packs' agents files are agents files, `*.eval.yaml` files are evals; every other YAML file under recipes/ is a recipe.
 const packAgentsFiles = yamlFiles.filter((file) => basename(file) === 'agents.yaml');
-const recipeFiles = yamlFiles.filter((file) => !packAgentsFiles.includes(file));
+const evalFiles = yamlFiles.filter((file) => /\.eval\.ya?ml$/.test(file));
+const recipeFiles = yamlFiles.filter((file) => !packAgentsFiles.includes(file) && !evalFiles.includes(file));
 const packsFolder = join(repositoryRoot, 'recipes', 'packs');
 const packPluginFolders = readdirSync(packsFolder).map((name) => join(packsFolder, name, 'plugins')).filter((folder) => existsSync(folder));
 const pluginFiles = [join(repositoryRoot, 'plugins'), ...packPluginFolders].flatMap((folder) => pluginFilesIn(folder));
@@ -49,6 +50,11 @@ describe('shipped configuration and plugins', () => {
     expect(schema).toBe(join(schemaFolder, 'recipe.schema.json'));
   });
 
+  it.each(evalFiles.map((file) => relative(repositoryRoot, file)))('%s names the eval schema in its $schema comment', (file) => {
+    const target = schemaComment.exec(readFileSync(join(repositoryRoot, file), 'utf8'))?.[1];
+    expect(resolve(dirname(join(repositoryRoot, file)), target!)).toBe(join(schemaFolder, 'eval.schema.json'));
+  });
+
   it.each([join(repositoryRoot, 'agents.yaml'), ...packAgentsFiles].map((file) => relative(repositoryRoot, file)))('%s names the agents schema in its $schema comment', (file) => {
     const target = schemaComment.exec(readFileSync(join(repositoryRoot, file), 'utf8'))?.[1];
     expect(target).toBeDefined();
@@ -63,10 +69,11 @@ describe('the JSON schemas', () => {
     ajv.addSchema(readSchema('agents.schema.json'));
     ajv.addSchema(readSchema('recipe.schema.json'));
     ajv.addSchema(readSchema('user-config.schema.json'));
+    ajv.addSchema(readSchema('eval.schema.json'));
     return ajv;
   }
 
-  it.each(['agents.schema.json', 'recipe.schema.json', 'user-config.schema.json'])('%s is a valid draft-07 schema', (name) => {
+  it.each(['agents.schema.json', 'recipe.schema.json', 'user-config.schema.json', 'eval.schema.json'])('%s is a valid draft-07 schema', (name) => {
     const schema = readSchema(name);
     expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');
     const ajv = new Ajv({ strict: true, allowUnionTypes: true });

@@ -12,7 +12,7 @@ import { didYouMean } from '../contract/did-you-mean.js';
 import { loadPrebuiltValidators, prebuiltValidatorsFile } from './prebuilt-validators.js';
 import { locate, locateKey, pathFromPointer, type YamlSource } from './yaml-source.js';
 
-export const configKinds = ['agents', 'recipe', 'user-config'] as const;
+export const configKinds = ['agents', 'recipe', 'user-config', 'eval'] as const;
 
 export type ConfigKind = (typeof configKinds)[number];
 

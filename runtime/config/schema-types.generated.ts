@@ -6,7 +6,7 @@
 /**
  * Any of the YAML documents the runtime reads.
  */
-export type ConfigYaml = AgentsYaml | RecipeYaml | UserConfigYaml;
+export type ConfigYaml = AgentsYaml | RecipeYaml | UserConfigYaml | EvalYaml;
 /**
  * Inline text, or `file:` a path relative to this YAML file.
  */
@@ -761,4 +761,158 @@ export interface McpServersYaml2 {
  */
 export interface A2AAgentsYaml2 {
   [k: string]: A2AAgentYaml;
+}
+/**
+ * An eval: a recipe run over a dataset of rows, each run scored by scorers to a number in [0, 1]. Trusted like a recipe, not like the user's configuration.
+ */
+export interface EvalYaml {
+  version: 1;
+  /**
+   * The eval's name in tables and reports (default: the file's name).
+   */
+  name?: string;
+  description?: string;
+  /**
+   * The recipe to evaluate: a file relative to the eval file, or a pack's recipe as pack/recipe.
+   */
+  recipe: string;
+  /**
+   * The rows: inline, or a .jsonl or .csv file relative to the eval file.
+   */
+  dataset: string | InlineDatasetYaml;
+  /**
+   * @minItems 1
+   */
+  scorers: ScorerYaml[];
+  /**
+   * The model profile (from agents.yaml) that judge scorers use when they name none; never one of the models under test.
+   */
+  judge?: string;
+}
+export interface InlineDatasetYaml {
+  /**
+   * @minItems 1
+   */
+  rows: RowYaml[];
+}
+export interface RowYaml {
+  /**
+   * The row's name in tables and baselines (default: its number).
+   */
+  id?: string;
+  /**
+   * The recipe's parameters for this row.
+   */
+  parameters?: {
+    [k: string]: string | number | boolean;
+  };
+  /**
+   * What the scorers compare with, as {{expected}} or {{expected.<key>}}.
+   */
+  expected?:
+    | string
+    | number
+    | boolean
+    | {
+        [k: string]: unknown;
+      }
+    | unknown[]
+    | null;
+}
+export interface ScorerYaml {
+  type:
+    | 'checks'
+    | 'equals'
+    | 'includes'
+    | 'regex'
+    | 'number'
+    | 'json_schema'
+    | 'field'
+    | 'files'
+    | 'tool_called'
+    | 'tool_not_called'
+    | 'max_steps'
+    | 'max_cost'
+    | 'judge'
+    | 'plugin';
+  /**
+   * The scorer's name in reports (default: its type).
+   */
+  name?: string;
+  /**
+   * The score at or above which the scorer passed (default 1; 0.5 for judge).
+   */
+  threshold?: number;
+  /**
+   * Its weight in the item's score, the weighted mean of its scorers' (default 1).
+   */
+  weight?: number;
+  /**
+   * equals, includes, number: what to compare with; a template such as {{expected.capital}}.
+   */
+  value?:
+    | string
+    | number
+    | boolean
+    | {
+        [k: string]: unknown;
+      }
+    | unknown[]
+    | null;
+  /**
+   * regex: a regular expression the answer (or the field) must match.
+   */
+  pattern?: string;
+  /**
+   * equals, includes: compare letter case too (default false).
+   */
+  case_sensitive?: boolean;
+  /**
+   * number: how far off the answer may be (default 0).
+   */
+  tolerance?: number;
+  /**
+   * number: the tolerance is a fraction of the expected value.
+   */
+  relative?: boolean;
+  /**
+   * field: a dotted path in the structured answer (items.0.name); files: a workspace file.
+   */
+  path?: string;
+  /**
+   * json_schema: the schema the structured answer (or JSON in the answer) must match.
+   */
+  schema?: {
+    [k: string]: unknown;
+  };
+  /**
+   * files: a regular expression the file must match.
+   */
+  matches?: string;
+  /**
+   * tool_called, tool_not_called: the tool's name.
+   */
+  tool?: string;
+  /**
+   * max_steps, max_cost: the most the run may take.
+   */
+  limit?: number;
+  /**
+   * judge: what the judge scores, 0 to 1.
+   */
+  rubric?: string;
+  /**
+   * judge: the model profile that judges (default: the eval's judge).
+   */
+  profile?: string;
+  /**
+   * plugin: a file default-exporting a scorer made with defineScorer, relative to the eval file.
+   */
+  file?: string;
+  /**
+   * plugin: settings given to the plugin scorer.
+   */
+  options?: {
+    [k: string]: unknown;
+  };
 }

@@ -139,7 +139,8 @@ function egressPolicyFor(plan: RunPlan, resources: RunResourceRegistry, trace: R
 /** The caller's model (a replay's recorded replies), or a client for the plan's profile, ready to answer. */
 export async function connectModel(plan: RunPlan, options: RunOptions, run: PreparedRun): Promise<RunModel> {
   if (options.model) return { model: options.model };
-  return connectProfileModel(plan.profile, { environment: options.environment, modelOverride: plan.modelOverride, trace: run.trace, redactor: run.redactor });
+  const connected = await connectProfileModel(plan.profile, { environment: options.environment, modelOverride: plan.modelOverride, trace: run.trace, redactor: run.redactor });
+  return options.wrapModel ? { ...connected, model: options.wrapModel(connected.model) } : connected;
 }
 
 export function runToolbox(plan: RunPlan, options: Pick<RunOptions, 'wrapTool'> = {}): RunToolbox {

@@ -70,6 +70,8 @@ export interface RunOptions {
   resume?: { runId: string; runDirectory: string; workspace: string; state: ResumeState; flow?: FlowResume; runApprovals?: string[] };
   /** Answers instead of the provider: recorded replies, when replaying a run. */
   model?: ChatModel;
+  /** Wraps the profile's model once connected (an eval's cache of replies); the connection is still recorded. */
+  wrapModel?: (model: ChatModel) => ChatModel;
   /** Extra fields for the run-start event (a replay names what it replays), or the run-resume event. */
   startDetails?: Record<string, unknown>;
   /** Extra fields for the run-end event, from the result (the CLI records the exit code it gives the run). */

@@ -35,6 +35,8 @@ export interface ItemRunRequest {
    * the run's history and workspace are taken from the events.
    */
   resumeSettings?: 'recorded' | 'request';
+  /** Wraps the run's model (an eval's cache of replies). */
+  wrapModel?: RunOptions['wrapModel'];
   /** Recorded in the start of a run begun afresh (not of one continued). */
   startDetails?: Record<string, unknown>;
   /** The exit code the command gives a run that ended so. */
@@ -77,6 +79,7 @@ export async function runBatchItem(request: ItemRunRequest): Promise<ItemRunOutc
       answers: resumed?.answers ?? [],
       redactor,
       sharedBudget: request.sharedBudget,
+      ...(request.wrapModel ? { wrapModel: request.wrapModel } : {}),
       onEvent: (type, data) => {
         if (type === 'run-start' || type === 'run-resume') request.onRunStart?.(String(data.runId), resumed?.resume?.runDirectory ?? `${request.runsDirectory}/${String(data.runId)}`);
         request.onEvent?.(type, data);

@@ -322,7 +322,7 @@ function describeLoadFailure(file: string, error: unknown): { error: string; loc
   return { error: `plugin failed to load: ${message.split('\n')[0].trim()}`, location };
 }
 
-async function loadPluginModule(file: string): Promise<unknown> {
+export async function loadPluginModule(file: string): Promise<unknown> {
   const builtIn = unchangedBuiltIn(file);
   if (builtIn?.load) return builtIn.load();
   if (file.endsWith('.js') || file.endsWith('.mjs')) return loadModuleFile(file);
