@@ -16,7 +16,7 @@ import { displayQueueUrl } from '../runtime/applications/batch/queue/redis-conne
 import { itemRetryPolicy } from '../runtime/applications/batch/item-retry.js';
 import { checkRowParameters, loadEvalFile, type EvalDefinition } from '../runtime/applications/eval/eval-file.js';
 import { evalMatrix, matrixInputs, modelLabel, type EvalMatrix } from '../runtime/applications/eval/eval-matrix.js';
-import { EvalPool } from '../runtime/applications/eval/eval-pool.js';
+import { evalPool } from '../runtime/applications/eval/eval-pool.js';
 import { compareWithBaseline, evalDefinitionSummary, evalItemResults, evalRecordFileName, modelSummaries, readEvalRecord, readRecordedItems, type EvalRecord } from '../runtime/applications/eval/eval-record.js';
 import { evaluateGates, parseMinimumScores } from '../runtime/applications/eval/eval-gates.js';
 import { evalTableText } from '../runtime/applications/eval/eval-table.js';
@@ -246,7 +246,7 @@ async function runSession(session: EvalSession, options: EvalOutputOptions): Pro
   const { budgets } = record;
   const budget = new BatchBudget({ tokens: budgets.maxTokens, cost: budgets.maxCost, timeSeconds: budgets.maxTimeSeconds }, session.earlier.size > 0 ? batchTotals(record.inputs.count, session.earlier.values(), 0) : undefined);
   const cache = options.cache ? new ReplyCache(replyCacheDirectory(session.settings.cwd)) : undefined;
-  const executor: ItemExecutor = options.queue ? await queueExecutor(session, options.queue) : new EvalPool({
+  const executor: ItemExecutor = options.queue ? await queueExecutor(session, options.queue) : evalPool({
     concurrency: record.concurrency,
     recipeFile: session.prepared.recipePath,
     cwd: session.settings.cwd,

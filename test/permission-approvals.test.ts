@@ -6,16 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { readEvents, runCli } from './support/run-cli.js';
 import { terminate, toolMessages, writeLoopFixture } from './support/loop-fixture.js';
-import { startScriptedModelServer, type RecordedChatRequest, type ScriptedModelServer, type ScriptedTurn } from './support/scripted-model-server.js';
+import { withScriptedModelServer, type RecordedChatRequest, type ScriptedModelServer, type ScriptedTurn } from './support/scripted-model-server.js';
 
-async function withServer<T>(turns: ScriptedTurn[], body: (server: ScriptedModelServer) => Promise<T>): Promise<T> {
-  const server = await startScriptedModelServer({ turns });
-  try {
-    return await body(server);
-  } finally {
-    await server.close();
-  }
-}
+const withServer = withScriptedModelServer;
 
 const environment = (server: ScriptedModelServer) => ({ OPENAI_BASE_URL: server.baseUrl, MANUS_MODEL: 'scripted-model' });
 const chatRequests = (server: ScriptedModelServer) => server.requests.filter((request) => request.path.endsWith('/chat/completions')) as RecordedChatRequest[];

@@ -568,3 +568,13 @@ if (isExecutedDirectly()) {
     process.exitCode = ExitCode.usage;
   });
 }
+
+/** Runs `body` with a scripted model server playing `turns`, closed afterwards whatever happens. */
+export async function withScriptedModelServer<T>(turns: ScriptedTurn[], body: (server: ScriptedModelServer) => Promise<T>): Promise<T> {
+  const server = await startScriptedModelServer({ turns });
+  try {
+    return await body(server);
+  } finally {
+    await server.close();
+  }
+}

@@ -20,6 +20,8 @@ export interface EmbeddedPoolSettings {
   environment: Record<string, string | undefined>;
   retry: ItemRetryPolicy;
   exitCodeFor: ItemRunRequest['exitCodeFor'];
+  /** What one item's run has beside the batch's own settings (an eval's model and reply cache). */
+  itemRequest?(work: ItemWork): Pick<Partial<ItemRunRequest>, 'wrapModel' | 'startDetails'> & { overrides?: Partial<RecipeOverrides> };
 }
 
 export class EmbeddedPool implements ItemExecutor {
@@ -58,11 +60,13 @@ export class EmbeddedPool implements ItemExecutor {
     const { settings } = this;
     const remaining = hooks.budget.remainingSeconds();
     const ownTime = settings.overrides.maxTimeSeconds;
+    const { overrides, ...itemRequest } = settings.itemRequest?.(work) ?? {};
     return runBatchItem({
+      ...itemRequest,
       parameters: work.parameters,
       recipeFile: settings.recipeFile,
       cwd: settings.cwd,
-      overrides: { ...settings.overrides, ...(remaining !== undefined ? { maxTimeSeconds: ownTime === undefined ? remaining : Math.min(ownTime, remaining) } : {}) },
+      overrides: { ...settings.overrides, ...overrides, ...(remaining !== undefined ? { maxTimeSeconds: ownTime === undefined ? remaining : Math.min(ownTime, remaining) } : {}) },
       runsDirectory: settings.runsDirectory,
       environment: settings.environment,
       signal: hooks.signal,
