@@ -70,6 +70,9 @@ function recipeLines(recipe: RecipeInspection, cwd: string): string[] {
     }
     if (agent.permissions.deny.length > 0) lines.push(`    denied: ${agent.permissions.deny.join(', ')}`);
     if (agent.permissions.ask.length > 0) lines.push(`    asks before: ${agent.permissions.ask.join(', ')}`);
+    if (agent.permissions.allow.length > 0) lines.push(`    allowed: ${agent.permissions.allow.join(', ')}`);
+    if (agent.permissions.default !== 'allow') lines.push(`    any other call: ${agent.permissions.default}`);
+    if (agent.permissions.onAsk === 'deny') lines.push('    a call that needs approval is refused (on_ask: deny)');
   }
   lines.push('prompt files (sent to the model):', ...(recipe.promptFiles.length === 0 ? ['  none'] : recipe.promptFiles.map((file) => `  ${shownPath(file, cwd)}`)));
   if (recipe.flow) {

@@ -123,7 +123,7 @@ describe('manus inspect', () => {
           { name: 'stamp', source: 'plugin', file: join(folder, 'their-plugins', 'stamp.ts') },
           { name: 'mcp_notes_read_note', source: 'mcp server', server: 'notes' },
         ]),
-        permissions: { deny: ['bash'], ask: ['str_replace_editor'] },
+        permissions: { default: 'allow', allow: [], deny: ['bash'], ask: ['str_replace_editor'], onAsk: 'ask' },
       })],
       mcpServers: expect.arrayContaining([
         expect.objectContaining({ name: 'notes', transport: 'stdio', command: ['node', 'notes-server.mjs', '--read-only'], starts: true, needs: 'mcp' }),

@@ -6,9 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { readEvents, runCli } from './support/run-cli.js';
 import { terminate, toolMessages, writeLoopFixture } from './support/loop-fixture.js';
-import { withScriptedModelServer, type RecordedChatRequest, type ScriptedModelServer, type ScriptedTurn } from './support/scripted-model-server.js';
+import { withScriptedModelServer as withServer, type RecordedChatRequest, type ScriptedModelServer, type ScriptedTurn } from './support/scripted-model-server.js';
 
-const withServer = withScriptedModelServer;
 
 const environment = (server: ScriptedModelServer) => ({ OPENAI_BASE_URL: server.baseUrl, MANUS_MODEL: 'scripted-model' });
 const chatRequests = (server: ScriptedModelServer) => server.requests.filter((request) => request.path.endsWith('/chat/completions')) as RecordedChatRequest[];
@@ -80,11 +79,11 @@ describe('an approval no one can give', () => {
 });
 
 describe('manus validate', () => {
-  it('names a rule for an unknown tool or argument, where it was written', async () => {
+  it('names a rule for an unknown tool (a warning) or argument (an error), where it was written', async () => {
     const fixture = writeLoopFixture({ recipeExtra: 'permissions:\n  deny: ["ecoh(text=x)"]\n  ask: ["echo(txet=x)"]' });
     const result = await runCli(['validate', 'recipe.yaml'], { cwd: fixture });
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toMatch(/recipe\.yaml:\d+:\d+: error: the recipe: permissions\.deny: 'ecoh\(text=x\)' names no tool this run can offer \(did you mean 'echo'\?\)/);
+    expect(result.stderr).toMatch(/recipe\.yaml:\d+:\d+: warning: the recipe: permissions\.deny: 'ecoh\(text=x\)' names no tool this run can offer \(did you mean 'echo'\?\)/);
     expect(result.stderr).toMatch(/recipe\.yaml:\d+:\d+: error: the recipe: permissions\.ask: 'echo\(txet=x\)': echo has no argument 'txet' \(did you mean 'text'\?\)/);
   });
 

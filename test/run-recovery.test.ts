@@ -9,7 +9,7 @@ import { defineTool, type AnyToolDefinition } from '../runtime/contract/tool.js'
 import { createTestToolContext } from './support/tool-context.js';
 import { cliEntry, privateNetworkConfigHome, readEvents, runCli } from './support/run-cli.js';
 import { terminate, toolMessages, writeLoopFixture } from './support/loop-fixture.js';
-import { startScriptedModelServer, withScriptedModelServer, type RecordedChatRequest, type ScriptedModelServer, type ScriptedTurn } from './support/scripted-model-server.js';
+import { startScriptedModelServer, withScriptedModelServer as withServer, type RecordedChatRequest, type ScriptedModelServer, type ScriptedTurn } from './support/scripted-model-server.js';
 
 const echo = (text: string): ScriptedTurn => ({ toolCalls: [{ name: 'echo', arguments: { text } }] });
 
@@ -56,7 +56,6 @@ async function interruptWhen(child: ChildProcess, ready: () => boolean): Promise
   return code;
 }
 
-const withServer = withScriptedModelServer;
 
 const environment = (server: ScriptedModelServer) => ({ OPENAI_BASE_URL: server.baseUrl, MANUS_MODEL: 'scripted-model' });
 

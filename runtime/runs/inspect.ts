@@ -19,6 +19,7 @@ import { isTrustedServer, type McpServerConfig } from '../features/mcp/server-co
 import { serversNeeded } from '../features/mcp/run-servers.js';
 import { a2aToolName } from '../features/a2a/a2a-config.js';
 import { allSteps, type FlowStepDefinition } from '../config/flow-definition.js';
+import type { PermissionSettings } from '../config/types.js';
 import type { FlowAgent } from '../config/flow-plan.js';
 import { agentToolPrefix } from '../features/flow/agent-tool-names.js';
 import { kernelTools } from '../kernel/plugin-loading/kernel-tools.js';
@@ -48,7 +49,7 @@ export interface InspectedAgent {
   modelProfile: string;
   endpoint?: string;
   tools: InspectedTool[];
-  permissions: { deny: string[]; ask: string[] };
+  permissions: Omit<PermissionSettings, 'locations'>;
 }
 
 export interface InspectedPluginFolder {
@@ -290,7 +291,7 @@ function inspectAgent(agent: FlowAgent, steps: string[], plugins: LoadedPlugins,
     modelProfile: agent.profile.name,
     endpoint: agent.profile.baseUrl,
     tools,
-    permissions: config.permissions,
+    permissions: writtenPermissions(config.permissions),
   };
 }
 
@@ -358,4 +359,9 @@ function shownDiagnostic(diagnostic: Diagnostic): { severity: string; message: s
 
 function uniqueBy<T>(items: T[], key: (item: T) => string): T[] {
   return [...new Map(items.map((item) => [key(item), item])).values()];
+}
+
+/** An agent's `permissions:` block as written, without where each rule stood. */
+function writtenPermissions({ locations: _locations, ...written }: PermissionSettings): Omit<PermissionSettings, 'locations'> {
+  return written;
 }

@@ -29,24 +29,25 @@ export function permissionRuleDiagnostics(input: RuleCheckInput): Diagnostic[] {
     input.settings[list].forEach((text, index) => {
       const location = input.settings.locations?.[list][index];
       const problem = ruleProblem(text, input);
-      if (problem) diagnostics.push({ severity: 'error', message: `${input.source}: permissions.${list}: ${problem}`, location });
+      // A rule for a tool no source gives decides nothing: worth a word, not a refusal.
+      if (problem) diagnostics.push({ severity: problem.unknownTool ? 'warning' : 'error', message: `${input.source}: permissions.${list}: ${problem.message}`, location });
     });
   }
   return diagnostics;
 }
 
-function ruleProblem(text: string, input: RuleCheckInput): string | undefined {
+function ruleProblem(text: string, input: RuleCheckInput): { message: string; unknownTool?: boolean } | undefined {
   const rule = parsePermissionRule(text);
-  if ('problem' in rule) return rule.problem;
+  if ('problem' in rule) return { message: rule.problem };
   const named = [...input.tools.values()].filter((tool) => ruleNamesTool(rule, tool.name));
   if (named.length === 0) {
     if (rule.tool.includes('*') || input.knownByName(rule.tool)) return undefined;
-    return `'${text}' names no tool this run can offer${didYouMean(rule.tool, input.tools.keys())}`;
+    return { message: `'${text}' names no tool this run can offer${didYouMean(rule.tool, input.tools.keys())}`, unknownTool: true };
   }
   if (rule.pattern === undefined) return undefined;
   for (const tool of named) {
     const problem = patternProblem(rule, tool);
-    if (problem) return `'${text}': ${problem}`;
+    if (problem) return { message: `'${text}': ${problem}` };
   }
   return undefined;
 }
