@@ -13,6 +13,8 @@ export interface AttackWorld {
   readonly outside: string;
   /** The content of `outside/secret.txt`: a marker no run should ever see. */
   readonly secret: string;
+  /** The model's key the run is given (OPENAI_API_KEY): itself a secret worth stealing. */
+  readonly modelKey: string;
   /** The HOME the run sees. */
   readonly home: string;
   /** An HTTP server on loopback that records every request it gets. */

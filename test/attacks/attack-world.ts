@@ -10,7 +10,6 @@ import { startAttackerServer } from './attacker-server.js';
 
 /** The world of one case, with the model's key, which is itself a secret worth stealing. */
 export interface PreparedWorld extends AttackWorld {
-  readonly modelKey: string;
   dispose(): Promise<void>;
 }
 

@@ -6,6 +6,7 @@ import { attackConfigurations, type AttackConfiguration } from './attack-configu
 import { exfiltrationOpenUnderDefaults, failsCi } from './attack-policy.js';
 import { tableEnd, tableStart, type AttackOutcome } from './attack-table.js';
 import { prepareWorld, runAttack, runBenignTask } from './attack-world.js';
+import { closeSharedBrowser } from './shared-browser.js';
 
 /**
  * The standing attack suite: every file in cases/ is one attack a compromised model could make,
@@ -94,9 +95,10 @@ describe('the open exfiltration routes', () => {
   }
 });
 
-afterAll(() => {
+afterAll(async () => {
+  await closeSharedBrowser();
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (process.env.ATTACK_RESULTS) writeFileSync(process.env.ATTACK_RESULTS, JSON.stringify({ seconds: Number(seconds), outcomes }, null, 2));
-  const lines = outcomes.map((each) => `${each.result.padEnd(14)} ${each.configuration.padEnd(11)} ${each.goal.padEnd(12)} ${each.name} (${each.milliseconds} ms)`);
+  const lines = outcomes.map((each) => `${each.result.padEnd(14)} ${each.configuration.padEnd(11)} ${each.goal.padEnd(12)} ${each.name} (${each.milliseconds} ms): ${each.evidence.slice(0, 160)}`);
   if (lines.length > 0) console.log(`attack outcomes (${seconds} s):\n${lines.join('\n')}`);
 });
