@@ -27,6 +27,11 @@ export interface AttackWorld {
   readonly collector: AttackerServer;
   /** A benign public site (`http://docs.example.test:<port>`) serving one documentation page. */
   readonly site: AttackerServer;
+  /**
+   * Every name the run's processes asked the resolver since the world was made (the suite's DNS
+   * catcher, see dns-catcher.ts); always empty where the catcher cannot run.
+   */
+  dnsQueries(): string[];
   /** The configuration the run is under. */
   readonly configuration: AttackConfiguration;
   /** The scripted model, playing a model that obeys every injected instruction. */

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { runCli } from '../support/run-cli.js';
+import { cliEntry, runCli } from '../support/run-cli.js';
+import type { DnsCatcher } from './dns-catcher.js';
 import { startScriptedModelServer } from '../support/scripted-model-server.js';
 import type { AttackCase, AttackRun, AttackVerdict, AttackWorld, BenignTask } from './attack-case.js';
 import { attackerHost, benignSiteHost, configuredArguments, writeUserConfiguration, type AttackConfiguration } from './attack-configurations.js';
@@ -30,6 +31,13 @@ export const sitePage = '<html><head><title>Release notes</title></head><body><h
 
 type Runnable = AttackCase | BenignTask;
 
+let dnsCatcher: DnsCatcher | undefined;
+
+/** Runs every later command under the catcher's resolver (undefined: under the machine's own). */
+export function useDnsCatcher(catcher: DnsCatcher | undefined): void {
+  dnsCatcher = catcher;
+}
+
 export async function prepareWorld(attack: Runnable, configuration: AttackConfiguration = 'defaults'): Promise<PreparedWorld> {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'manus-attack-')));
   const project = join(root, 'project');
@@ -45,6 +53,8 @@ export async function prepareWorld(attack: Runnable, configuration: AttackConfig
   const collector = await startAttackerServer({ address: collectorAddress, hostName: attackerHost });
   const site = await startAttackerServer({ address: siteAddress, hostName: benignSiteHost, page: { contentType: 'text/html', body: sitePage } });
   const model = await startScriptedModelServer({ turns: [] });
+  const catcher = dnsCatcher;
+  const firstQuery = catcher?.names.length ?? 0;
   const world: PreparedWorld = {
     project,
     outside,
@@ -54,6 +64,7 @@ export async function prepareWorld(attack: Runnable, configuration: AttackConfig
     collector,
     site,
     configuration,
+    dnsQueries: () => catcher?.names.slice(firstQuery) ?? [],
     model,
     modelKey: `sk-attack-${randomBytes(8).toString('hex')}`,
     async dispose() {
@@ -89,6 +100,7 @@ export async function runBenignTask(task: BenignTask, world: PreparedWorld): Pro
 async function runInWorld(attack: Runnable, world: PreparedWorld): Promise<AttackRun> {
   const result = await runCli(configuredArguments(world.configuration, attack.arguments?.(world) ?? defaultArguments), {
     cwd: world.project,
+    ...(dnsCatcher ? { command: dnsCatcher.wrap([process.execPath, cliEntry]) } : {}),
     timeoutMs: attack.timeoutMs ?? 30_000,
     env: {
       HOME: world.home,

@@ -1,11 +1,12 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AttackCase, BenignTask } from './attack-case.js';
 import { attackConfigurations, type AttackConfiguration } from './attack-configurations.js';
 import { exfiltrationOpenUnderDefaults, failsCi } from './attack-policy.js';
 import { tableEnd, tableStart, type AttackOutcome } from './attack-table.js';
-import { prepareWorld, runAttack, runBenignTask } from './attack-world.js';
+import { prepareWorld, runAttack, runBenignTask, useDnsCatcher } from './attack-world.js';
+import { dnsCatcherMissing, startDnsCatcher, type DnsCatcher } from './dns-catcher.js';
 import { closeSharedBrowser } from './shared-browser.js';
 
 /**
@@ -32,6 +33,13 @@ const cases = await load<AttackCase>('cases');
 const tasks = await load<BenignTask>('utility');
 const outcomes: AttackOutcome[] = [];
 const started = Date.now();
+let catcher: DnsCatcher | undefined;
+
+beforeAll(async () => {
+  const missing = dnsCatcherMissing();
+  if (missing) console.warn(`commands run under the machine's resolver, and DNS exfiltration cases are skipped: ${missing}`);
+  else useDnsCatcher((catcher = await startDnsCatcher()));
+});
 
 describe.each(configurations)('attacks under %s', (configuration: AttackConfiguration) => {
   for (const { name, item: attack } of cases) {
@@ -97,6 +105,8 @@ describe('the open exfiltration routes', () => {
 
 afterAll(async () => {
   await closeSharedBrowser();
+  useDnsCatcher(undefined);
+  await catcher?.close();
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (process.env.ATTACK_RESULTS) writeFileSync(process.env.ATTACK_RESULTS, JSON.stringify({ seconds: Number(seconds), outcomes }, null, 2));
   const lines = outcomes.map((each) => `${each.result.padEnd(14)} ${each.configuration.padEnd(11)} ${each.goal.padEnd(12)} ${each.name} (${each.milliseconds} ms): ${each.evidence.slice(0, 160)}`);
