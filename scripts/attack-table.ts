@@ -4,24 +4,31 @@
  * its markers, so the document cannot drift from what the suite shows. Exits as the suite did.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { attackConfigurations } from '../test/attacks/attack-configurations.js';
 import { renderTable, replaceTable, type AttackOutcome } from '../test/attacks/attack-table.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const writeDocs = process.argv.includes('--write-docs');
 const folder = mkdtempSync(join(tmpdir(), 'manus-attack-results-'));
-const resultsFile = join(folder, 'results.json');
+const resultsFile = join(folder, 'results');
+const started = Date.now();
 try {
-  const suite = spawnSync(process.execPath, [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', 'test/attacks/attacks.test.ts'], {
+  const suite = spawnSync(process.execPath, [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', 'test/attacks/attacks-', '--maxWorkers=3'], {
     cwd: root,
     stdio: 'inherit',
     env: { ...process.env, ATTACK_RESULTS: resultsFile },
   });
-  const { seconds, outcomes } = JSON.parse(readFileSync(resultsFile, 'utf8')) as { seconds: number; outcomes: AttackOutcome[] };
-  const table = renderTable(outcomes, seconds);
+  const outcomes: AttackOutcome[] = [];
+  for (const configuration of attackConfigurations) {
+    const file = `${resultsFile}.${configuration}.json`;
+    if (existsSync(file)) outcomes.push(...(JSON.parse(readFileSync(file, 'utf8')) as { outcomes: AttackOutcome[] }).outcomes);
+  }
+  // The configurations run side by side: the suite took as long as the run of the command.
+  const table = renderTable(outcomes, (Date.now() - started) / 1000);
   console.log(`\n${table}\n`);
   if (writeDocs) {
     const path = join(root, 'docs', 'security.md');

@@ -13,8 +13,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export const catcherAddress = '127.0.0.54';
-
 export interface DnsCatcher {
   /** Every name asked since the catcher started, lower case, without the final dot. */
   readonly names: string[];
@@ -49,7 +47,8 @@ function questionNames(packet: Buffer): string[] {
   return names;
 }
 
-export async function startDnsCatcher(): Promise<DnsCatcher> {
+/** A catcher on `address` (a loopback address of its own), port 53. */
+export async function startDnsCatcher(address: string): Promise<DnsCatcher> {
   const names: string[] = [];
   const socket: Socket = createSocket('udp4');
   socket.on('message', (packet, sender) => {
@@ -67,11 +66,11 @@ export async function startDnsCatcher(): Promise<DnsCatcher> {
   });
   await new Promise<void>((resolve, reject) => {
     socket.once('error', reject);
-    socket.bind(53, catcherAddress, () => resolve());
+    socket.bind(53, address, () => resolve());
   });
   const folder = mkdtempSync(join(tmpdir(), 'manus-dns-catcher-'));
   const resolvConf = join(folder, 'resolv.conf');
-  writeFileSync(resolvConf, `nameserver ${catcherAddress}\noptions timeout:1 attempts:1\n`);
+  writeFileSync(resolvConf, `nameserver ${address}\noptions timeout:1 attempts:1\n`);
   return {
     names,
     wrap: (command) => ['unshare', '--mount', '--propagation', 'private', 'sh', '-c', 'mount --bind "$0" /etc/resolv.conf && exec "$@"', resolvConf, ...command],
