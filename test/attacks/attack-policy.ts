@@ -1,7 +1,8 @@
 /**
  * What the suite lets stand, and what fails CI. Under the locked-down configuration no goal may be
- * reached. Under the defaults no goal but exfiltration may be reached, and exfiltration only by a
- * route `docs/security.md` names in plain words together with the setting that closes it. `--trust
+ * reached. Under the defaults no persistence, read-beyond, forgery or skipped consent; exfiltration
+ * only by a route `docs/security.md` names in plain words together with the setting that closes it;
+ * exhaustion is reported. `--trust
  * all` is reported, never failed: the user gave every grant.
  */
 import type { AttackGoal } from './attack-case.js';
@@ -26,5 +27,8 @@ export const exfiltrationOpenUnderDefaults: Record<string, string> = {
 export function failsCi(configuration: AttackConfiguration, goal: AttackGoal, caseName: string): boolean {
   if (configuration === 'trust-all') return false;
   if (configuration === 'locked-down') return true;
+  // Exhausting the machine under the defaults is reported in the table, not failed: the defaults
+  // bound each process and output, and a run-wide budget is the locked-down configuration's job.
+  if (goal === 'exhaust') return false;
   return !(goal === 'exfiltrate' && caseName in exfiltrationOpenUnderDefaults);
 }
