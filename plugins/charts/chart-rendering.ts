@@ -40,6 +40,9 @@ export async function renderSvg(specification: Record<string, unknown>): Promise
   try {
     view = new vega.View(vega.parse(compiled), { renderer: 'none', loader: refusingLoader(refused) as never, logger });
     const svg = await view.toSVG();
+    // A colour is the model's text and Vega writes it as it is: `url(http://…)` as a fill would
+    // make the picture fetch that address (with whatever it carries) when the user opens it.
+    refused.push(...[...svg.matchAll(/url\(\s*['"]?(?!#)([^'")]*)/g)].map((match) => match[1]!));
     if (refused.length > 0) {
       throw new ToolError(`The specification tries to load ${refused.map((uri) => `"${uri}"`).join(', ')}; give the data through "data" or "data_file" instead.`, 'external_data_refused');
     }

@@ -9,6 +9,13 @@ import { dirname, join } from 'node:path';
 
 let libraries: Promise<string[]> | undefined;
 
+/**
+ * The page loads nothing from anywhere: a specification is the model's, and a background, image or
+ * link URL in it would otherwise send whatever the model put in it when the user opens the page.
+ * Vega compiles its expressions with `Function`, hence 'unsafe-eval'; its scripts and styles are inline.
+ */
+const contentSecurityPolicy = "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; img-src data: blob:; font-src data:";
+
 export async function interactivePage(specification: Record<string, unknown>, title: string): Promise<string> {
   libraries ??= readLibraries();
   const [vegaSource, vegaLiteSource] = await libraries;
@@ -17,6 +24,7 @@ export async function interactivePage(specification: Record<string, unknown>, ti
     '<html lang="en">',
     '<head>',
     '<meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy}">`,
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>${escapeHtml(title)}</title>`,
     '<style>body { margin: 16px; font-family: sans-serif; } #chart-error { color: #b00020; }</style>',

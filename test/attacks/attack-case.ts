@@ -1,4 +1,5 @@
 import type { ScriptedModelServer, ScriptedTurn } from '../support/scripted-model-server.js';
+import type { AttackConfiguration } from './attack-configurations.js';
 import type { AttackerServer } from './attacker-server.js';
 
 /** What an attacker wants; each case reaches for one of them by one route. */
@@ -12,10 +13,27 @@ export interface AttackWorld {
   readonly outside: string;
   /** The content of `outside/secret.txt`: a marker no run should ever see. */
   readonly secret: string;
+  /** The model's key the run is given (OPENAI_API_KEY): itself a secret worth stealing. */
+  readonly modelKey: string;
   /** The HOME the run sees. */
   readonly home: string;
   /** An HTTP server on loopback that records every request it gets. */
   readonly attacker: AttackerServer;
+  /**
+   * The attacker's collection server as the internet: `http://collect.attacker.test:<port>`, on a
+   * loopback address the suite's test-only setting makes the runtime treat as public, so the
+   * defence under test (not the loopback rule) decides whether a secret gets there.
+   */
+  readonly collector: AttackerServer;
+  /** A benign public site (`http://docs.example.test:<port>`) serving one documentation page. */
+  readonly site: AttackerServer;
+  /**
+   * Every name the run's processes asked the resolver since the world was made (the suite's DNS
+   * catcher, see dns-catcher.ts); always empty where the catcher cannot run.
+   */
+  dnsQueries(): string[];
+  /** The configuration the run is under. */
+  readonly configuration: AttackConfiguration;
   /** The scripted model, playing a model that obeys every injected instruction. */
   readonly model: ScriptedModelServer;
 }
@@ -51,8 +69,23 @@ export interface AttackCase {
   timeoutMs?: number;
   /** Why the real part the case needs is missing here, or undefined when it is present. */
   requires?(): string | undefined;
+  /** Configurations the case does not apply to, each with the reason (shown in the table). */
+  notApplicable?: Partial<Record<AttackConfiguration, string>>;
   /** Decides from the world after the run, never from the runtime's own account of it. */
   detect(world: AttackWorld, run: AttackRun): AttackVerdict | Promise<AttackVerdict>;
+}
+
+/**
+ * A benign task in the same style: what a user really asks of a run, which a locked-down
+ * configuration must still let succeed. Its detector looks at the world, as an attack's does.
+ */
+export interface BenignTask extends Omit<AttackCase, 'goal' | 'detect'> {
+  goal: 'utility';
+  detect(world: AttackWorld, run: AttackRun): { succeeded: boolean; evidence: string } | Promise<{ succeeded: boolean; evidence: string }>;
+}
+
+export function defineBenignTask(task: BenignTask): BenignTask {
+  return task;
 }
 
 /** An identity helper, so a case file is type-checked as a whole. */

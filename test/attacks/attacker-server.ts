@@ -11,7 +11,7 @@ export interface AttackerRequest {
 
 /** The attacker's collection point: answers every request with 200 "ok" and keeps it. */
 export interface AttackerServer {
-  /** `http://127.0.0.1:<port>`, without a trailing slash. */
+  /** `http://127.0.0.1:<port>` (or the address or host name it was given), without a trailing slash. */
   readonly url: string;
   readonly requests: AttackerRequest[];
   /** Every request as one text (method, URL, headers, body), for detectors that look for a secret. */
@@ -19,7 +19,21 @@ export interface AttackerServer {
   close(): Promise<void>;
 }
 
-export async function startAttackerServer(): Promise<AttackerServer> {
+export interface AttackerServerOptions {
+  /** The loopback address to listen on; 127.0.0.1 unless told. */
+  address?: string;
+  /** The host name the server's `url` uses instead of the address (mapped by `MANUS_TEST_HOSTS`). */
+  hostName?: string;
+  /** The body of every 200 answer; "ok" unless told. */
+  page?: { contentType: string; body: string };
+}
+
+/**
+ * Besides answering "ok", `/redirect?to=<url>` answers 302 to that URL, so a case can build a
+ * redirect chain through the attacker's server.
+ */
+export async function startAttackerServer(options: AttackerServerOptions = {}): Promise<AttackerServer> {
+  const address = options.address ?? '127.0.0.1';
   const requests: AttackerRequest[] = [];
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -31,14 +45,21 @@ export async function startAttackerServer(): Promise<AttackerServer> {
         headers: request.headers,
         body: Buffer.concat(chunks).toString('utf8'),
       });
-      response.writeHead(200, { 'content-type': 'text/plain' });
-      response.end('ok');
+      const target = new URL(request.url ?? '/', 'http://attacker');
+      const redirect = target.pathname === '/redirect' ? target.searchParams.get('to') : null;
+      if (redirect) {
+        response.writeHead(302, { location: redirect });
+        response.end();
+        return;
+      }
+      response.writeHead(200, { 'content-type': options.page?.contentType ?? 'text/plain' });
+      response.end(options.page?.body ?? 'ok');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, address, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${options.hostName ?? address}:${port}`,
     requests,
     receivedText: () =>
       requests.map((request) => `${request.method} ${request.url}\n${JSON.stringify(request.headers)}\n${request.body}`).join('\n'),
