@@ -24,8 +24,8 @@ export interface HttpRequest {
   timeoutMs: number;
   maxBytes: number;
   maxRedirects: number;
-  /** Called for the first URL and every redirect target; throws to refuse one. */
-  checkUrl?: (url: URL) => void;
+  /** Called for the first URL and every redirect target; throws (or rejects) to refuse one. */
+  checkUrl?: (url: URL) => void | Promise<void>;
   /** Called once the headers arrive; throws to refuse the response before its body is read. */
   checkResponse?: (response: Response, url: URL) => void;
 }
@@ -71,7 +71,7 @@ async function exchange(request: HttpRequest, signal: AbortSignal): Promise<Http
   let body = request.body;
   const redirects: string[] = [];
   for (;;) {
-    request.checkUrl?.(url);
+    await request.checkUrl?.(url);
     const response = await request.fetch(url, {
       method,
       headers: { 'user-agent': defaultUserAgent, ...request.headers },

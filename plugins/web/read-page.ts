@@ -29,6 +29,8 @@ export interface ReadPageOptions {
   signal?: AbortSignal;
   /** Sent as Accept-Language, so sites that localise answer in the wanted language. */
   language?: string;
+  /** Called for every redirect target before it is requested; throws to refuse one. */
+  checkRedirect?: (url: URL) => Promise<void>;
 }
 
 const acceptHeader = 'text/html,application/xhtml+xml,application/json;q=0.9,text/plain;q=0.8,*/*;q=0.5';
@@ -46,9 +48,10 @@ export async function readWebPage(address: string, settings: FetchSettings, opti
     timeoutMs: settings.timeoutMs,
     maxBytes: settings.maxBytes,
     maxRedirects: settings.maxRedirects,
-    checkUrl: (url) => {
+    checkUrl: async (url) => {
       parseWebUrl(url.href);
       checkDomainAllowed(url, settings.domains);
+      if (url.href !== requestedUrl.href) await options.checkRedirect?.(url);
     },
     checkResponse: (answer, url) => {
       const declared = answer.headers.get('content-type');

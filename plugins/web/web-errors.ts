@@ -4,6 +4,7 @@ import { ManusError, ToolError } from 'manus-runtime';
 export type WebErrorCode =
   | 'web_url_invalid'
   | 'web_domain_blocked'
+  | 'web_redirect_refused'
   | 'web_private_address'
   | 'web_host_not_allowed'
   | 'web_too_many_redirects'

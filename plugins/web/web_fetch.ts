@@ -6,6 +6,7 @@
 import { defineTool, limitOutput } from 'manus-runtime';
 import { extractForGoal } from './goal-extraction.js';
 import { readWebPage, type WebPage } from './read-page.js';
+import { WebError } from './web-errors.js';
 import { readFetchSettings } from './web-settings.js';
 
 
@@ -24,7 +25,17 @@ export default defineTool({
   },
   async execute(input, context) {
     const settings = readFetchSettings(context.settings);
-    const page = await readWebPage(input.url, settings, { fetch: context.network.fetch, signal: context.signal });
+    const page = await readWebPage(input.url, settings, {
+      fetch: context.network.fetch,
+      signal: context.signal,
+      // A rule about the URL the model gave holds for every URL a redirect leads to.
+      checkRedirect: async (url) => {
+        const verdict = await context.checkPermission?.({ ...input, url: url.href });
+        if (verdict && !verdict.allowed) {
+          throw new WebError('web_redirect_refused', `${input.url} redirected to ${url.href}, which the permissions do not allow without asking (${verdict.reason}). Call web_fetch with that URL if you need it.`);
+        }
+      },
+    });
     const goal = input.goal?.trim();
     if (goal) {
       const result = await extractForGoal(page.text, context.model, {

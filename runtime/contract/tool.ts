@@ -131,6 +131,12 @@ export interface ToolContext {
    */
   network: ToolNetwork;
   /**
+   * Whether the run's permissions let this tool make a call with these arguments without asking:
+   * for what a call leads to on its own, such as a redirect to another URL, so that a rule about
+   * the URL the model gave also holds for every URL the tool then reaches.
+   */
+  checkPermission?(input: Record<string, unknown>): Promise<{ allowed: boolean; reason: string }>;
+  /**
    * The paths the agent must not write (plugin folders, agents.yaml, the recipe, `.git/hooks`, ...).
    * `files` refuses to write them; the run's sandbox mounts them read-only.
    */

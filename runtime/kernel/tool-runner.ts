@@ -150,7 +150,7 @@ async function runOne(call: PreparedCall, settings: ToolRunnerSettings): Promise
   if (call.problem) {
     result = { content: call.problem, isError: true };
   } else {
-    const context = await settings.contextFor(call);
+    const context = withPermissionCheck(await settings.contextFor(call), call, settings);
     result = await execute(call, settings, context);
   }
   // The note goes in the marker, so where the full output was saved survives this second cut.
@@ -208,6 +208,19 @@ function normaliseResult(value: ToolResult): ToolResult {
     return { content: 'Error: the tool returned no text result', isError: true };
   }
   return value;
+}
+
+/** The context with `checkPermission`, deciding calls the tool derives from this one by the run's rules. */
+function withPermissionCheck(context: ToolContext, call: PreparedCall, settings: ToolRunnerSettings): ToolContext {
+  const tool = settings.tools.get(call.name);
+  if (!tool) return context;
+  return {
+    ...context,
+    checkPermission: async (input) => {
+      const verdict = await decide(settings.permissions, tool, { ...call, input }, context);
+      return { allowed: verdict.answer === 'allow', reason: verdict.reason };
+    },
+  };
 }
 
 const noRules: PermissionVerdict = { answer: 'allow', reason: 'no rule names this call', askBecomesDenial: false };
