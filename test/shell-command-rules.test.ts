@@ -188,6 +188,12 @@ const rows: Row[] = [
   row('npm run test:unit', { allow: ['npm run test:*'] }, 'allow'),
   row('npm run test -- --watch', { allow: ['npm run test:*'] }, 'allow'),
   row('npm run testing', { allow: ['npm run test:*'] }, 'unmatched'),
+  // Options that hand an allowed command a program to run are not covered by its trailing `*`.
+  row('npm run test:unit --script-shell=./tools/shell', { allow: ['npm run test:*'] }, 'unmatched'),
+  row('npm run test --node-options="--require ./preload.js"', { allow: ['npm run test:*'] }, 'unmatched'),
+  row('git log -c core.pager=./evil', { allow: ['git log *'] }, 'unmatched'),
+  row('node --require ./evil.js build.js', { allow: ['node *'] }, 'unmatched'),
+  row('git log --oneline -5', { allow: ['git log *'] }, 'allow'),
   row('git push --force origin main', { allow: ['git push *'], deny: ['git push --force *'] }, 'deny'),
   row('git log --format=%H', { allow: ['git log --format=*'] }, 'allow'),
   row('rm $flags x', { allow: ['rm *'], deny: ['rm -rf *'] }, 'ask'),

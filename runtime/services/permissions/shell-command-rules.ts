@@ -140,9 +140,35 @@ function strongestMatch(command: SimpleCommand, patterns: readonly string[], mod
   return best;
 }
 
+/**
+ * Options that make a command run a program, module or script of the caller's choosing (npm's
+ * script shell, node's preloads, git's config and hooks): `bash(npm run test:*)` allows npm's test
+ * script, not `npm run test --script-shell=./evil`. Known options only, like the wrappers: an allow
+ * list is still not a sandbox.
+ */
+const programOptions: ReadonlyMap<string, RegExp> = new Map([
+  ...['npm', 'npx', 'pnpm', 'yarn'].map((name): [string, RegExp] => [name, /^(--script-shell|--node-options|--shell|--call|--userconfig|--globalconfig|--init-module|--editor|--browser|--prefix|-c)(=|$)/]),
+  ['node', /^(-r|--require|--import|--loader|--experimental-loader|-e|--eval|-p|--print|--env-file|--inspect[\w-]*)(=|$)/],
+  ['git', /^(-c|--config-env|--exec-path|--upload-pack|--receive-pack|--exec|--ext-diff|--textconv|-u|--template|--git-dir|--work-tree)(=|$)/],
+  ['make', /^(SHELL=|MAKEFLAGS=|--eval(=|$)|-E$|-f$|--file(=|$)|--makefile(=|$)|-C$|--directory(=|$))/],
+  ['pytest', /^(-p|--rootdir|-c|--confcutdir)(=|$)/],
+  ['tar', /^(--to-command|--checkpoint-action|--use-compress-program|-I|--rsh-command|--info-script|--new-volume-script|-F)(=|$)/],
+  ['rsync', /^(-e|--rsh|--rsync-path)(=|$)/],
+  ['ssh', /^(-o|-F)$|^-o/],
+]);
+
+function runsAnotherProgram(command: ShellWord | undefined, arguments_: readonly ShellWord[]): boolean {
+  if (command?.kind !== 'literal') return false;
+  const options = programOptions.get(command.value);
+  if (!options) return false;
+  return arguments_.some((word) => word.kind === 'literal' && options.test(word.value));
+}
+
 function matchWords(words: readonly ShellWord[], index: number, pattern: PatternAlternative, position: number, mode: 'allow' | 'restrict'): Strength {
   if (position === pattern.words.length) {
-    if (index === words.length || pattern.trailing) return 'certain';
+    if (index === words.length) return 'certain';
+    // A trailing `*` covers further arguments, never one that hands the command a program to run.
+    if (pattern.trailing) return mode === 'allow' && runsAnotherProgram(words[0], words.slice(index)) ? 'none' : 'certain';
     return mode === 'restrict' && words.slice(index).every((word) => word.kind === 'spread') ? 'possible' : 'none';
   }
   const word = words[index];
