@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { limitOutput } from '../runtime/services/saved-output.js';
+import { limitOutput, OutputFile } from '../runtime/services/saved-output.js';
 
 let runDirectory: string;
 
@@ -101,5 +101,27 @@ describe('limitOutput with bytes', () => {
     const result = await limitOutput(binary, { limit: 200, runDirectory, label: 'bash' });
     expect(result.truncated).toBe(true);
     expect(readFileSync(result.savedPath as string).equals(binary)).toBe(true);
+  });
+});
+
+describe('the output files of one run', () => {
+  it('keep no more together than one output may, and give back what a discarded one held', () => {
+    const limitBytes = 1000;
+    const first = new OutputFile({ runDirectory, label: 'bash', limitBytes, setting: 'tool_settings.bash.saved_output_limit_mb' });
+    first.write(Buffer.alloc(700, 'a'));
+    first.keep();
+    const second = new OutputFile({ runDirectory, label: 'bash', limitBytes, setting: 'tool_settings.bash.saved_output_limit_mb' });
+    second.write(Buffer.alloc(700, 'b'));
+    expect(second.savedBytes).toBe(300);
+    expect(second.notice).toContain("for one output, and for the run's saved outputs together");
+    second.discard();
+    const third = new OutputFile({ runDirectory, label: 'bash', limitBytes });
+    third.write(Buffer.alloc(700, 'c'));
+    expect(third.savedBytes).toBe(300);
+    third.discard();
+    const elsewhere = new OutputFile({ runDirectory: join(runDirectory, 'another-run'), label: 'bash', limitBytes });
+    elsewhere.write(Buffer.alloc(700, 'd'));
+    expect(elsewhere.savedBytes).toBe(700);
+    elsewhere.discard();
   });
 });

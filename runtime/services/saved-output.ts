@@ -28,6 +28,12 @@ export interface OutputFileOptions {
   setting?: string;
 }
 
+/**
+ * Bytes the saved outputs of each run hold, by run folder. One output's limit also bounds them all
+ * together: a run of many flooding commands fills no more of the disk than one would.
+ */
+const savedByRun = new Map<string, number>();
+
 /** Output this short stays in memory: most commands never need their output saved. */
 const bytesHeldInMemory = 256 * 1024;
 
@@ -43,6 +49,7 @@ export class OutputFile implements OutputSink {
   private held: Buffer[] = [];
   private heldBytes = 0;
   private kept = false;
+  private discarded = false;
   private closed = false;
   totalBytes = 0;
   /** Bytes taken for the file, within its limit. */
@@ -58,10 +65,13 @@ export class OutputFile implements OutputSink {
 
   write(chunk: Buffer): void {
     this.totalBytes += chunk.length;
-    const room = this.options.limitBytes - this.savedBytes;
+    const { runDirectory, limitBytes } = this.options;
+    const runSaved = savedByRun.get(runDirectory) ?? 0;
+    const room = Math.min(limitBytes - this.savedBytes, limitBytes - runSaved);
     if (this.closed || this.problem || room <= 0 || chunk.length === 0) return;
     const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
     this.savedBytes += part.length;
+    savedByRun.set(runDirectory, runSaved + part.length);
     if (this.descriptor === undefined && this.heldBytes + part.length <= bytesHeldInMemory) {
       // Copied: a stream may reuse the buffer it handed over.
       this.held.push(Buffer.from(part));
@@ -99,7 +109,7 @@ export class OutputFile implements OutputSink {
       return `the full output could not be saved (${this.problem})${partial}`;
     }
     if (this.totalBytes > this.savedBytes) {
-      const setting = this.options.setting ? `, the limit set by ${this.options.setting}` : '';
+      const setting = this.options.setting ? `, the limit set by ${this.options.setting} (for one output, and for the run's saved outputs together)` : '';
       return `the first ${formatBytes(this.savedBytes)} of ${formatBytes(this.totalBytes)} saved to ${this.path}${setting}`;
     }
     return `full output saved to ${this.path}`;
@@ -115,6 +125,11 @@ export class OutputFile implements OutputSink {
 
   /** Removes the file unless it was kept; safe to call more than once. */
   discard(): void {
+    if (!this.kept && !this.discarded) {
+      this.discarded = true;
+      const { runDirectory } = this.options;
+      savedByRun.set(runDirectory, Math.max(0, (savedByRun.get(runDirectory) ?? 0) - this.savedBytes));
+    }
     this.held = [];
     this.close();
     if (this.kept || this.descriptor === undefined) return;

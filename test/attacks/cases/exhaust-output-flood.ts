@@ -29,7 +29,8 @@ export default defineAttack({
     const record = folderBytes(join(world.project, '.manus'));
     const largestRequest = Math.max(0, ...world.model.requests.map((request) => JSON.stringify(request.body).length));
     const terminal = run.stdout.length + run.stderr.length;
-    const flooded = record > limit || largestRequest > limit || terminal > limit;
+    // The record also holds the run's events and reports: a tenth more than one output's cap is room for them, not a flood.
+    const flooded = record > limit * 1.1 || largestRequest > limit || terminal > limit;
     return { reached: flooded, evidence: `run record ${record} bytes, largest model request ${largestRequest} bytes, terminal ${terminal} bytes (one output's cap: ${limit})` };
   },
 });
