@@ -228,6 +228,13 @@ describe('in the loop', () => {
     ]);
   });
 
+  it('refuses a call no one can approve with a reason the model reads where no one waits (batch workers, mcp serve)', async () => {
+    const { result, model, events } = await run([callReply('echo', { text: 'x' }), terminateReply()], { agent: 'permissions: { ask: [echo] }', unansweredApproval: 'deny' });
+    expect(result.status).toBe('success');
+    expect(resultsOf(model.requests[1])[0]).toBe("Permission denied: the call to 'echo' needs approval (agent 'loop-test (inline)' asks about echo), and no one could approve it in this unattended run.");
+    expect(eventsOfType(events, 'permission-decided')).toMatchObject([{ tool: 'echo', decision: 'deny', by: 'unattended' }]);
+  });
+
   it('decides with the user\'s config beside the recipe', async () => {
     const { model } = await run([callReply('echo', { text: 'x' }), terminateReply()], { userConfig: 'version: 1\npermissions: { deny: [echo] }\n' });
     expect(resultsOf(model.requests[1])[0]).toContain('Permission denied: your config denies echo.');

@@ -138,6 +138,8 @@ export interface InProcessRunOptions extends LoopRecipeOptions {
   folderMode?: number;
   /** The user's own config.yaml, as YAML; none unless given. */
   userConfig?: string;
+  /** With no one to approve a call: stop (the default, as `manus run`) or refuse it (as batch workers). */
+  unansweredApproval?: 'stop' | 'deny';
 }
 
 export type RunEvent = Record<string, any>;
@@ -229,6 +231,7 @@ export function useInProcessRuns(): (script: ScriptedTurn[] | ScriptedChatModel,
       interactive: false,
       answers: options.answers,
       model,
+      unansweredApproval: options.unansweredApproval,
     });
     return { result, model, events: readEvents(result.runDirectory), folder };
   };
