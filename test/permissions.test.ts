@@ -4,7 +4,7 @@
  * model is told and which events record each decision. Shell commands are decided by parsing; their
  * table is test/shell-command-rules.test.ts.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { permissionDefaults } from '../runtime/config/defaults.js';
@@ -14,6 +14,8 @@ import type { AnyToolDefinition } from '../runtime/contract/tool.js';
 import { readApproval } from '../runtime/services/permissions/approval-gate.js';
 import { decidePermission } from '../runtime/services/permissions/permission-decision.js';
 import { permissionRuleDiagnostics } from '../runtime/services/permissions/rule-diagnostics.js';
+import { runHtml } from '../runtime/applications/reports/run-html-report.js';
+import { runViewFromText } from '../runtime/applications/reports/run-view.js';
 import { eventsOfType, useInProcessRuns } from './support/in-process-loop.js';
 import { callReply, terminateReply, type ReceivedRequest } from './support/scripted-chat-model.js';
 
@@ -233,6 +235,17 @@ describe('in the loop', () => {
     expect(result.status).toBe('success');
     expect(resultsOf(model.requests[1])[0]).toBe("Permission denied: the call to 'echo' needs approval (agent 'loop-test (inline)' asks about echo), and no one could approve it in this unattended run.");
     expect(eventsOfType(events, 'permission-decided')).toMatchObject([{ tool: 'echo', decision: 'deny', by: 'unattended' }]);
+  });
+
+  it('shows denials and approvals on the report\'s timeline', async () => {
+    const { result } = await run([
+      { toolCalls: [{ name: 'echo', arguments: { text: 'a' } }, { name: 'write_note', arguments: { path: 'n.txt', text: 'n' } }] },
+      terminateReply(),
+    ], { agent: 'permissions: { ask: [echo], deny: [write_note] }', answers: ['a'] });
+    const text = readFileSync(join(result.runDirectory, 'events.jsonl'), 'utf8');
+    const page = await runHtml(runViewFromText(result.runId, result.runDirectory, text), { runDirectory: result.runDirectory });
+    expect(page).toContain('Allowed echo by the user, for the rest of the run.');
+    expect(page).toContain("Denied write_note by the rule write_note of agent &#39;loop-test (inline)&#39;: agent &#39;loop-test (inline)&#39; denies write_note.");
   });
 
   it('decides with the user\'s config beside the recipe', async () => {
