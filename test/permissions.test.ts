@@ -19,7 +19,7 @@ import { runViewFromText } from '../runtime/applications/reports/run-view.js';
 import { eventsOfType, useInProcessRuns } from './support/in-process-loop.js';
 import { callReply, terminateReply, type ReceivedRequest } from './support/scripted-chat-model.js';
 
-const workspace = '/work/project';
+const workspace = '/srv/project';
 
 function tool(name: string, permissionArguments: AnyToolDefinition['permissionArguments'], properties: string[] = Object.keys(permissionArguments ?? {})): AnyToolDefinition {
   return {
@@ -86,7 +86,7 @@ describe('deciding a call', () => {
     [{ default: 'deny' as const, allow: ['str_replace_editor(path=docs/**)'] }, tools.editor, { path: 'docs/a/b.md' }, 'allow'],
     [{ default: 'deny' as const, allow: ['str_replace_editor(path=docs/**)'] }, tools.editor, { path: 'docs/.env' }, 'allow'],
     [{ default: 'deny' as const, allow: ['str_replace_editor(path=docs/**)'] }, tools.editor, { path: 'docs/../secrets.txt' }, 'deny'],
-    [{ default: 'deny' as const, allow: ['str_replace_editor(path=docs/**)'] }, tools.editor, { path: '/work/project/docs/x.md' }, 'allow'],
+    [{ default: 'deny' as const, allow: ['str_replace_editor(path=docs/**)'] }, tools.editor, { path: '/srv/project/docs/x.md' }, 'allow'],
     [{ default: 'deny' as const, allow: ['str_replace_editor(path=**)'] }, tools.editor, { path: '../outside.txt' }, 'deny'],
     [{ deny: ['str_replace_editor(path=/etc/**)'] }, tools.editor, { path: '../../../etc/passwd' }, 'deny'],
     [{ deny: ['str_replace_editor(**/.env)'] }, tools.editor, { path: 'app/.env' }, 'deny'],
