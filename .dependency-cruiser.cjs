@@ -54,17 +54,10 @@ module.exports = {
     },
     {
       name: 'plugin-families-import-only-their-own-folder',
-      comment: 'a plugin family shares code with another through the public API or by calling its tools, not by a path into its folder',
+      comment: "a plugin family shares code with another through the public API or by calling its tools (a tool's `calls`), not by a path into its folder",
       severity: 'error',
-      from: { path: '^plugins/([^/]+)/', pathNot: '^plugins/browser/(search-action|browser_use)\\.ts$' },
+      from: { path: '^plugins/([^/]+)/' },
       to: { path: '^plugins/', pathNot: '^plugins/$1/' },
-    },
-    {
-      name: 'browser-search-reuses-web-engines',
-      comment: "the imports between families left to cut: the browser's search runs the web family's search engines, and guards their keyed endpoints as web_search does",
-      severity: 'error',
-      from: { path: '^plugins/browser/(search-action|browser_use)\\.ts$' },
-      to: { path: '^plugins/', pathNot: ['^plugins/browser/', '^plugins/web/search-web\\.ts$', '^plugins/web/engines/search-engines\\.ts$'] },
     },
     {
       name: 'plugin-files-import-no-other-plugin',

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import browserUse from '../plugins/browser/browser_use.js';
 import { renderBrowserState } from '../plugins/browser/browser-state.js';
 import { DomainRules } from '../plugins/browser/domain-rules.js';
+import { readBrowserSettings } from '../plugins/browser/browser-settings.js';
 import { existingBrowserSession, markStateProviderActive } from '../plugins/browser/session-registry.js';
 import { chromiumMissing as isChromiumMissing, chromiumPath, startFixtureSite, useFixtureSite } from './support/fixture-site.js';
 import { makeFixture, privateNetworkConfigHome, readEvents, runCli } from './support/run-cli.js';
@@ -244,8 +245,8 @@ describe.skipIf(chromiumMissing)(`browser_use${chromiumMissing ? ' (skipped: no 
     expect(missing.content).toContain('The server answered with status 404 Not Found.');
   });
 
-  it('searches with the web_search engines and opens the first result', async () => {
-    const test = browserContext({ web_search: { engines: ['searxng'], endpoints: { searxng: `${site.origin}/searxng` } } });
+  it('searches through the web_search tool and opens the first result', async () => {
+    const test = browserContext({}, { engines: ['searxng'], endpoints: { searxng: `${site.origin}/searxng` } });
     const result = await act(test, { action: 'web_search', query: 'glass frogs' });
     expect(result.isError).toBe(false);
     expect(result.content).toContain('Searched for "glass frogs" and opened the first result, "Glass frogs of the cloud forest".');
@@ -352,6 +353,14 @@ describe.skipIf(chromiumMissing)(`browser_use and private addresses${chromiumMis
     const allowed = createTestToolContext({ network: createToolNetwork({ allowPrivate: true }) });
     contexts.push(allowed);
     expect((await act(allowed, { action: 'go_to_url', url: `${site.origin}/index.html` })).isError).toBe(false);
+  });
+});
+
+describe('browser settings', () => {
+  it('points search settings given to the browser at the web_search tool, which its searches go through', () => {
+    expect(() => readBrowserSettings({ web_search: { engines: ['bing'] } }, {})).toThrow(
+      "tool_settings.browser_use.web_search is not read: the web_search action searches through the web_search tool, so give its engines' settings in tool_settings.web_search instead.",
+    );
   });
 });
 
@@ -487,8 +496,9 @@ describe.skipIf(chromiumMissing)(`research through the loop${chromiumMissing ? '
       '  context_providers: [browser_state]',
       '  max_steps: 12',
       'tool_settings:',
-      '  browser_use:',
-      `    web_search: { engines: [searxng], endpoints: { searxng: '${site.origin}/searxng' } }`,
+      '  web_search:',
+      `    engines: [searxng]`,
+      `    endpoints: { searxng: '${site.origin}/searxng' }`,
       '',
     ].join('\n');
     const stateHas = (text: string) => (request: RecordedChatRequest) => {

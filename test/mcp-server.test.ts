@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -239,6 +239,22 @@ describe('manus mcp serve over stdio', () => {
     // The run's redaction applies: a secret of the environment never reaches the client.
     const leaked = (await client.callTool({ name: 'read_env', arguments: { name: 'SERVICE_TOKEN' } })) as CallToolResult;
     expect(textOf(leaked)).toBe('value=[redacted]');
+  });
+
+  it('serves a tool that calls another through context.callTool, loading the called one though it is not served', async () => {
+    const fixture = writeServeFixture();
+    writeFileSync(join(fixture, 'tools', 'relay.mjs'), [
+      'export default {',
+      "  name: 'relay', description: 'Relays text through echo.', calls: ['echo'],",
+      "  parameters: { type: 'object', properties: { text: {} }, required: ['text'] },",
+      "  async execute({ text }, context) { const result = await context.callTool('echo', { text }); return `${result.isError ? 'failed' : 'relayed'}: ${result.content}`; },",
+      '};',
+      '',
+    ].join('\n'));
+    const { client } = await connectStdio(fixture, ['--plugins', 'tools', '--tools', 'relay']);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['relay']);
+    expect(textOf((await client.callTool({ name: 'relay', arguments: { text: 'hello' } })) as CallToolResult)).toBe('relayed: echo: hello in workspace');
+    expect(textOf((await client.callTool({ name: 'relay', arguments: { text: 5 } })) as CallToolResult)).toMatch(/^failed: Invalid arguments for 'echo'/);
   });
 
   it('runs each call with a session of its own: workspace, run folder, and a human channel that declines', async () => {

@@ -127,9 +127,10 @@ describe('importing OpenManus\'s config.toml and mcp.json', () => {
       executable_path: '/opt/chrome/chrome',
       cdp_url: 'http://127.0.0.1:9222',
       proxy: { server: 'http://proxy.example:3128', username: 'fixture-user' },
-      web_search: { engines: ['google', 'duckduckgo', 'baidu', 'bing'], retry_delay_ms: 60000, retries: 3 },
     });
     expect(data.agents.browser.tool_settings.browser_use).toEqual(browserUse);
+    // The browser agent's web_search action searches through web_search, with the imported engines.
+    expect(data.agents.browser.tool_settings.web_search).toEqual(data.agents.manus.tool_settings.web_search);
     const browser = readBrowserSettings(browserUse, {});
     expect(browser).toMatchObject({ headless: true, executablePath: '/opt/chrome/chrome', cdpUrl: 'http://127.0.0.1:9222', extraArgs: ['--lang=en-US'] });
     const search = readSearchSettings(data.agents.manus.tool_settings.web_search, {});

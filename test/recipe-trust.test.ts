@@ -532,11 +532,13 @@ describe('a search endpoint chosen by a file the user has not trusted', () => {
     expect(envRequests(fromPack)).toEqual(['tool_settings.web_search.endpoints.brave: http://127.0.0.1:9/brave, which would receive BRAVE_API_KEY']);
   });
 
-  it('asks for env for browser_use\'s search endpoints, as for its executable', async () => {
+  it('asks for env for the search endpoints of the web_search tool that browser_use calls, though the agent does not list it', async () => {
     const resolved = await planWithKeys({
-      'recipe.yaml': recipeFor('browser', ['tool_settings:', '  browser_use:', '    web_search: { endpoints: { tavily: "http://127.0.0.1:9/" }, retries: 0 }']),
+      'recipe.yaml': 'version: 1\nname: s\nprompt: Go.\nagent: { tools: [browser_use, terminate] }\ntool_settings:\n  web_search: { endpoints: { tavily: "http://127.0.0.1:9/" }, retries: 0 }\n',
     });
-    expect(envRequests(resolved)).toEqual(['tool_settings.browser_use.web_search.endpoints.tavily: http://127.0.0.1:9/, which would receive TAVILY_API_KEY']);
+    expect(resolved.agent.tools).not.toContain('web_search');
+    expect([...resolved.calledTools.keys()]).toEqual(['web_search']);
+    expect(envRequests(resolved)).toEqual(['tool_settings.web_search.endpoints.tavily: http://127.0.0.1:9/, which would receive TAVILY_API_KEY']);
   });
 });
 

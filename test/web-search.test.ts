@@ -403,7 +403,14 @@ describe('results', () => {
     const test = createTestToolContext({ network: privateAllowed, settings: { engines: ['duckduckgo', 'bing'], endpoints: endpoints() } });
     const output = await webSearch.execute({ query: 'rust borrow checker', num_results: 2 }, test.context);
     await test.dispose();
-    expect(output).toBe(
+    const result = typeof output === 'string' ? { content: output } : output;
+    expect(result.data).toEqual({
+      results: [
+        expect.objectContaining({ title: 'References and Borrowing - The Rust Programming Language', url: rustBook }),
+        expect.objectContaining({ title: 'MIR borrow check - Rust Compiler Development Guide', url: 'https://rustc-dev-guide.rust-lang.org/borrow_check.html' }),
+      ],
+    });
+    expect(result.content).toBe(
       [
         'Search results for "rust borrow checker" from bing:',
         '(Tried first and failed: duckduckgo: blocked: captcha page.)',

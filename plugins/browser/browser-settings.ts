@@ -35,13 +35,11 @@ export interface BrowserSettings {
   viewport: { width: number; height: number };
   /**
    * A search page to open for the web_search action, `{query}` standing for the encoded query.
-   * Without one, the action searches with the web_search tool's engines (`webSearch` settings).
+   * Without one, the action searches through the web_search tool, with its settings.
    */
   searchUrl?: string;
   /** CSS selector of result links on that search page; without one, links to other sites are taken. */
   searchResultSelector?: string;
-  /** Settings for the engines, with the keys of `tool_settings.web_search`. */
-  webSearch: Record<string, unknown>;
   /** Workspace-relative folder for downloads. */
   downloadsFolder: string;
   extraction: ExtractionSettings;
@@ -91,7 +89,6 @@ const browserKeys = [
   'viewport',
   'search_url',
   'search_result_selector',
-  'web_search',
   'downloads_folder',
   ...extractionKeys,
 ];
@@ -100,6 +97,9 @@ export function readBrowserSettings(
   settings: Record<string, unknown>,
   environment: Record<string, string | undefined> = process.env,
 ): BrowserSettings {
+  if (settings.web_search !== undefined) {
+    throw invalid('tool_settings.browser_use.web_search is not read: the web_search action searches through the web_search tool, so give its engines\' settings in tool_settings.web_search instead.');
+  }
   const reader = new SettingsReader('browser_use', settings, browserKeys);
   const actionTimeoutSeconds = reader.positiveNumber('action_timeout_seconds') ?? defaultActionTimeoutSeconds;
   // Navigation gives up before the action's own limit, so a slow page is reported as slow
@@ -122,7 +122,6 @@ export function readBrowserSettings(
     viewport: reader.viewport('viewport') ?? defaultViewport,
     searchUrl,
     searchResultSelector: reader.string('search_result_selector'),
-    webSearch: reader.object('web_search') ?? {},
     downloadsFolder: reader.string('downloads_folder') ?? '.',
     extraction: readExtraction(reader),
   };
@@ -204,13 +203,6 @@ class SettingsReader {
     const value = this.positiveNumber(key);
     if (value !== undefined && !Number.isInteger(value)) throw invalid(`${this.prefix}.${key} must be a whole number, not ${value}.`);
     return value;
-  }
-
-  object(key: string): Record<string, unknown> | undefined {
-    const value = this.settings[key];
-    if (value === undefined) return undefined;
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid(`${this.prefix}.${key} must be a map of settings.`);
-    return value as Record<string, unknown>;
   }
 
   viewport(key: string): { width: number; height: number } | undefined {

@@ -9,7 +9,8 @@ import type { BrowserSession } from './browser-session.js';
 import { clickElement, getDropdownOptions, inputText, selectDropdownOption } from './element-actions.js';
 import { extractFromActivePage } from './extract-page.js';
 import { goBack, goToUrl, refresh, waitFor } from './navigation-actions.js';
-import { searchAndOpen } from './search-action.js';
+import { searchAndOpen, searchWithEngines } from './search-action.js';
+import type { SearchHit } from './search-results-script.js';
 import { browserSessionFor, existingBrowserSession, isStateProviderActive } from './session-registry.js';
 import { closeTab, openTab, switchTab } from './tab-actions.js';
 import { scroll, scrollToText, sendKeys } from './view-actions.js';
@@ -98,12 +99,13 @@ export async function runBrowserAction(input: BrowserUseInput, context: ToolCont
   }
   // An existing session is taken without waiting, so calls queue on it in the order they came.
   const session = existingBrowserSession(context.resources) ?? (await browserSessionFor(context));
+  const engineHits = input.action === 'web_search' && session.settings.searchUrl === undefined ? await searchWithEngines(input.query!, context) : undefined;
   return session.exclusive(async () => {
     const newTabs = session.watchNewTabs();
     let summary: string | undefined;
     let failure: unknown;
     try {
-      summary = await perform(session, input, context);
+      summary = await perform(session, input, context, engineHits);
     } catch (error) {
       if (context.signal.aborted) throw error;
       failure = error;
@@ -113,7 +115,7 @@ export async function runBrowserAction(input: BrowserUseInput, context: ToolCont
   });
 }
 
-function perform(session: BrowserSession, input: BrowserUseInput, context: ToolContext): Promise<string> {
+function perform(session: BrowserSession, input: BrowserUseInput, context: ToolContext, engineHits: SearchHit[] | undefined): Promise<string> {
   const { signal } = context;
   const onPage = (what: string, action: Parameters<BrowserSession['run']>[1], timeoutMs?: number) =>
     session.run(what, action, { signal, timeoutMs }) as Promise<string>;
@@ -142,7 +144,7 @@ function perform(session: BrowserSession, input: BrowserUseInput, context: ToolC
     case 'refresh':
       return onPage('reloading the page', (tab) => refresh(session, tab));
     case 'web_search':
-      return onPage(`searching for ${JSON.stringify(input.query)}`, (tab) => searchAndOpen(session, tab, input.query!, context), session.settings.actionTimeoutMs * 2);
+      return onPage(`searching for ${JSON.stringify(input.query)}`, (tab) => searchAndOpen(session, tab, input.query!, engineHits), session.settings.actionTimeoutMs * 2);
     case 'wait': {
       const seconds = Math.min(input.seconds ?? defaultWaitSeconds, maximumWaitSeconds);
       return onPage('waiting', (tab) => waitFor(tab, seconds, signal), seconds * 1000 + session.settings.actionTimeoutMs);

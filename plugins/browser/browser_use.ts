@@ -5,7 +5,6 @@
  * result). One browser per run, started on first use and closed when the run ends.
  */
 import { defineTool } from 'manus-runtime';
-import { keyedEndpointGrants } from '../web/engines/search-engines.js';
 import { checkBrowser } from './browser-doctor.js';
 import { browserUseParameters, runBrowserAction, type BrowserUseInput } from './browser-use-action.js';
 
@@ -13,8 +12,9 @@ export default defineTool<BrowserUseInput>({
   name: 'browser_use',
   permissionArguments: { url: 'url', action: 'text' },
   // What Chromium runs, with which arguments, or which browser it attaches to, is the user's choice.
-  // So is where its searches send the user's search keys.
-  settingGrants: { executable_path: 'browser', extra_args: 'browser', cdp_url: 'browser', ...keyedEndpointGrants('web_search.') },
+  settingGrants: { executable_path: 'browser', extra_args: 'browser', cdp_url: 'browser' },
+  // The web_search action searches with the web_search tool's engines, settings and permissions.
+  calls: ['web_search'],
   description: 'Control a web browser. Elements are addressed by index in the browser state\'s list of interactive elements.',
   guide: [
     "Elements are addressed by 'index', the number in brackets in the list of interactive elements (shown in the browser state).",

@@ -1,13 +1,11 @@
 /**
  * The web_search action: search, then open the first result the domain rules allow, and list
  * the other results so the model can open them next. The search itself goes through the
- * web_search tool's engines (with their fallbacks and retries) unless `search_url` names a
- * search page to open in the browser instead.
+ * web_search tool (its engines, fallbacks, retries, settings and permissions) unless `search_url`
+ * names a search page to open in the browser instead.
  */
-import { errorMessage } from './browser-errors.js';
 import type { ToolContext } from 'manus-runtime';
-import { searchWeb } from '../web/search-web.js';
-import { BrowserError } from './browser-errors.js';
+import { BrowserError, errorMessage } from './browser-errors.js';
 import type { BrowserSession, BrowserTab } from './browser-session.js';
 import { goToUrl, navigableUrl } from './navigation-actions.js';
 import { pageScriptCall } from './page-script.js';
@@ -15,10 +13,12 @@ import { searchResultsSource, type SearchHit, type SearchResultsInput } from './
 
 const resultsListed = 8;
 
-export async function searchAndOpen(session: BrowserSession, tab: BrowserTab, query: string, context: Pick<ToolContext, 'signal' | 'logger' | 'network'>): Promise<string> {
-  const hits = session.settings.searchUrl
-    ? await searchInPage(session, tab, session.settings.searchUrl, query)
-    : await searchWithEngines(session, query, context);
+/**
+ * Opens the first allowed result. `engineHits` are the results of a search made through the
+ * web_search tool; without them, the session's search page is searched.
+ */
+export async function searchAndOpen(session: BrowserSession, tab: BrowserTab, query: string, engineHits: SearchHit[] | undefined): Promise<string> {
+  const hits = engineHits ?? (await searchInPage(session, tab, session.settings.searchUrl!, query));
   const allowed = hits.filter((hit) => !session.settings.domainRules.refusal(hit.url));
   if (allowed.length === 0) {
     const reason = hits.length > 0 ? ' that the domain rules allow' : '';
@@ -31,9 +31,25 @@ export async function searchAndOpen(session: BrowserSession, tab: BrowserTab, qu
   return `Searched for ${JSON.stringify(query)} and opened the first result, ${JSON.stringify(first.title)}. ${opened}${more}`;
 }
 
-async function searchWithEngines(session: BrowserSession, query: string, context: Pick<ToolContext, 'signal' | 'logger' | 'network'>): Promise<SearchHit[]> {
-  const outcome = await searchWeb(query, { numResults: resultsListed, settings: session.settings.webSearch }, { ...context, settings: session.settings.webSearch });
-  return outcome.results.map((result) => ({ title: result.title, url: result.url }));
+/**
+ * The results of the query from the web_search tool. It runs before the browser action starts, and
+ * outside its time limit: the search may wait for the user's approval, which must not time out.
+ */
+export async function searchWithEngines(query: string, context: Pick<ToolContext, 'callTool'>): Promise<SearchHit[]> {
+  if (!context.callTool) throw new BrowserError('browser_action_failed', 'This run cannot search through the web_search tool; set tool_settings.browser_use.search_url to search on a page instead.');
+  const result = await context.callTool('web_search', { query, num_results: resultsListed });
+  if (result.isError) throw new BrowserError('browser_action_failed', `The search for ${JSON.stringify(query)} failed: ${result.content}`);
+  return searchHitsOf(result.data);
+}
+
+/** The title and URL of each result web_search gave as data; anything else in it is left out. */
+function searchHitsOf(data: unknown): SearchHit[] {
+  const results = (data as { results?: unknown } | undefined)?.results;
+  if (!Array.isArray(results)) return [];
+  return results.flatMap((result: unknown) => {
+    const { title, url } = (result ?? {}) as { title?: unknown; url?: unknown };
+    return typeof url === 'string' ? [{ title: typeof title === 'string' ? title : url, url }] : [];
+  });
 }
 
 async function searchInPage(session: BrowserSession, tab: BrowserTab, searchUrl: string, query: string): Promise<SearchHit[]> {

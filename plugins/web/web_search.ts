@@ -39,6 +39,8 @@ export default defineTool({
       runDirectory: context.runDirectory,
       label: 'web_search',
     });
-    return limited.text;
+    // The results as data too, for a tool that searches through this one (the browser's web_search).
+    const results = outcome.results.map(({ title, url, snippet }) => ({ title, url, snippet }));
+    return { content: limited.text, data: { results } };
   },
 });

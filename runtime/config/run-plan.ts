@@ -48,6 +48,8 @@ export interface RunPlan {
   /** The workspace folder as configured (relative to the current folder), when not the default. */
   workspace?: string;
   tools: Map<string, AnyToolDefinition>;
+  /** Tools the run's tools call (their `calls`), loaded with them, offered to the model only if an agent lists them. */
+  calledTools: Map<string, AnyToolDefinition>;
   contextProviders: ContextProviderDefinition[];
   budgets: RunBudgets;
   sandbox?: SandboxSettings;

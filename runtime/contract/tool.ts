@@ -33,6 +33,11 @@ export interface ToolResult {
    * keeps it in view when it shortens `content` again to the agent's `max_observe`.
    */
   savedOutputNotice?: string;
+  /**
+   * What the result says, as data, for a tool that calls this one (`context.callTool`); never sent
+   * to the model, which reads `content`.
+   */
+  data?: unknown;
 }
 
 export interface ToolLogger {
@@ -141,6 +146,13 @@ export interface ToolContext {
    * `files` refuses to write them; the run's sandbox mounts them read-only.
    */
   protectedPaths?: ProtectedPathGuard;
+  /**
+   * Calls another tool, one this tool names in `calls`, as the run would call it for the model: its
+   * arguments checked against its schema, its own `tool_settings`, and the run's permissions for it
+   * (a rule about `web_search` holds for a search another tool makes). Its result comes back as
+   * is, errors included; only an interrupt, a question or an approval no one can give here throws.
+   */
+  callTool?(name: string, input: Record<string, unknown>): Promise<ToolResult>;
 }
 
 /** A setting's grant, with the user's environment variables its value would receive (an endpoint's key). */
@@ -172,6 +184,12 @@ export interface ToolDefinition<Input = Record<string, unknown>> {
    * after such a call in the same turn are skipped, not run.
    */
   finishesRun?: boolean;
+  /**
+   * The tools this one calls through `context.callTool`, by name: a run that offers this tool loads
+   * them too, with their settings' grants checked, without offering them to the model unless the
+   * agent lists them. This is how one plugin family builds on another without importing its files.
+   */
+  calls?: readonly string[];
   /**
    * Settings that decide what runs on the host (a program to launch, a browser to attach to) or
    * where the user's credentials go (an endpoint that receives a key), with the grant each needs:

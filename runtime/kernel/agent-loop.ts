@@ -58,6 +58,8 @@ export interface LoopSettings {
   task: string;
   model: ChatModel;
   tools: ReadonlyMap<string, AnyToolDefinition>;
+  /** Tools the offered tools call through `context.callTool`, not offered to the model themselves. */
+  calledTools?: ReadonlyMap<string, AnyToolDefinition>;
   contextProviders: ContextProviderDefinition[];
   budgets: RunBudgets;
   /** Prices of the profiles replies come from; without it, cost is unknown. */
@@ -412,6 +414,7 @@ async function runCalls(state: LoopState, calls: PreparedCall[], signal: AbortSi
     trace: settings.trace,
     step: state.step,
     contextFor: (call) => settings.toolContext({ id: call.id, step: state.step, name: call.name, signal }),
+    calledTools: settings.calledTools,
     faults: settings.faults,
   });
   for (const outcome of outcomes) {

@@ -49,6 +49,8 @@ export interface ToolRunnerSettings {
   trace: TraceWriter;
   step: number;
   contextFor(call: PreparedCall): Promise<ToolContext>;
+  /** The tools the run's tools call through `context.callTool` (each tool's `calls`), by name. */
+  calledTools?: ReadonlyMap<string, AnyToolDefinition>;
   /** Turns a tool's stray asynchronous error into its call's error result. */
   faults?: RunFaultGuard;
 }
@@ -150,8 +152,9 @@ async function runOne(call: PreparedCall, settings: ToolRunnerSettings): Promise
   if (call.problem) {
     result = { content: call.problem, isError: true };
   } else {
-    const context = withPermissionCheck(await settings.contextFor(call), call, settings);
-    result = await execute(call, settings, context);
+    const tool = settings.tools.get(call.name)!;
+    const context = withToolCalls(withPermissionCheck(await settings.contextFor(call), tool, call, settings), tool, call, settings);
+    result = await execute(tool, call, settings, context);
   }
   // The note goes in the marker, so where the full output was saved survives this second cut.
   const observed = truncateMiddle(settings.trace.redact?.(result.content) ?? result.content, settings.maxObserve, result.savedOutputNotice ?? 'the observation was shortened');
@@ -170,10 +173,13 @@ async function runOne(call: PreparedCall, settings: ToolRunnerSettings): Promise
   return outcome;
 }
 
-async function execute(call: PreparedCall, settings: ToolRunnerSettings, context: ToolContext): Promise<ToolResult> {
-  const tool = settings.tools.get(call.name)!;
+/**
+ * Runs a call the permissions allow. `approvalId` is the call a person approves: the model's call
+ * itself, or, for a call one tool makes through another, the model's call that led to it.
+ */
+async function execute(tool: AnyToolDefinition, call: PreparedCall, settings: ToolRunnerSettings, context: ToolContext, approvalId = call.id): Promise<ToolResult> {
   const verdict = await decide(settings.permissions, tool, call, context);
-  const denial = await permissionProblem(call, verdict, settings, context);
+  const denial = await permissionProblem(call, verdict, settings, context, approvalId);
   if (denial) return { content: denial, isError: true };
   const run = async () => tool.execute(call.input ?? {}, context);
   try {
@@ -188,7 +194,7 @@ async function execute(call: PreparedCall, settings: ToolRunnerSettings, context
       settings.trace.emit('human-input-needed', { step: settings.step, callId: call.id, tool: call.name, question: error.question });
       throw error;
     }
-    if (PermissionDeniedError.isInstance(error) || RunTraceError.isInstance(error)) throw error;
+    if (PermissionDeniedError.isInstance(error) || ApprovalNeededError.isInstance(error) || RunTraceError.isInstance(error)) throw error;
     const message = error instanceof Error ? error.message : String(error);
     // The model gets the message; the stack trace is for whoever reads the events file.
     settings.trace.emit('tool-error', { step: settings.step, callId: call.id, tool: call.name, message, stack: error instanceof Error ? error.stack : undefined });
@@ -211,14 +217,51 @@ function normaliseResult(value: ToolResult): ToolResult {
 }
 
 /** The context with `checkPermission`, deciding calls the tool derives from this one by the run's rules. */
-function withPermissionCheck(context: ToolContext, call: PreparedCall, settings: ToolRunnerSettings): ToolContext {
-  const tool = settings.tools.get(call.name);
-  if (!tool) return context;
+function withPermissionCheck(context: ToolContext, tool: AnyToolDefinition, call: PreparedCall, settings: ToolRunnerSettings): ToolContext {
   return {
     ...context,
     checkPermission: async (input) => {
       const verdict = await decide(settings.permissions, tool, { ...call, input }, context);
       return { allowed: verdict.answer === 'allow', reason: verdict.reason };
+    },
+  };
+}
+
+/** How deep tools may call tools that call tools: a cycle among plugins' `calls` ends here. */
+const maximumCallDepth = 4;
+
+/**
+ * The context with `callTool`, for a tool that names the tools it calls. A called tool runs as the
+ * model's call would: arguments checked, its own settings, the run's rules for it, and an approval
+ * asked for under the model's call (`manus resume --approve` that call approves what it leads to).
+ */
+function withToolCalls(context: ToolContext, caller: AnyToolDefinition, call: PreparedCall, settings: ToolRunnerSettings, depth = 1, approvalId = call.id): ToolContext {
+  if (!caller.calls || caller.calls.length === 0) return context;
+  let made = 0;
+  return {
+    ...context,
+    callTool: async (name, input) => {
+      if (!caller.calls!.includes(name)) throw new Error(`the tool '${caller.name}' cannot call '${name}': it may call only the tools its 'calls' lists (${caller.calls!.join(', ')})`);
+      const tool = settings.calledTools?.get(name);
+      if (!tool) throw new Error(`the tool '${caller.name}' cannot call '${name}': the run loaded no such tool`);
+      if (depth >= maximumCallDepth) throw new Error(`the tool '${caller.name}' cannot call '${name}': tools calling tools nest at most ${maximumCallDepth} deep`);
+      made += 1;
+      const nested: PreparedCall = { id: `${call.id}:${name}:${made}`, name, argumentsText: JSON.stringify(input), input };
+      const started = performance.now();
+      const problems = validateToolArguments(tool, input);
+      const result = problems.length > 0
+        ? { content: `Invalid arguments for '${name}': ${problems.join('; ')}`, isError: true }
+        : await execute(tool, nested, settings, withToolCalls(withPermissionCheck(await settings.contextFor(nested), tool, nested, settings), tool, nested, settings, depth + 1, approvalId), approvalId);
+      settings.trace.emit('tool-call-nested', {
+        step: settings.step,
+        callId: nested.id,
+        parentCallId: call.id,
+        tool: name,
+        arguments: input,
+        isError: result.isError === true,
+        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+      });
+      return result;
     },
   };
 }
@@ -234,7 +277,7 @@ async function decide(policy: PermissionPolicy, tool: AnyToolDefinition, call: P
 }
 
 /** Why the permissions refuse the call, or undefined to run it; every decision a rule or a person made is an event. */
-async function permissionProblem(call: PreparedCall, verdict: PermissionVerdict, settings: ToolRunnerSettings, context: ToolContext): Promise<string | undefined> {
+async function permissionProblem(call: PreparedCall, verdict: PermissionVerdict, settings: ToolRunnerSettings, context: ToolContext, approvalId: string): Promise<string | undefined> {
   const decided = { step: settings.step, callId: call.id, tool: call.name, rule: verdict.rule, source: verdict.source };
   if (verdict.answer === 'allow') {
     if (verdict.rule !== undefined) settings.trace.emit('permission-decided', { ...decided, decision: 'allow', by: 'rules' });
@@ -244,10 +287,10 @@ async function permissionProblem(call: PreparedCall, verdict: PermissionVerdict,
     settings.trace.emit('permission-decided', { ...decided, decision: 'deny', by: 'rules', reason: verdict.reason });
     return `Permission denied: ${verdict.reason}. Do what the task needs without this call, or say what you need.`;
   }
-  const request = { callId: call.id, tool: call.name, argumentsText: call.argumentsText, rule: verdict.rule, reason: verdict.reason, askBecomesDenial: verdict.askBecomesDenial, human: context.human, signal: context.signal };
+  const request = { callId: approvalId, tool: call.name, argumentsText: call.argumentsText, rule: verdict.rule, reason: verdict.reason, askBecomesDenial: verdict.askBecomesDenial, human: context.human, signal: context.signal };
   const outcome = await settings.approvals.answer(request).catch((error: unknown) => {
     // Recorded with the call, so that `manus resume --approve` knows what it approves.
-    if (ApprovalNeededError.isInstance(error)) settings.trace.emit('permission-needed', { ...decided, arguments: call.input ?? call.argumentsText, reason: verdict.reason });
+    if (ApprovalNeededError.isInstance(error)) settings.trace.emit('permission-needed', { ...decided, callId: approvalId, arguments: call.input ?? call.argumentsText, reason: verdict.reason });
     throw error;
   });
   if (outcome.approved) {

@@ -204,6 +204,7 @@ export function planFromRecording(run: RecordedRun, basePlan?: RunPlan): RunPlan
     // The replay's own workspace, never the recorded one, which the recorded run has changed.
     workspace: undefined,
     tools: basePlan?.tools ?? new Map(),
+    calledTools: basePlan?.calledTools ?? new Map(),
     contextProviders: [],
     budgets: basePlan ? { ...basePlan.budgets, steps: Math.max(basePlan.budgets.steps, budgets.steps) } : budgets,
     sandbox: basePlan?.sandbox,

@@ -75,6 +75,7 @@ function loopSettingsFor(run: PreparedRun, plan: RunPlan, options: RunOptions, {
     task: plan.task,
     model,
     tools: toolbox.tools,
+    calledTools: plan.calledTools,
     contextProviders: plan.contextProviders,
     budgets: plan.budgets,
     sharedBudget: options.sharedBudget,

@@ -28,10 +28,9 @@ export function defaultEngineOrder(environment: NodeJS.ProcessEnv, endpoints: Re
 /**
  * The endpoint settings of the engines that send the user's key (`endpoints.tavily` gets
  * TAVILY_API_KEY): set by a file the user has not trusted, each needs the `env` grant.
- * `prefix` places them inside another tool's settings (`web_search.` for browser_use).
  */
-export function keyedEndpointGrants(prefix = ''): NonNullable<ToolDefinition['settingGrants']> {
+export function keyedEndpointGrants(): NonNullable<ToolDefinition['settingGrants']> {
   return Object.fromEntries([...searchEngines.values()].flatMap((engine) => (engine.environmentVariable?.holds === 'key'
-    ? [[`${prefix}endpoints.${engine.name}`, { grant: 'env' as const, receives: [engine.environmentVariable.name] }]]
+    ? [[`endpoints.${engine.name}`, { grant: 'env' as const, receives: [engine.environmentVariable.name] }]]
     : [])));
 }

@@ -9,7 +9,8 @@ import { didYouMean } from '../../contract/did-you-mean.js';
 import { ConfigError, type Diagnostic } from '../../contract/errors.js';
 import { kernelTools } from '../../kernel/plugin-loading/kernel-tools.js';
 import { loadPluginFolders } from '../../kernel/plugin-loading/load-plugins.js';
-import type { AnyToolDefinition, ToolResult } from '../../contract/tool.js';
+import type { AnyToolDefinition, ToolContext, ToolResult } from '../../contract/tool.js';
+import { validateToolArguments } from '../../kernel/tool-arguments.js';
 import { errorContent, toolResultContent } from './result-content.js';
 import type { ServedCall, ServedTool } from './served-tool.js';
 
@@ -22,7 +23,7 @@ export async function loadPluginTools(names: readonly string[], options: { cwd: 
   const served: ServedTool[] = [];
   for (const name of names) {
     const tool = loaded.tools.get(name)?.tool;
-    if (tool && !isKernelTool(name)) served.push(servedPluginTool(tool));
+    if (tool && !isKernelTool(name)) served.push(servedPluginTool(tool, calledToolsOf(tool, loaded.tools)));
     else diagnostics.push({ severity: 'error', message: `--tools ${name}: no plugin defines a tool '${name}' that can be served${didYouMean(name, available)}; tools: ${available.sort().join(', ')}`, location: { file: options.cwd } });
   }
   if (diagnostics.length > 0) throw new ConfigError(diagnostics);
@@ -34,19 +35,48 @@ function isKernelTool(name: string): boolean {
   return kernelTools.some((tool) => tool.name === name);
 }
 
-function servedPluginTool(tool: AnyToolDefinition): ServedTool {
+/** The tools a served tool calls (its `calls`), which the loader loaded with it. */
+function calledToolsOf(tool: AnyToolDefinition, loaded: ReadonlyMap<string, { tool: AnyToolDefinition }>): Map<string, AnyToolDefinition> {
+  return new Map((tool.calls ?? []).flatMap((name) => {
+    const called = loaded.get(name)?.tool;
+    return called ? [[name, called] as const] : [];
+  }));
+}
+
+function servedPluginTool(tool: AnyToolDefinition, calledTools: ReadonlyMap<string, AnyToolDefinition>): ServedTool {
   return {
     name: tool.name,
     // An MCP client lists a tool once and has no first result to carry the guide: it goes with the description.
     description: tool.guide ? `${tool.description}\n\n${tool.guide}` : tool.description,
     inputSchema: tool.parameters,
-    call: (input, call) => callPluginTool(tool, input, call),
+    call: (input, call) => callPluginTool(tool, calledTools, input, call),
   };
 }
 
-async function callPluginTool(tool: AnyToolDefinition, input: Record<string, unknown>, call: ServedCall) {
+/** A served tool's calls to the tools it lists in `calls`, each with its own settings and schema check. */
+function withToolCalls(context: ToolContext, tool: AnyToolDefinition, calledTools: ReadonlyMap<string, AnyToolDefinition>, call: ServedCall): ToolContext {
+  if (calledTools.size === 0) return context;
+  return {
+    ...context,
+    callTool: async (name, input) => {
+      const called = tool.calls?.includes(name) ? calledTools.get(name) : undefined;
+      if (!called) throw new Error(`the tool '${tool.name}' cannot call '${name}': it may call only the tools its 'calls' lists that are loaded (${[...calledTools.keys()].join(', ')})`);
+      const problems = validateToolArguments(called, input);
+      if (problems.length > 0) return { content: `Invalid arguments for '${name}': ${problems.join('; ')}`, isError: true };
+      try {
+        const value = await called.execute(input, await call.session().contextFor(name, call.signal));
+        return typeof value === 'string' ? { content: value } : value;
+      } catch (error) {
+        if (call.signal.aborted) throw error;
+        return { content: `Error: ${error instanceof Error ? error.message : String(error)}`, isError: true };
+      }
+    },
+  };
+}
+
+async function callPluginTool(tool: AnyToolDefinition, calledTools: ReadonlyMap<string, AnyToolDefinition>, input: Record<string, unknown>, call: ServedCall) {
   const session = call.session();
-  const context = await session.contextFor(tool.name, call.signal);
+  const context = withToolCalls(await session.contextFor(tool.name, call.signal), tool, calledTools, call);
   const started = performance.now();
   session.record('tool-call-start', { callId: context.callId, tool: tool.name, arguments: input });
   let result: ToolResult;

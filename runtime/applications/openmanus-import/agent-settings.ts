@@ -29,11 +29,8 @@ export function importAgentSettings(source: OpenManusSource, report: ImportRepor
   const search = section(source, report, 'search');
   if (search) {
     const webSearch = importSearch(source, report, search);
-    if (Object.keys(webSearch).length > 0) {
-      settings.toolSettings.web_search = webSearch;
-      // The browser's own web_search action searches with the same engines.
-      settings.toolSettings.browser_use = { ...settings.toolSettings.browser_use, web_search: webSearch };
-    }
+    // The browser's web_search action searches through the web_search tool, with these settings too.
+    if (Object.keys(webSearch).length > 0) settings.toolSettings.web_search = webSearch;
   }
   const sandbox = section(source, report, 'sandbox');
   if (sandbox) settings.sandbox = importSandbox(source, report, sandbox);

@@ -137,13 +137,26 @@ export async function loadPluginFolders(folders: PluginFolder[], options: Plugin
   const defines = (name: string) => loaded.tools.has(name) || loaded.contextProviders.has(name) || loaded.stepKinds.has(name.replace(/^step-kind:/, ''));
   const missing = (needed: ReadonlySet<string>) => [...needed].some((name) => !defines(name) && !reserved.has(name));
   const changed = skipped.filter(({ file, needed }) => missing(needed) && !unchangedBuiltIn(file));
-  if (changed.length > 0) {
-    for (const { file } of changed) for (const [name, owner] of reserved) if (owner === file) reserved.delete(name);
-    const reloaded = await loadPluginFiles(changed.map(({ file }) => file), diagnostics, options);
+  const loadSkipped = async (skippedFiles: string[]) => {
+    for (const file of skippedFiles) for (const [name, owner] of reserved) if (owner === file) reserved.delete(name);
+    const reloaded = await loadPluginFiles(skippedFiles, diagnostics, options);
     for (const [name, tool] of reloaded.tools) loaded.tools.set(name, tool);
     for (const [name, provider] of reloaded.contextProviders) loaded.contextProviders.set(name, provider);
     for (const [kind, stepKind] of reloaded.stepKinds) loaded.stepKinds.set(kind, stepKind);
-  }
+  };
+  if (changed.length > 0) await loadSkipped(changed.map(({ file }) => file));
+  // The tools a loaded tool calls load with it, though no agent lists them.
+  const calledFiles = () => {
+    const files = new Set<string>();
+    for (const { tool } of loaded.tools.values()) {
+      for (const name of tool.calls ?? []) {
+        const owner = defines(name) ? undefined : reserved.get(name);
+        if (owner) files.add(owner);
+      }
+    }
+    return [...files];
+  };
+  for (let files = calledFiles(); files.length > 0; files = calledFiles()) await loadSkipped(files);
   const ambiguousTools = new Map<string, LoadedTool[]>();
   for (const [pack, packPluginFiles] of packFiles) {
     addPackPlugins(loaded, pack, await loadPluginFiles(packPluginFiles, diagnostics, options), ambiguousTools, diagnostics);

@@ -15,6 +15,9 @@ export function describeToolProblems(candidate: unknown): string[] {
     problems.push("'parameters' must be a JSON Schema with type: 'object'");
   }
   if (typeof tool.execute !== 'function') problems.push("'execute' must be a function");
+  if (tool.calls !== undefined && (!Array.isArray(tool.calls) || tool.calls.some((name) => typeof name !== 'string' || !toolNamePattern.test(name)))) {
+    problems.push("'calls' must be a list of tool names");
+  }
   const label = typeof tool.name === 'string' ? `tool '${tool.name}': ` : '';
   return problems.map((problem) => label + problem);
 }

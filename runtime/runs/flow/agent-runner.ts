@@ -76,6 +76,7 @@ export class AgentRunner {
       task: request.task,
       model,
       tools: new AgentToolbox(this.services.toolbox, [...agent.tools, ...agent.mcpToolNames], own),
+      calledTools: this.services.plan.calledTools,
       contextProviders: agent.contextProviders,
       budgets: request.budgets,
       responseSchema,

@@ -32,7 +32,7 @@ import { agentToolPrefix } from '../../features/flow/agent-tool-names.js';
 import type { Pack } from '../../config/pack-manifest.js';
 import { addPackAgents, ambiguousAgentUses, describeDefiners, packsOfRecipe } from './recipe-packs.js';
 import { packOfFile } from '../../features/packs/installed-packs.js';
-import { splitQualifiedName, unqualifiedName } from '../../kernel/plugin-loading/qualified-names.js';
+import { qualifiedName, splitQualifiedName, unqualifiedName } from '../../kernel/plugin-loading/qualified-names.js';
 import type { RecipeOverrides, RunPlan } from '../../config/run-plan.js';
 
 export type { RecipeOverrides, RunBudgets, RunPlan } from '../../config/run-plan.js';
@@ -178,6 +178,7 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
   const runAgent: AgentConfig = flow ? flowAgent(recipe, [...setups.values()]) : first.agent;
   const allSetups = [...setups.values(), ...callableAgents.values()];
   const tools = new Map(allSetups.flatMap((setup) => [...setup.tools]));
+  const calledTools = new Map(allSetups.flatMap((setup) => [...setup.calledTools]));
   const mcpToolNames = [...new Set(allSetups.flatMap((setup) => setup.mcpToolNames))];
   // A run asks only when a key would really be sent; validate names every key the profile reads.
   // Every profile a request may go to: the steps', the planners', those of agents called as tools, and their fallbacks.
@@ -244,6 +245,7 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
     task: task ?? '',
     workspace,
     tools,
+    calledTools,
     contextProviders: first.contextProviders,
     budgets: {
       steps: overrides.maxSteps ?? recipe.budgets.steps ?? (flow ? flowDefaults.steps : first.agent.maxSteps),
@@ -270,6 +272,8 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
 interface AgentSetup {
   agent: AgentConfig;
   tools: Map<string, AnyToolDefinition>;
+  /** The tools its tools call (`calls`), not offered to the model unless it lists them too. */
+  calledTools: Map<string, AnyToolDefinition>;
   /** Agents it calls as tools, by name. */
   agentTools: string[];
   mcpToolNames: string[];
@@ -332,9 +336,11 @@ function setUpAgent(reference: FlowAgentReference, input: AgentSetupInput, diagn
   const remote = a2aAgentTools(config, input.a2aAgents, input.plugins.tools, input.environment, diagnostics);
   const tools = selectTools(config, input.plugins, diagnostics, new Set([...mcpToolNames, ...agentTools.map((name) => `${agentToolPrefix}${name}`), ...remote.names]), input.mcpServers, config.pack ?? input.ownPack);
   for (const [name, tool] of remote.tools) tools.set(name, tool);
+  const calledTools = calledToolsOf(config, tools, input.plugins, diagnostics);
   const contextProviders = selectContextProviders(config, input.plugins, diagnostics);
   // Reviewed as the recipe's agent: by name, it is measured against the trusted agent of that name.
-  const trust = reviewRecipeTrust({ ...input.trustInput, recipe: { ...input.recipe, agent: reference.named ? config.name : config }, agent: config, tools });
+  // A tool it calls takes its settings as a listed tool does, so their grants are asked for too.
+  const trust = reviewRecipeTrust({ ...input.trustInput, recipe: { ...input.recipe, agent: reference.named ? config.name : config }, agent: config, tools: new Map([...calledTools, ...tools]) });
   if (input.reportTrust) {
     diagnostics.push(...trust.removals);
     diagnostics.push(...trust.requests.map(trustRequestNote));
@@ -351,6 +357,7 @@ function setUpAgent(reference: FlowAgentReference, input: AgentSetupInput, diagn
     // The model and the permissions know a tool by its own name; `name@pack` only chose which one.
     agent: { ...config, tools: config.tools.map(unqualifiedName), permissionPolicy: trust.permissions },
     tools,
+    calledTools,
     agentTools,
     mcpToolNames,
     a2aAgents: remote.agents,
@@ -478,6 +485,34 @@ function resolveAgent(recipe: Recipe, agents: AgentsConfig, diagnostics: Diagnos
     });
   }
   return agent;
+}
+
+/**
+ * The tools the agent's tools call (`calls`), and those they call in turn, by name; a pack's tool
+ * means its own pack's tool first. A name no plugin defines is an error at the calling tool.
+ */
+function calledToolsOf(agent: AgentConfig, tools: ReadonlyMap<string, AnyToolDefinition>, plugins: LoadedPlugins, diagnostics: Diagnostic[]): Map<string, AnyToolDefinition> {
+  const called = new Map<string, AnyToolDefinition>();
+  const queue = [...tools.values()];
+  while (queue.length > 0) {
+    const caller = queue.shift()!;
+    const pack = [...plugins.tools.values()].find((loaded) => loaded.tool === caller)?.pack;
+    for (const name of caller.calls ?? []) {
+      if (called.has(name)) continue;
+      const loaded = (pack === undefined ? undefined : plugins.tools.get(qualifiedName(name, pack))) ?? plugins.tools.get(name);
+      if (!loaded) {
+        diagnostics.push({
+          severity: 'error',
+          message: `agent '${agent.name}' lists the tool '${caller.name}', which calls the tool '${name}', but no plugin of the run defines it${didYouMean(name, plugins.tools.keys())}`,
+          location: agent.toolLocations[caller.name] ?? agent.location,
+        });
+        continue;
+      }
+      called.set(name, loaded.tool);
+      queue.push(loaded.tool);
+    }
+  }
+  return called;
 }
 
 /** A tool the agent lists that no plugin in the run's folders defines is an error, typo or not. */
