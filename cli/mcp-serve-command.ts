@@ -4,46 +4,27 @@
  * can be resumed) and everything the tools started is disposed before the process ends.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { UsageError } from '../runtime/contract/errors.js';
-import { ExitCode } from './exit-codes.js';
-import type { SandboxSettings } from '../runtime/contract/tool.js';
-import { sandboxKind } from './sandbox-option.js';
+import { addHttpServeOptions, bearerToken, collect, reportStrayErrors, serveUntilStopped, type HttpServeOptions } from './http-serve-options.js';
 
 /** The package's version, filled in by the build. */
 declare const MANUS_VERSION: string;
 
-export interface McpServeCommandOptions {
+export interface McpServeCommandOptions extends HttpServeOptions {
   tools: string[];
   plugins: string[];
   recipe: string[];
   transport: 'stdio' | 'http';
-  port: number;
-  host: string;
-  allowedHost: string[];
-  tokenEnv?: string;
-  trust: string[];
-  sandbox?: SandboxSettings['kind'];
-  runsDir?: string;
   workspace?: string;
 }
 
-/** How long a stop may take before the process ends regardless. */
-const stopGraceMilliseconds = 5000;
-
 export function mcpServeCommand(finish: (code: number) => never): Command {
-  return new Command('serve')
+  const command = new Command('serve')
     .description('serve tools, and recipes as tools, to MCP clients over stdio or Streamable HTTP')
     .option('--tools <names>', 'plugin tools to serve, comma-separated (repeatable)', collectNames, [])
     .option('--plugins <folder>', 'an extra plugin folder to load tools from (repeatable)', collect, [])
     .option('--recipe <file>', 'a recipe to serve as one tool (repeatable)', collect, [])
-    .option('--transport <kind>', 'stdio or http', transportKind, 'stdio')
-    .option('--port <n>', 'the HTTP port (0 picks a free one)', port, 8765)
-    .option('--host <address>', 'the address HTTP listens on; other than loopback needs --token-env', '127.0.0.1')
-    .option('--allowed-host <name>', 'a host name HTTP requests may use besides the bound address (repeatable)', collect, [])
-    .option('--token-env <name>', 'the environment variable holding the bearer token HTTP clients must send')
-    .option('--trust <grants>', 'grants for served recipes and tools, as for manus run (repeatable)', collect, [])
-    .option('--sandbox <kind>', 'where tools run code: auto, bwrap, docker, or host', sandboxKind)
-    .option('--runs-dir <folder>', 'where run folders go (default .manus/runs)')
+    .option('--transport <kind>', 'stdio or http', transportKind, 'stdio');
+  return addHttpServeOptions(command, { port: 8765, served: 'served recipes and tools' })
     .option('--workspace <folder>', 'the folder served tools work in, shared by every connection (default workspace/<id> for each)')
     .addHelpText('after', serveHelp)
     .action(async (options: McpServeCommandOptions) => finish(await serve(options, finish)));
@@ -67,10 +48,8 @@ async function serve(options: McpServeCommandOptions, finish: (code: number) => 
     import('../runtime/applications/mcp-server/serve.js'),
     import('../runtime/contract/trust-grants.js'),
   ]);
-  const token = options.tokenEnv === undefined ? undefined : process.env[options.tokenEnv];
-  if (options.tokenEnv !== undefined && !token) throw new UsageError(`--token-env ${options.tokenEnv}: the environment variable is not set`);
-  // A tool's stray error must not end a server that others' calls are using.
-  process.on('unhandledRejection', (error) => process.stderr.write(`manus: a tool left an error unhandled: ${describe(error)}\n`));
+  const token = bearerToken(options);
+  reportStrayErrors();
   const serving = await startMcpServer({
     cwd: process.cwd(),
     environment: process.env,
@@ -89,22 +68,7 @@ async function serve(options: McpServeCommandOptions, finish: (code: number) => 
     version: MANUS_VERSION,
   });
   if (serving.url) process.stderr.write(`serving MCP at ${serving.url}\n`);
-  const stopped = await new Promise<'ended' | 'signal'>((resolve) => {
-    void serving.ended.then(() => resolve('ended'));
-    process.once('SIGINT', () => resolve('signal'));
-    process.once('SIGTERM', () => resolve('signal'));
-  });
-  setTimeout(() => finish(ExitCode.interrupted), stopGraceMilliseconds).unref();
-  await serving.close();
-  return stopped === 'ended' ? ExitCode.success : ExitCode.interrupted;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
+  return serveUntilStopped(serving, finish, serving.ended);
 }
 
 function collectNames(value: string, previous: string[]): string[] {
@@ -114,10 +78,4 @@ function collectNames(value: string, previous: string[]): string[] {
 function transportKind(value: string): 'stdio' | 'http' {
   if (value !== 'stdio' && value !== 'http') throw new InvalidArgumentError('expected stdio or http');
   return value;
-}
-
-function port(value: string): number {
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 0 || number > 65535) throw new InvalidArgumentError('expected a port number from 0 to 65535');
-  return number;
 }

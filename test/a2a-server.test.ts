@@ -3,12 +3,12 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { Role, TaskState, type Message, type Part, type StreamResponse } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cliEntry, makeFixture, readEvents, runCli } from './support/run-cli.js';
-import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from './support/scripted-model-server.js';
+import type { ScriptedModelServer, ScriptedTurn } from './support/scripted-model-server.js';
+import { scriptedModelFor, servedEnvironment, until, useCleanups } from './support/served-process.js';
 
 const tools = `import { defineTool } from 'manus-runtime';
 
@@ -64,35 +64,13 @@ function writeFixture(): string {
 }
 
 function serverEnvironment(model?: ScriptedModelServer, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: process.env.HOME ?? '/tmp',
-    NO_COLOR: '1',
-    OLLAMA_HOST: '127.0.0.1:9',
-    SERVICE_TOKEN: secret,
-    OPENAI_API_KEY: 'test-key-for-scripted-model',
-    ...(model ? { OPENAI_BASE_URL: model.baseUrl, MANUS_MODEL: 'scripted-model' } : {}),
-    ...extra,
-  };
+  return servedEnvironment(secret, model, extra);
 }
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = useCleanups();
 
-async function until(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await delay(25);
-  }
-}
-
-async function withModel(turns: ScriptedTurn[]): Promise<ScriptedModelServer> {
-  const model = await startScriptedModelServer({ turns });
-  cleanups.push(() => model.close());
-  return model;
+function withModel(turns: ScriptedTurn[]): Promise<ScriptedModelServer> {
+  return scriptedModelFor(cleanups, turns);
 }
 
 interface Served {

@@ -2,15 +2,15 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { processIsGone } from './support/processes.js';
 import { cliEntry, makeFixture, readEvents, runCli } from './support/run-cli.js';
-import { startScriptedModelServer, type ScriptedModelServer, type ScriptedTurn } from './support/scripted-model-server.js';
+import type { ScriptedModelServer, ScriptedTurn } from './support/scripted-model-server.js';
+import { scriptedModelFor, servedEnvironment, until, useCleanups } from './support/served-process.js';
 
 const servedTools = `import { defineTool } from 'manus-runtime';
 import { spawn } from 'node:child_process';
@@ -120,22 +120,10 @@ function writeServeFixture(): string {
 const secret = 'sk-served-secret-0123456789';
 
 function serverEnvironment(model?: ScriptedModelServer, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: process.env.HOME ?? '/tmp',
-    NO_COLOR: '1',
-    OLLAMA_HOST: '127.0.0.1:9',
-    SERVICE_TOKEN: secret,
-    OPENAI_API_KEY: 'test-key-for-scripted-model',
-    ...(model ? { OPENAI_BASE_URL: model.baseUrl, MANUS_MODEL: 'scripted-model' } : {}),
-    ...extra,
-  };
+  return servedEnvironment(secret, model, extra);
 }
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const cleanups = useCleanups();
 
 async function connectStdio(fixture: string, args: string[], model?: ScriptedModelServer): Promise<{ client: Client; transport: StdioClientTransport; stderr: () => string }> {
   const transport = new StdioClientTransport({
@@ -169,20 +157,10 @@ function eventsSoFar(runFolder: string): Array<Record<string, any>> {
   return text.split('\n').slice(0, -1).map((line) => JSON.parse(line));
 }
 
-async function until(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await delay(25);
-  }
-}
-
 const structuredFinish = (title: string): ScriptedTurn => ({ toolCalls: [{ name: 'create_chat_completion', arguments: { response: { title } } }] });
 
-async function withModel(turns: ScriptedTurn[]): Promise<ScriptedModelServer> {
-  const model = await startScriptedModelServer({ turns });
-  cleanups.push(() => model.close());
-  return model;
+function withModel(turns: ScriptedTurn[]): Promise<ScriptedModelServer> {
+  return scriptedModelFor(cleanups, turns);
 }
 
 describe('manus mcp serve over stdio', () => {
