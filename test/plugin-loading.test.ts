@@ -180,7 +180,23 @@ describe('plugin problems are reported with the file', () => {
   it('reports a syntax error in a .ts plugin at its position', async () => {
     const result = await validate({ 'broken.ts': "import { defineTool } from 'manus-runtime';\nconst value = ;\nexport default value;\n" }, 'broken.ts');
     expect(result.exitCode).toBe(2);
-    expect(result.diagnostics).toEqual(['broken.ts:2:15: error: plugin failed to load: ParseError: Unexpected token']);
+    expect(result.diagnostics).toEqual(['broken.ts:2:15: error: plugin failed to load: Unexpected ";"']);
+  });
+
+  it('reports a syntax error in a module of a plugin folder at its position in that module', async () => {
+    const result = await validate({
+      'family/index.ts': "import { defineTool } from 'manus-runtime';\nimport { describe } from './describe.js';\nexport default defineTool({ name: 'family', description: describe(), parameters: { type: 'object' }, execute: () => 'ok' });\n",
+      'family/describe.ts': "export function describe(): string {\n  return 'A tool' +;\n}\n",
+    }, 'family/index.ts');
+    expect(result.exitCode).toBe(2);
+    expect(result.diagnostics).toEqual(['family/describe.ts:2:20: error: plugin failed to load: Unexpected ";"']);
+  });
+
+  it('loads a TypeScript plugin with top-level await, which CommonJS cannot express', async () => {
+    const plugin = "import { defineTool } from 'manus-runtime';\nconst description: string = await Promise.resolve('Waits.');\nexport default defineTool({ name: 'waits', description, parameters: { type: 'object' }, execute: () => 'ok' });\n";
+    const result = await validate({ 'waits.ts': plugin }, 'waits.ts');
+    expect(result.diagnostics).toEqual([]);
+    expect(result.exitCode).toBe(0);
   });
 
   it('reports a syntax error in a .mjs plugin with the file', async () => {
