@@ -192,10 +192,16 @@ describe('plugin problems are reported with the file', () => {
     expect(result.diagnostics).toEqual(['family/describe.ts:2:20: error: plugin failed to load: Unexpected ";"']);
   });
 
-  it('loads a TypeScript plugin with top-level await, which CommonJS cannot express', async () => {
+  it('loads a TypeScript plugin with top-level await, or importing a module that has one, which CommonJS cannot express', async () => {
     const plugin = "import { defineTool } from 'manus-runtime';\nconst description: string = await Promise.resolve('Waits.');\nexport default defineTool({ name: 'waits', description, parameters: { type: 'object' }, execute: () => 'ok' });\n";
-    const result = await validate({ 'waits.ts': plugin }, 'waits.ts');
+    const importsWaiting = "import { defineTool } from 'manus-runtime';\nimport { description } from './waiting.mjs';\nexport default defineTool({ name: 'imports_waiting', description, parameters: { type: 'object' }, execute: () => 'ok' });\n";
+    const result = await validate({
+      'waits.ts': plugin,
+      'imports-waiting.ts': importsWaiting,
+      'waiting.mjs': "export const description = await Promise.resolve('Imports a module that waits.');\n",
+    }, 'waits.ts', 'imports-waiting.ts');
     expect(result.diagnostics).toEqual([]);
+    expect(result.stderr).toContain('2 file(s) checked: 0 error(s)');
     expect(result.exitCode).toBe(0);
   });
 

@@ -32,10 +32,15 @@ export interface TypeScriptLoaderOptions {
 const typeScriptExtensions = ['.ts', '.mts', '.cts'];
 const javaScriptTwins: Record<string, string[]> = { '.js': ['.ts'], '.mjs': ['.mts'], '.cjs': ['.cts'] };
 
-/** Whether an error means the plugin must be loaded by a loader that has top-level await. */
+/**
+ * Whether an error means the plugin must be loaded by a loader that has top-level await (or, on a
+ * Node before 20.19, that can import an ES module package at all).
+ */
 export function needsModuleLoader(error: unknown): boolean {
-  return (error instanceof TranspileError && error.needsModuleLoader) || (error as NodeJS.ErrnoException | undefined)?.code === 'ERR_REQUIRE_ASYNC_MODULE';
+  return (error instanceof TranspileError && error.needsModuleLoader) || requireCannotLoad.has((error as NodeJS.ErrnoException | undefined)?.code ?? '');
 }
+
+const requireCannotLoad = new Set(['ERR_REQUIRE_ASYNC_MODULE', 'ERR_REQUIRE_ESM']);
 
 export function typeScriptModuleLoader(options: TypeScriptLoaderOptions): TypeScriptModuleLoader {
   const modules = new Map<string, Module>();
