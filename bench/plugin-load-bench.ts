@@ -10,13 +10,15 @@
  * Every run shares one cache folder, so the runtime's own start-up code cache is warm and only the
  * plugin differs. Ends with a pass/fail line: a new TypeScript plugin's first run at most 1.6 times
  * the floor, a later run within 10% of the JavaScript plugin's; exits 1 when one is missed.
+ * Where GNU time is installed, each process's CPU time (user + sys, its children included: esbuild's
+ * compilation too) is shown beside, as a mean: on a busy machine it varies far less than wall time.
  * With BENCH_BASELINE_CLI (another build's dist/bundle/main.js), the three TypeScript runs are also
  * measured with that build in the same rounds, each build with a cache folder of its own.
  *
  *   npm run bench:plugin-load [-- --rounds 9]
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,6 +37,27 @@ const script: ScriptedTurn[] = [
   { toolCalls: [{ name: 'noop', arguments: { note: 'once' } }] },
   { toolCalls: [{ name: 'terminate', arguments: { status: 'success', message: 'done' } }] },
 ];
+
+/** One process: start to first model request, and its CPU time when GNU time can tell it. */
+interface Sample {
+  startMs: number;
+  cpuMs?: number;
+}
+
+const gnuTime = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
+let timed = 0;
+
+/** Starts `command` under GNU time where there is one; `cpu()` then reads what it wrote. */
+function start(command: string[], options: Parameters<typeof spawn>[2]) {
+  const report = join(scratch, `time-${(timed += 1)}.txt`);
+  const child = gnuTime ? spawn(gnuTime, ['-f', '%U %S', '-o', report, ...command], options) : spawn(command[0], command.slice(1), options);
+  const cpu = () => {
+    if (!gnuTime) return undefined;
+    const [user, system] = readFileSync(report, 'utf8').trim().split('\n').at(-1)!.split(' ').map(Number);
+    return (user + system) * 1000;
+  };
+  return { child, cpu };
+}
 
 const scratch = mkdtempSync(join(tmpdir(), 'manus-plugin-load-bench-'));
 
@@ -55,35 +78,35 @@ function project(name: string, extension: 'mjs' | 'ts', source: string): string 
 }
 
 /** Process start to first model request, for a run of the recipe in `folder`. */
-async function runOnce(folder: string, { cli, cacheFolder }: Build = build): Promise<number> {
+async function runOnce(folder: string, { cli, cacheFolder }: Build = build): Promise<Sample> {
   const server = await startScriptedModelServer({ turns: script });
   try {
     const started = performance.timeOrigin + performance.now();
-    const child = spawn(process.execPath, [cli, 'run', join(folder, 'bench.yaml'), '--quiet', '--json'], {
+    const { child, cpu } = start([process.execPath, cli, 'run', join(folder, 'bench.yaml'), '--quiet', '--json'], {
       cwd: folder,
       env: { ...process.env, OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'bench', MANUS_MODEL: 'scripted-model', MANUS_CACHE_DIR: cacheFolder },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stdout!.on('data', (chunk) => (output += chunk));
     const exitCode = await new Promise<number | null>((resolve) => child.on('close', resolve));
     if (exitCode !== 0) throw new Error(`benchmark run in ${folder} failed with exit ${exitCode}: ${output}`);
     const first = server.requests.find((request) => request.path.endsWith('/chat/completions'));
-    return first!.receivedAt - started;
+    return { startMs: first!.receivedAt - started, cpuMs: cpu() };
   } finally {
     await server.close();
   }
 }
 
 /** Process start to first request for a Node process that does nothing else. */
-async function floorOnce(): Promise<number> {
+async function floorOnce(): Promise<Sample> {
   const server = await startScriptedModelServer({ turns: [{ content: 'done' }] });
   try {
     const started = performance.timeOrigin + performance.now();
     const request = `fetch(${JSON.stringify(`${server.baseUrl}/chat/completions`)}, { method: 'POST', body: '{}' }).then((response) => response.text())`;
-    const child = spawn(process.execPath, ['-e', request], { stdio: 'ignore' });
+    const { child, cpu } = start([process.execPath, '-e', request], { stdio: 'ignore' });
     await new Promise((resolve) => child.on('close', resolve));
-    return server.requests[0].receivedAt - started;
+    return { startMs: server.requests[0].receivedAt - started, cpuMs: cpu() };
   } finally {
     await server.close();
   }
@@ -95,9 +118,9 @@ function median(values: number[]): number {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
-type TypeScriptFigures = { newText: number[]; copy: number[]; secondRun: number[] };
+type TypeScriptFigures = { newText: Sample[]; copy: Sample[]; secondRun: Sample[] };
 const typeScriptFigures = (): TypeScriptFigures => ({ newText: [], copy: [], secondRun: [] });
-const figures = { floor: [] as number[], javaScript: [] as number[], typeScript: typeScriptFigures(), baselineTypeScript: typeScriptFigures() };
+const figures = { floor: [] as Sample[], javaScript: [] as Sample[], typeScript: typeScriptFigures(), baselineTypeScript: typeScriptFigures() };
 
 async function typeScriptRuns(round: number, into: TypeScriptFigures, which: Build, prefix: string): Promise<void> {
   into.newText.push(await runOnce(project(`${prefix}new-${round}`, 'ts', typeScriptPlugin(`written for round ${round} at ${Date.now()}`)), which));
@@ -123,14 +146,22 @@ try {
   rmSync(scratch, { recursive: true, force: true });
 }
 
-const floor = median(figures.floor);
-const javaScript = median(figures.javaScript);
-const line = (label: string, values: number[]) => {
-  const value = median(values);
-  return `  ${label.padEnd(76)} ${value.toFixed(1).padStart(6)} ms  ${(value / floor).toFixed(2)}x floor  ${(value / javaScript).toFixed(2)}x JavaScript  (spread ${Math.min(...values).toFixed(1)}-${Math.max(...values).toFixed(1)})`;
+const startOf = (samples: Sample[]) => median(samples.map((sample) => sample.startMs));
+const cpuOf = (samples: Sample[]) => {
+  const values = samples.flatMap((sample) => (sample.cpuMs === undefined ? [] : [sample.cpuMs]));
+  return values.length === 0 ? undefined : values.reduce((sum, value) => sum + value, 0) / values.length;
 };
-const newTypeScript = median(figures.typeScript.newText);
-const secondTypeScript = median(figures.typeScript.secondRun);
+const floor = startOf(figures.floor);
+const javaScript = startOf(figures.javaScript);
+const line = (label: string, samples: Sample[]) => {
+  const value = startOf(samples);
+  const starts = samples.map((sample) => sample.startMs);
+  const cpu = cpuOf(samples);
+  const cpuText = cpu === undefined ? '' : `  CPU ${cpu.toFixed(0)} ms (${(cpu / cpuOf(figures.javaScript)!).toFixed(2)}x JavaScript)`;
+  return `  ${label.padEnd(76)} ${value.toFixed(1).padStart(6)} ms  ${(value / floor).toFixed(2)}x floor  ${(value / javaScript).toFixed(2)}x JavaScript  (spread ${Math.min(...starts).toFixed(1)}-${Math.max(...starts).toFixed(1)})${cpuText}`;
+};
+const newTypeScript = startOf(figures.typeScript.newText);
+const secondTypeScript = startOf(figures.typeScript.secondRun);
 const firstRunLimit = 1.6 * floor;
 const laterRunLimit = 1.1 * javaScript;
 const passed = newTypeScript <= firstRunLimit && secondTypeScript <= laterRunLimit;
@@ -140,7 +171,7 @@ const typeScriptLines = (label: string, measured: TypeScriptFigures) => [
   line(`TypeScript plugin${label}, second run in the same folder`, measured.secondRun),
 ];
 process.stdout.write([
-  `Process start to first model request, median of ${rounds} alternating rounds:`,
+  `Process start to first model request, median of ${rounds} alternating rounds${gnuTime ? '; CPU time of the whole process, mean' : ''}:`,
   line('floor: Node sending one request and nothing else', figures.floor),
   line('JavaScript plugin', figures.javaScript),
   ...typeScriptLines('', figures.typeScript),

@@ -1,4 +1,4 @@
-import { chmodSync, chownSync, cpSync, existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -189,6 +189,24 @@ describe('the compiled-plugin cache', () => {
     cache.write(key, 'module.exports = 1;\n');
     expect(lstatSync(join(root, 'compiled-plugins', `${key}.cjs`)).ino).toBe(inode);
     expect(readdirSync(join(root, 'compiled-plugins'))).toEqual([`${key}.cjs`]);
+  });
+
+  it('removes the entries written longest ago once it holds 500', () => {
+    const root = scratch();
+    const folder = join(root, 'compiled-plugins');
+    const cache = openCache(folder);
+    for (let index = 0; index < 500; index += 1) {
+      const key = compiledCodeKey('old', String(index));
+      writeFileSync(join(folder, `${key}.cjs`), entryText(key, 'module.exports = 1;\n'));
+      utimesSync(join(folder, `${key}.cjs`), 1_000 + index, 1_000 + index);
+    }
+    const newest = compiledCodeKey('new', 'text');
+    cache.write(newest, 'module.exports = 2;\n');
+    const left = readdirSync(folder);
+    expect(left).toHaveLength(401);
+    expect(left).toContain(`${newest}.cjs`);
+    expect(left).toContain(`${compiledCodeKey('old', '499')}.cjs`);
+    expect(left).not.toContain(`${compiledCodeKey('old', '0')}.cjs`);
   });
 });
 

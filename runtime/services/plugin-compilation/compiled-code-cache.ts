@@ -14,10 +14,12 @@
  *   so an entry renamed from another key, or cut short, is compiled again; the text checked is the
  *   text returned, never read a second time;
  * - an entry is written to a temporary file opened with O_EXCL and then linked into place, so no
- *   reader ever sees half an entry and a good entry another run wrote is never replaced.
+ *   reader ever sees half an entry and a good entry another run wrote is never replaced;
+ * - past `maximumEntries`, the entries written longest ago are removed when one is added: every
+ *   edit of a plugin adds one, and each run compares the whole folder with its state at the start.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, constants, existsSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { cacheFolder } from '../cache-folder.js';
 
@@ -74,7 +76,8 @@ export function openCompiledCodeCache(folder: string): CacheOpening {
     return { refused: problem };
   }
   // Held open for the life of the process: each entry is named through it.
-  const entry = (name: string) => `${descriptorFolder}/${descriptor}/${name}`;
+  const held = `${descriptorFolder}/${descriptor}`;
+  const entry = (name: string) => `${held}/${name}`;
   const read = (key: string) => readEntry(entry(`${key}.cjs`), key, user);
   return {
     cache: {
@@ -83,6 +86,7 @@ export function openCompiledCodeCache(folder: string): CacheOpening {
       write(key, code) {
         const temporary = entry(`${key}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
         try {
+          removeOldest(held);
           const file = openSync(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
           try {
             writeFileSync(file, `${header(key, code)}\n${code}`);
@@ -108,6 +112,25 @@ export function openCompiledCodeCache(folder: string): CacheOpening {
       },
     },
   };
+}
+
+const maximumEntries = 500;
+const keptAfterRemoval = 400;
+
+/** Down to `keptAfterRemoval` entries, the oldest removed, once there are `maximumEntries`. */
+function removeOldest(held: string): void {
+  const names = readdirSync(held).filter((name) => name.endsWith('.cjs'));
+  if (names.length < maximumEntries) return;
+  const entry = (name: string) => `${held}/${name}`;
+  const written = names.map((name) => ({ name, at: lstatSync(entry(name), { throwIfNoEntry: false })?.mtimeMs ?? 0 }));
+  written.sort((first, second) => first.at - second.at);
+  for (const { name } of written.slice(0, names.length - keptAfterRemoval)) {
+    try {
+      unlinkSync(entry(name));
+    } catch {
+      // Removed by another run meanwhile.
+    }
+  }
 }
 
 /** The first line of an entry: its key and the hash of the code after it. */
