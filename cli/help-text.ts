@@ -11,7 +11,7 @@ const environment = `Environment:
   MANUS_PYTHON           the Python for python_execute in bubblewrap or on the host, when its python setting is not set (default python3)
   MANUS_DOCKER_HOST      the Docker daemon for the docker sandbox (else DOCKER_HOST)
   MANUS_DOCKER_WORKSPACE copy or mount: how the workspace reaches the container (default: copy unless the daemon is a local socket)
-  MANUS_CACHE_DIR        the start-up code cache (default $XDG_CACHE_HOME/manus-runtime or ~/.cache/manus-runtime)
+  MANUS_CACHE_DIR        the start-up code cache and compiled plugins (default $XDG_CACHE_HOME/manus-runtime or ~/.cache/manus-runtime)
   XDG_CONFIG_HOME        where config.yaml is read from: $XDG_CONFIG_HOME/manus/config.yaml (default ~/.config)
   CI=true, MANUS_CI=1    CI mode, as --ci
   NO_COLOR               no colours in progress`;

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadPluginFiles, pluginFilesIn } from '../runtime/kernel/plugin-loading/load-plugins.js';
@@ -180,7 +180,33 @@ describe('plugin problems are reported with the file', () => {
   it('reports a syntax error in a .ts plugin at its position', async () => {
     const result = await validate({ 'broken.ts': "import { defineTool } from 'manus-runtime';\nconst value = ;\nexport default value;\n" }, 'broken.ts');
     expect(result.exitCode).toBe(2);
-    expect(result.diagnostics).toEqual(['broken.ts:2:15: error: plugin failed to load: ParseError: Unexpected token']);
+    expect(result.diagnostics).toEqual(['broken.ts:2:15: error: plugin failed to load: Unexpected ";"']);
+  });
+
+  it('reports a syntax error in a module of a plugin folder at its position in that module', async () => {
+    const result = await validate({
+      'family/index.ts': "import { defineTool } from 'manus-runtime';\nimport { describe } from './describe.js';\nexport default defineTool({ name: 'family', description: describe(), parameters: { type: 'object' }, execute: () => 'ok' });\n",
+      'family/describe.ts': "export function describe(): string {\n  return 'A tool' +;\n}\n",
+    }, 'family/index.ts');
+    expect(result.exitCode).toBe(2);
+    expect(result.diagnostics).toEqual(['family/describe.ts:2:20: error: plugin failed to load: Unexpected ";"']);
+  });
+
+  it('loads a TypeScript plugin with top-level await, or importing a module that has one, which CommonJS cannot express', async () => {
+    const plugin = "import { defineTool } from 'manus-runtime';\nconst description: string = await Promise.resolve('Waits.');\nexport default defineTool({ name: 'waits', description, parameters: { type: 'object' }, execute: () => 'ok' });\n";
+    const importsWaiting = "import { defineTool } from 'manus-runtime';\nimport { description } from './waiting.mjs';\nexport default defineTool({ name: 'imports_waiting', description, parameters: { type: 'object' }, execute: () => 'ok' });\n";
+    const cwd = makeFixture({
+      'waits.ts': plugin,
+      'imports-waiting.ts': importsWaiting,
+      'waiting.mjs': "export const description = await Promise.resolve('Imports a module that waits.');\n",
+    });
+    // jiti, which loads these, would keep what it compiled in <tmp>/jiti, a folder every user shares.
+    const temporary = makeFixture({});
+    const result = await runCli(['validate', 'waits.ts', 'imports-waiting.ts'], { cwd, env: { TMPDIR: temporary } });
+    expect(diagnosticLines(result)).toEqual([]);
+    expect(result.stderr).toContain('2 file(s) checked: 0 error(s)');
+    expect(result.exitCode).toBe(0);
+    expect(readdirSync(temporary)).toEqual([]);
   });
 
   it('reports a syntax error in a .mjs plugin with the file', async () => {

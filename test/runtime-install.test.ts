@@ -33,6 +33,13 @@ describe("the runtime's tarball", () => {
     expect(replay.json).toMatchObject({ status: 'success', steps: 5 });
     expect(replay.json.runDirectory.startsWith(join(project, '.manus', 'runs'))).toBe(true);
     expect(replay.stderr).toContain('replay matched the recording (5 steps)');
+
+    // A TypeScript plugin compiles with the esbuild executable the install brought, into the user's cache.
+    writeFileSync(join(project, 'shout.ts'), "import { defineTool } from 'manus-runtime';\ninterface Input { text: string }\nexport default defineTool<Input>({ name: 'shout', description: 'Shouts.', parameters: { type: 'object' }, execute: ({ text }: Input) => text.toUpperCase() });\n");
+    const cache = makeFixture({});
+    const validated = await runCli(['validate', 'shout.ts'], { ...npx, env: { ...npx.env, MANUS_CACHE_DIR: cache } });
+    expect(validated.exitCode, validated.stderr).toBe(0);
+    expect(readdirSync(join(cache, 'compiled-plugins'))).toEqual([expect.stringMatching(/^[0-9a-f]{64}\.cjs$/)]);
   }, 240_000);
 });
 

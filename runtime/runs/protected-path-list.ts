@@ -3,8 +3,8 @@
  * and its prompt files, packs, the runs folder, every repository's folder but its data (see
  * services/protected-paths/git-repositories.ts), the folder `core.hooksPath` names and the files git
  * includes, `.mcp.json`, `.envrc`, `.vscode/`, `.idea/`, `.devcontainer/`, shell start-up files, the
- * home folder's login, git and ssh files when the workspace holds it, and the user's manus
- * configuration. services/protected-paths/ guards them.
+ * home folder's login, git and ssh files when the workspace holds it, the user's manus
+ * configuration and compiled plugins. services/protected-paths/ guards them.
  */
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve, sep } from 'node:path';
@@ -12,6 +12,8 @@ import type { Pack } from '../config/pack-manifest.js';
 import type { RunPlan } from '../config/run-plan.js';
 import type { ProtectedPath } from '../contract/protected-path-guard.js';
 import { nodeModulesAbove } from '../features/mcp/launch-place.js';
+import { cacheFolder } from '../services/cache-folder.js';
+import { compiledPluginsFolder } from '../services/plugin-compilation/compiled-code-cache.js';
 import { installedPacks } from '../features/packs/installed-packs.js';
 import {
   commonFolderOf,
@@ -83,6 +85,8 @@ export function protectedPathsFor(plan: ProtectedPathSources, places: ProtectedP
   const configHome = places.environment.XDG_CONFIG_HOME ?? join(home, '.config');
   add(join(configHome, 'fish', 'config.fish'), 'file', 'it is a shell start-up file');
   add(join(configHome, 'manus'), 'folder', 'it holds the user\'s manus configuration');
+  const compiledPlugins = compiledPluginsFolder(cacheFolder(places.environment));
+  if (compiledPlugins) add(compiledPlugins, 'folder', 'it holds compiled plugins, which later runs load instead of the plugins\' sources');
   // Outside the workspace these are out of a sandbox's reach; inside it, a command could write them.
   if ([places.cwd, places.workspace].some((root) => isInside(canonicalPath(root), canonicalPath(home)))) {
     for (const [path, kind] of homeControlEntries) add(join(home, path), kind, 'the user\'s login, shell, git, ssh or desktop session runs what it names');

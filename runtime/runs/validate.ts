@@ -5,7 +5,7 @@
 import { permissionRuleDiagnostics } from '../services/permissions/rule-diagnostics.js';
 import { serverOfToolName } from '../features/mcp/tool-names.js';
 import { existsSync, realpathSync, statSync } from 'node:fs';
-import { extname, join, resolve } from 'node:path';
+import { basename, dirname, extname, join, resolve, sep } from 'node:path';
 import { didYouMean } from '../contract/did-you-mean.js';
 import { emptyAgentsConfig, loadAgentsSource } from './recipe/load-agents.js';
 import { a2aAgentEnvironmentRequest, reviewAgentsTrust, trustRequestNote } from './recipe/recipe-requests.js';
@@ -105,7 +105,9 @@ async function validatePlugins(files: string[]): Promise<Diagnostic[]> {
   const { tools, contextProviders } = await loadPluginFiles(readable, diagnostics, { checkSchemas: true });
   const defining = new Set([...tools.values(), ...contextProviders.values()].map((loaded) => loaded.file));
   for (const file of readable) {
-    if (defining.has(file) || diagnostics.some((diagnostic) => diagnostic.location?.file === file)) continue;
+    // A plugin folder's index is also answered for by a problem in one of the folder's own modules.
+    const own = (reported: string | undefined) => reported === file || (/^index\.[mc]?[jt]s$/.test(basename(file)) && !!reported?.startsWith(dirname(file) + sep));
+    if (defining.has(file) || diagnostics.some((diagnostic) => own(diagnostic.location?.file))) continue;
     diagnostics.push({ severity: 'error', message: 'the file exports no tool and no context provider', location: { file } });
   }
   return diagnostics;

@@ -2,8 +2,8 @@
  * Loads tool plugins from folders. A plugin is a file in the folder, or a sub-folder through its
  * `index` file (its other files are its own modules). Built-in plugins run from the copies compiled
  * into the command's bundle when those are current, and only when a run uses them; any other plugin
- * always loads, a `.ts` one transpiled on the fly with jiti, so a plugin dropped into a folder works
- * without a build step.
+ * always loads, a `.ts` one compiled on the fly (load-typescript-module.ts), so a plugin dropped into
+ * a folder works without a build step.
  */
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, relative } from 'node:path';
@@ -21,6 +21,9 @@ import { qualifiedName } from './qualified-names.js';
 import { scanPluginFolder } from './plugin-scan.js';
 import { indexFileNames, isPluginFile, pluginFilesIn } from './plugin-files.js';
 import { publicApi } from './public-api.js';
+import { needsModuleLoader, typeScriptModuleLoader, type TypeScriptModuleLoader } from './load-typescript-module.js';
+import { TranspileError, esbuildTranspiler } from '../../services/plugin-compilation/typescript-transpiler.js';
+import { compiledPluginsFolder, openCompiledCodeCache } from '../../services/plugin-compilation/compiled-code-cache.js';
 
 export { pluginFilesIn } from './plugin-files.js';
 
@@ -323,11 +326,12 @@ async function importPlugin(file: string): Promise<{ tools: unknown[] } | { erro
 }
 
 /**
- * Loader messages can span lines (a code frame, a require stack); keep the first. The transpiler's
- * parse errors end with `file:line:column`, the column counted from 0. Stack positions are not
- * used: they point into the transpiled code, not the source.
+ * Loader messages can span lines (a code frame, a require stack); keep the first. The compiler's
+ * errors carry their position; jiti's parse errors end with `file:line:column`, the column counted
+ * from 0. Stack positions are not used: they point into the compiled code, not the source.
  */
 function describeLoadFailure(file: string, error: unknown): { error: string; location: SourceLocation } {
+  if (error instanceof TranspileError) return { error: `plugin failed to load: ${error.message}`, location: error.location };
   const message = error instanceof Error ? error.message : String(error);
   const escaped = file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const position = new RegExp(`${escaped}:(\\d+):(\\d+)`).exec(message);
@@ -339,6 +343,14 @@ export async function loadPluginModule(file: string): Promise<unknown> {
   const builtIn = unchangedBuiltIn(file);
   if (builtIn?.load) return builtIn.load();
   if (file.endsWith('.js') || file.endsWith('.mjs')) return loadModuleFile(file);
+  const loader = await sharedTypeScriptLoader();
+  if (loader) {
+    try {
+      return loader.load(file);
+    } catch (error) {
+      if (!needsModuleLoader(error)) throw error;
+    }
+  }
   const jiti = await sharedJiti();
   return jiti.import(file);
 }
@@ -385,16 +397,39 @@ function realPath(path: string): string {
   }
 }
 
+let typeScriptLoader: Promise<TypeScriptModuleLoader | undefined> | undefined;
+
+/**
+ * TypeScript plugins are compiled by esbuild, through the user's compiled-plugin cache when its
+ * folder passes its checks (compiled-code-cache.ts). Without esbuild (no prebuilt executable for
+ * this platform), jiti loads them.
+ */
+function sharedTypeScriptLoader(): Promise<TypeScriptModuleLoader | undefined> {
+  typeScriptLoader ??= publicApi().then((runtime) => {
+    const transpiler = esbuildTranspiler();
+    if (!transpiler) return undefined;
+    const folder = compiledPluginsFolder();
+    const opened = folder === undefined ? undefined : openCompiledCodeCache(folder);
+    const cache = opened && 'cache' in opened ? opened.cache : undefined;
+    return typeScriptModuleLoader({ transpiler, cache, virtualModules: { 'manus-runtime': runtime } });
+  });
+  return typeScriptLoader;
+}
+
 let jitiInstance: Promise<{ import(id: string): Promise<unknown> }> | undefined;
 
 /**
- * A TypeScript plugin's `import ... from 'manus-runtime'` gets this process's own runtime module,
- * not a second copy read from disk: its errors and helpers are the kernel's own, and nothing is loaded.
+ * For what CommonJS cannot express (top-level await), and where esbuild is missing. A TypeScript
+ * plugin's `import ... from 'manus-runtime'` gets this process's own runtime module, not a second
+ * copy read from disk: its errors and helpers are the kernel's own, and nothing is loaded. jiti's
+ * own cache on disk is off: by default it is a folder shared by every user (`/tmp/jiti`), from which
+ * it would run whatever another user left there.
  */
 function sharedJiti() {
   jitiInstance ??= Promise.all([import('jiti'), publicApi()]).then(([{ createJiti }, runtime]) =>
     createJiti(import.meta.url, {
       interopDefault: true,
+      fsCache: false,
       virtualModules: { 'manus-runtime': runtime },
     }),
   );
