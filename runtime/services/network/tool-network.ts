@@ -2,7 +2,8 @@
  * What a tool's context offers for reaching the network on the model's behalf, bound to what the
  * user allows: every tool gets the same guard without importing it. With an egress policy (a run
  * that may reach only named hosts), its fetch also refuses every host the list does not name,
- * for the first URL and every redirect.
+ * for the first URL and every redirect; with the user's `network.only`, so does the fetch of the
+ * user's own servers.
  */
 import type { ToolNetwork } from '../../contract/tool-network.js';
 import { createHttpFetch } from '../model/http-fetch.js';
@@ -23,5 +24,8 @@ export function createToolNetwork(access: NetworkAccess = defaultNetworkAccess, 
       },
     })
     : guardedFetch(frozen);
-  return { allowPrivate: frozen.allowPrivate, fetch, checkHost: (hostname) => checkHost(hostname, frozen), ...(egress ? { egress } : {}) };
+  // The user's own servers may be anywhere, private addresses included; only their own
+  // `network.only` holds them.
+  const userFetch = egress && access.only ? createHttpFetch({ checkUrl: (url) => egress.checkUrlAgainstOnly(url) }) : undefined;
+  return { allowPrivate: frozen.allowPrivate, fetch, checkHost: (hostname) => checkHost(hostname, frozen), ...(egress ? { egress } : {}), ...(userFetch ? { userFetch } : {}) };
 }
