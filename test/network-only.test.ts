@@ -250,6 +250,8 @@ const recipe = (tools: string[], sandbox?: string) => [
 ].join('\n');
 
 interface HeldRun extends CliResult {
+  fixture: string;
+  configHome: string;
   toolResults: string[];
   events: Array<Record<string, any>>;
 }
@@ -271,7 +273,7 @@ async function runHeld(files: Record<string, string>, only: string[], args: stri
     const last = chats.at(-1)?.body.messages ?? [];
     const toolResults = last.filter((message) => message.role === 'tool').map((message) => String(message.content));
     const events = result.json?.runDirectory ? readEvents(result.json.runDirectory) : [];
-    return { ...result, toolResults, events };
+    return { ...result, fixture, configHome, toolResults, events };
   } finally {
     await server.close();
   }
@@ -287,6 +289,9 @@ describe('network.only in a run of the built command', () => {
     expect(run.toolResults[0]).toContain('The allowed page says hello.');
     expect(run.toolResults[1]).toMatch(/other\.test is not in network\.only of your own configuration/);
     expect(run.events.find((event) => event.type === 'connection-refused')).toMatchObject({ host: 'other.test', via: 'fetch', tool: 'web_fetch' });
+
+    const inspected = await runCli(['inspect', 'recipe.yaml'], { cwd: run.fixture, env: { XDG_CONFIG_HOME: run.configHome } });
+    expect(inspected.stdout).toContain('every connection held to network.only of your own configuration (the model endpoint aside): allowed.test');
 
     const bad = await runHeld({ 'recipe.yaml': recipe(['terminate']) }, ['allowed.test', 'https://example.org/'], [], [terminate]);
     expect(bad.exitCode).toBe(2);
