@@ -12,6 +12,9 @@ import { createServer, request, type IncomingMessage, type Server } from 'node:h
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectionRefusal } from '../runtime/contract/egress.js';
 import { EgressPolicy } from '../runtime/services/network/egress-policy.js';
@@ -19,7 +22,7 @@ import { createToolNetwork } from '../runtime/services/network/tool-network.js';
 import { RunResourceRegistry } from '../runtime/services/run-resources.js';
 import { probeBwrap } from '../runtime/services/sandbox/create-sandbox.js';
 import { chromiumMissing as isChromiumMissing } from './support/fixture-site.js';
-import { makeFixture, readEvents, runCli, type CliResult } from './support/run-cli.js';
+import { cliEntry, makeFixture, readEvents, runCli, type CliResult } from './support/run-cli.js';
 import { startScriptedModelServer, type RecordedChatRequest, type ScriptedTurn } from './support/scripted-model-server.js';
 
 const bwrap = await probeBwrap();
@@ -308,6 +311,31 @@ describe('network.only in a run of the built command', () => {
     } finally {
       mine.server.closeAllConnections();
       await new Promise((resolve) => mine.server.close(resolve));
+    }
+  }, 60_000);
+
+  it('tools served with manus mcp serve are held to it as a run\'s are', async () => {
+    const fixture = makeFixture({});
+    const configHome = realpathSync(mkdtempSync(join(tmpdir(), 'manus-network-only-')));
+    mkdirSync(join(configHome, 'manus'));
+    writeFileSync(join(configHome, 'manus', 'config.yaml'), 'version: 1\nnetwork:\n  only: [allowed.test]\n');
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [cliEntry, 'mcp', 'serve', '--tools', 'web_fetch'],
+      cwd: fixture,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: configHome, XDG_CONFIG_HOME: configHome, NO_COLOR: '1', ...testNetwork },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'network-only-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const text = async (url: string) => ((await client.callTool({ name: 'web_fetch', arguments: { url } })) as CallToolResult).content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
+      const before = site.seenBy('other.test').length;
+      expect(await text(`http://allowed.test:${site.port}/page`)).toContain('The allowed page says hello.');
+      expect(await text(`http://other.test:${site.port}/page?secret=served`)).toMatch(/other\.test is not in network\.only/);
+      expect(site.seenBy('other.test').length).toBe(before);
+    } finally {
+      await client.close();
     }
   }, 60_000);
 
