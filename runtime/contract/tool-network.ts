@@ -17,7 +17,10 @@ export interface ToolNetwork {
    * Bodies stay streams, for the caller to cap.
    */
   fetch: FetchFunction;
-  /** Refuses a host that is, or resolves to, a private address; for clients that resolve names themselves. */
+  /**
+   * Refuses a host that is, or resolves to, a private address; for clients that resolve names
+   * themselves. With `egress`, a host the list does not name is refused before any lookup.
+   */
   checkHost(hostname: string): Promise<void>;
   /**
    * Set when the run may reach only named hosts (`sandbox.network: {allow: [...]}` or the user's

@@ -48,6 +48,12 @@ export class EgressPolicy implements EgressAccess {
     return this.onlyAllows(host, port) && this.patterns.some((pattern) => hostPatternMatches(pattern, host, port));
   }
 
+  /** Whether the lists name this host on some port; nothing is resolved. */
+  namesHost(host: string): boolean {
+    const named = (patterns: HostPattern[]) => patterns.some((pattern) => hostPatternMatches({ ...pattern, port: undefined }, host));
+    return named(this.patterns) && (this.onlyPatterns === undefined || named(this.onlyPatterns));
+  }
+
   /** Whether the user's `network.only` names this host and port (true when it is not set). */
   onlyAllows(host: string, port: number): boolean {
     return this.onlyPatterns?.some((pattern) => hostPatternMatches(pattern, host, port)) ?? true;

@@ -10,6 +10,7 @@ import { createHttpFetch } from '../model/http-fetch.js';
 import type { EgressPolicy } from './egress-policy.js';
 import { checkUrlAddress, guardedFetch } from './guarded-fetch.js';
 import { checkHost, defaultNetworkAccess, guardedLookup, type NetworkAccess } from './guarded-lookup.js';
+import { HostNotAllowedError } from './network-errors.js';
 
 export type { ToolNetwork };
 
@@ -27,5 +28,13 @@ export function createToolNetwork(access: NetworkAccess = defaultNetworkAccess, 
   // The user's own servers may be anywhere, private addresses included; only their own
   // `network.only` holds them.
   const userFetch = egress && access.only ? createHttpFetch({ checkUrl: (url) => egress.checkUrlAgainstOnly(url) }) : undefined;
-  return { allowPrivate: frozen.allowPrivate, fetch, checkHost: (hostname) => checkHost(hostname, frozen), ...(egress ? { egress } : {}), ...(userFetch ? { userFetch } : {}) };
+  // A name off the list is never looked up, not even to check it: the lookup itself would carry
+  // the name (and whatever the model spelled into it) to a name server.
+  const check = egress
+    ? async (hostname: string) => {
+      if (!egress.namesHost(hostname)) throw new HostNotAllowedError(hostname, 0, `${hostname} is not in the run's allowed hosts`);
+      return checkHost(hostname, frozen);
+    }
+    : (hostname: string) => checkHost(hostname, frozen);
+  return { allowPrivate: frozen.allowPrivate, fetch, checkHost: check, ...(egress ? { egress } : {}), ...(userFetch ? { userFetch } : {}) };
 }
