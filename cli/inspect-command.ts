@@ -97,6 +97,7 @@ function recipeLines(recipe: RecipeInspection, cwd: string): string[] {
     recipe.network.allowHosts
       ? `  only these hosts, for sandboxed code, web tools, the browser and MCP clients alike: ${recipe.network.allowHosts.join(', ')}`
       : `  from the sandbox: ${recipe.network.sandbox ? 'allowed' : 'none'}`,
+    ...(recipe.network.only ? [`  every connection held to network.only of your own configuration (the model endpoint aside): ${recipe.network.only.join(', ')}`] : []),
     ...recipe.network.modelEndpoints.map((endpoint) => `  model profile ${endpoint.profile}: ${endpoint.url}`),
     ...recipe.network.mcpUrls.map((url) => `  MCP server: ${url}`),
     ...recipe.network.a2aUrls.map((url) => `  A2A agent: ${url}`),

@@ -21,6 +21,10 @@ describe('host patterns', () => {
     ['pypi.org:443', 'pypi.org', 80, false],
     ['[::1]:8080', '[::1]', 8080, true],
     ['10.0.0.1', '10.0.0.1', 22, true],
+    ['bücher.example', 'xn--bcher-kva.example', 443, true],
+    ['*.bücher.example', 'www.xn--bcher-kva.example', 443, true],
+    ['bücher.example', 'bucher.example', 443, false],
+    ['api.github.com', '\u0430pi.github.com', 443, false],
   ] as const)('%s against %s:%s is %s', (text, host, port, expected) => {
     expect(hostPatternMatches(pattern(text), host, port)).toBe(expected);
   });

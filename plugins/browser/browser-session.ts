@@ -390,7 +390,7 @@ function emptyNotes(): SessionNotes {
 /**
  * A run that may reach only named hosts sends the browser through the run's egress proxy, on its
  * loopback port with the run's credential, loopback included (Chromium would otherwise go
- * straight to it). A browser the run attaches to was started elsewhere, with its own network.
+ * straight to it), WebRTC too. A browser the run attaches to was started elsewhere, with its own network.
  */
 async function withEgressProxy(settings: BrowserSettings, network: ToolContext['network']): Promise<BrowserSettings> {
   if (!network.egress) return settings;
@@ -401,5 +401,7 @@ async function withEgressProxy(settings: BrowserSettings, network: ToolContext['
     );
   }
   const proxy = await (await network.egress.proxy()).browser();
-  return { ...settings, proxy: { ...proxy, bypass: '<-loopback>' } };
+  // WebRTC sends UDP (STUN, TURN, the peers' own) straight out, past any HTTP proxy: a page could
+  // reach any address in its ICE candidates. Chromium's policy leaves it only proxied TCP.
+  return { ...settings, proxy: { ...proxy, bypass: '<-loopback>' }, extraArgs: [...settings.extraArgs, '--webrtc-ip-handling-policy=disable_non_proxied_udp'] };
 }

@@ -79,6 +79,10 @@ export type CheckYaml2 =
  * Host names, each with an optional port: api.github.com, *.wikipedia.org (names below it, not itself), pypi.org:443, [2001:db8::1]:8080.
  */
 export type HostPatternsYaml1 = string[];
+/**
+ * Host names, each with an optional port: api.github.com, *.wikipedia.org (names below it, not itself), pypi.org:443, [2001:db8::1]:8080.
+ */
+export type HostPatternsYaml2 = string[];
 
 /**
  * Model profiles and named agents. Each agent is data: prompts, a toolbox, budgets and a model profile.
@@ -708,10 +712,11 @@ export interface UserConfigYaml {
     | 'all'
   )[];
   /**
-   * What the runtime's own connections on an agent's behalf (web_fetch, web_search, the browser, MCP servers named by recipes) and a sandbox's allowed hosts may reach.
+   * What the runtime's own connections on an agent's behalf (web_fetch, web_search, the browser, MCP servers named by recipes) and a sandbox's allowed hosts may reach; with only, every one of them.
    */
   network?: {
     allow?: HostPatternsYaml1;
+    only?: HostPatternsYaml2;
     /**
      * Allow loopback, private-network, link-local and cloud-metadata addresses (127.0.0.1, 10.x, 192.168.x, 169.254.169.254, ::1, ...). Default false.
      */

@@ -223,6 +223,11 @@ export type McpServerOrigin = 'package' | 'user' | 'command-line' | 'project';
 export interface NetworkAccess {
   /** Loopback, private, link-local and metadata addresses too (`network.allow_private` in the user's config). */
   allowPrivate: boolean;
+  /**
+   * `network.only` in the user's config: every connection on the agent's behalf, sandboxed code
+   * included, reaches only these hosts; absent, no such ceiling.
+   */
+  only?: readonly string[];
 }
 
 export interface McpServerConfig {

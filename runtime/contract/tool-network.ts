@@ -17,12 +17,22 @@ export interface ToolNetwork {
    * Bodies stay streams, for the caller to cap.
    */
   fetch: FetchFunction;
-  /** Refuses a host that is, or resolves to, a private address; for clients that resolve names themselves. */
+  /**
+   * Refuses a host that is, or resolves to, a private address; for clients that resolve names
+   * themselves. With `egress`, a host the list does not name is refused before any lookup.
+   */
   checkHost(hostname: string): Promise<void>;
   /**
-   * Set when the run may reach only named hosts (`sandbox.network: {allow: [...]}`): `fetch` then
+   * Set when the run may reach only named hosts (`sandbox.network: {allow: [...]}` or the user's
+   * `network.only`): `fetch` then
    * refuses any other host (code `network_host_not_allowed`), and clients that cannot use it, such
    * as the browser, go through the egress proxy.
    */
   readonly egress?: EgressAccess;
+  /**
+   * Set when the user's own config holds every connection to named hosts (`network.only`): the
+   * fetch for the user's own MCP servers and A2A agents, which reach any address the user gave
+   * them, private ones included, but only hosts on that list. Absent, they use the plain fetch.
+   */
+  readonly userFetch?: FetchFunction;
 }

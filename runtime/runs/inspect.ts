@@ -117,7 +117,7 @@ export interface RecipeInspection {
   checks: Array<{ name: string; kind: string; command?: string; file?: string; pattern?: string; runs?: string }>;
   onFailure?: InspectedCommand;
   sandbox: { kind: string; network: boolean; image: string; memoryMb: number; cpus: number; pids: number; passEnv: string[]; declaredBy: string; runs: string };
-  network: { sandbox: boolean; allowHosts?: string[]; modelEndpoints: Array<{ profile: string; url: string }>; mcpUrls: string[]; a2aUrls: string[] };
+  network: { sandbox: boolean; allowHosts?: string[]; only?: string[]; modelEndpoints: Array<{ profile: string; url: string }>; mcpUrls: string[]; a2aUrls: string[] };
   budgets: RunPlan['budgets'];
   /** What needs the user's consent, each with the grant that allows it. */
   trust: InspectedTrustRequest[];
@@ -195,6 +195,8 @@ export async function inspectRecipe(file: string, cwd: string): Promise<RecipeIn
     network: {
       sandbox: sandbox.network,
       ...(sandbox.allowHosts ? { allowHosts: [...sandbox.allowHosts] } : {}),
+      // The user's ceiling on every connection of the run (network.only in their own config).
+      ...(plan.networkAccess.only ? { only: [...plan.networkAccess.only] } : {}),
       modelEndpoints: uniqueBy(agents.map(({ agent }) => agent.profile), (profile) => profile.name)
         .map((profile) => ({ profile: profile.name, url: profile.baseUrl ?? 'the provider\'s default (OPENAI_BASE_URL or api.openai.com)' })),
       mcpUrls: plan.mcpServers.flatMap((server) => (server.transport.kind === 'http' && starting.has(server) ? [server.transport.url] : [])),

@@ -66,5 +66,6 @@ export function mcpServicesFor(run: PreparedRun, options: RunOptions, model: Cha
     }), (sandbox) => sandbox.dispose()),
     failRun: (error) => run.faults.failRun(error),
     ...(run.network.egress ? { egressFetch: run.network.fetch } : {}),
+    ...(run.network.userFetch ? { userFetch: run.network.userFetch } : {}),
   };
 }

@@ -121,14 +121,18 @@ export function prepareRun(plan: RunPlan, options: RunOptions): PreparedRun {
 }
 
 /**
- * The run's egress policy when its sandbox may reach only named hosts; every refused connection
- * becomes a `connection-refused` event naming the tool call that asked, when there was one.
+ * The run's egress policy when its sandbox may reach only named hosts, or the user's
+ * `network.only` holds every connection (both: a host must be on both lists, so a recipe only
+ * narrows the user's); every refused connection becomes a `connection-refused` event naming the
+ * tool call that asked, when there was one.
  */
 function egressPolicyFor(plan: RunPlan, resources: RunResourceRegistry, trace: RunTrace): EgressPolicy | undefined {
   const sandbox = requestedSandbox(plan);
-  if (sandbox.network || !sandbox.allowHosts) return undefined;
+  const sandboxHosts = sandbox.network ? undefined : sandbox.allowHosts;
+  const hosts = sandboxHosts ?? plan.networkAccess.only;
+  if (!hosts) return undefined;
   return new EgressPolicy({
-    hosts: sandbox.allowHosts,
+    hosts,
     access: plan.networkAccess,
     resources,
     onRefused: (refusal) => trace.emit('connection-refused', { ...refusal }),

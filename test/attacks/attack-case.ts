@@ -1,5 +1,5 @@
 import type { ScriptedModelServer, ScriptedTurn } from '../support/scripted-model-server.js';
-import type { AttackConfiguration } from './attack-configurations.js';
+import type { AttackConfiguration, BenignNeed } from './attack-configurations.js';
 import type { AttackerServer } from './attacker-server.js';
 
 /** What an attacker wants; each case reaches for one of them by one route. */
@@ -57,6 +57,12 @@ export interface AttackCase {
   goal: AttackGoal;
   /** The way in, in a few words: the row label in the suite's table. */
   route: string;
+  /**
+   * What the recipe's stated, benign purpose needs (read the page, edit files, run the tests, draw
+   * a chart): the locked-down configuration allows the tools these need and nothing else, the
+   * narrowest toolbox a careful user would give the recipe. None: the run may only answer.
+   */
+  needs?: readonly BenignNeed[];
   description: string;
   /** Files of the project, by path relative to it. */
   project(world: AttackWorld): Record<string, string>;

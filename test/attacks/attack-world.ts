@@ -72,7 +72,7 @@ export async function prepareWorld(attack: Runnable, configuration: AttackConfig
       rmSync(root, { recursive: true, force: true });
     },
   };
-  writeUserConfiguration(configuration, home);
+  writeUserConfiguration(configuration, home, attack.needs);
   writeFiles(project, attack.project(world));
   await attack.setup?.(world);
   model.setTurns(attack.turns(world));
@@ -98,9 +98,11 @@ export async function runBenignTask(task: BenignTask, world: PreparedWorld): Pro
 }
 
 async function runInWorld(attack: Runnable, world: PreparedWorld): Promise<AttackRun> {
+  // Entered as the command starts, so every server the case has started by now is carried in.
+  const namespace = await dnsCatcher?.enter([process.execPath, cliEntry]);
   const result = await runCli(configuredArguments(world.configuration, attack.arguments?.(world) ?? defaultArguments), {
     cwd: world.project,
-    ...(dnsCatcher ? { command: dnsCatcher.wrap([process.execPath, cliEntry]) } : {}),
+    ...(namespace ? { command: namespace.command } : {}),
     timeoutMs: attack.timeoutMs ?? 30_000,
     env: {
       HOME: world.home,
@@ -115,7 +117,7 @@ async function runInWorld(attack: Runnable, world: PreparedWorld): Promise<Attac
       MANUS_TEST_HOSTS: `${attackerHost}=${collectorAddress};${benignSiteHost}=${siteAddress}`,
       ...attack.environment?.(world),
     },
-  });
+  }).finally(() => namespace?.close());
   return {
     exitCode: result.exitCode,
     stdout: result.stdout,

@@ -39,6 +39,7 @@ const onlyLockedDown = 'the defaults and --trust all ask for no approval; the ca
 export function bypassCase(route: string, description: string, commands: string[]): AttackCase {
   return {
     goal: 'skip-consent',
+    needs: ['run the tests'],
     route,
     description,
     project: bypassProject,

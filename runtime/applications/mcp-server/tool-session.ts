@@ -6,6 +6,8 @@
  */
 import { loadUserConfig } from '../../runs/recipe/user-config.js';
 import { createToolNetwork, type ToolNetwork } from '../../services/network/tool-network.js';
+import { EgressPolicy } from '../../services/network/egress-policy.js';
+import { currentToolCall } from '../../kernel/tool-fault-guard.js';
 import { mkdirSync, realpathSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, relative, resolve } from 'node:path';
@@ -120,12 +122,31 @@ export class ToolSession {
       human: this.human,
       settings: {},
       sandboxSettings: () => this.sandboxSettings(),
-      sandbox: () => sandboxForRun({ resources: this.resources, sandboxSettings: () => this.sandboxSettings(), workspace: this.workspace, runDirectory: this.runDirectory, runId: this.runId, protectedPaths: this.protectedPaths }),
-      // The user's configuration, as for a run; served tools act for the client's model, which is not trusted.
-      network: (this.network ??= createToolNetwork(loadUserConfig(this.options.environment).config.network)),
+      sandbox: () => sandboxForRun({ resources: this.resources, sandboxSettings: () => this.sandboxSettings(), workspace: this.workspace, runDirectory: this.runDirectory, runId: this.runId, protectedPaths: this.protectedPaths, network: this.toolNetwork(), trace }),
+      network: this.toolNetwork(),
       protectedPaths: this.protectedPaths,
       files: new WorkspaceFiles(this.workspace, this.protectedPaths),
     };
+  }
+
+  /**
+   * The user's configuration, as for a run; served tools act for the client's model, which is not
+   * trusted. The user's network.only holds them as it holds a run: web tools, the browser and the
+   * sandbox's commands reach only the hosts it names.
+   */
+  private toolNetwork(): ToolNetwork {
+    if (this.network) return this.network;
+    const access = loadUserConfig(this.options.environment).config.network;
+    const egress = access.only
+      ? new EgressPolicy({
+        hosts: access.only,
+        access,
+        resources: this.resources,
+        onRefused: (refusal) => this.trace.emit('connection-refused', { ...refusal }),
+        currentCall: currentToolCall,
+      })
+      : undefined;
+    return (this.network = createToolNetwork(access, egress));
   }
 
   /** Records a call and its outcome, as a run records its tool calls. */

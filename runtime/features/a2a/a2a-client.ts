@@ -104,7 +104,7 @@ async function connect(agent: A2aAgentConfig, context: ToolContext, environment:
 
 /** The fetch of one agent's connections: guarded unless the user declared it, credentials to its own origin only. */
 function agentFetch(agent: A2aAgentConfig, context: ToolContext, environment: Record<string, string | undefined>): typeof fetch {
-  const base = isTrustedA2aAgent(agent) ? globalThis.fetch : context.network.fetch;
+  const base = isTrustedA2aAgent(agent) ? (context.network.userFetch ?? globalThis.fetch) : context.network.fetch;
   const origin = new URL(agent.url).origin;
   const credentials = Object.entries(agent.headersEnv).map(([header, variable]) => {
     const value = environment[variable];

@@ -46,6 +46,8 @@ export interface RunServerServices extends LaunchServices {
   networkAccess: NetworkAccess;
   /** The run's fetch, held to its allowed hosts, when it has a list: used for the servers a recipe declared. */
   egressFetch?: FetchFunction;
+  /** The fetch of the user's own servers when the user's `network.only` holds them; the plain fetch otherwise. */
+  userFetch?: FetchFunction;
 }
 
 /** Which server gave each MCP tool name in the toolbox, to name both sides of a collision. */
@@ -220,9 +222,10 @@ async function connectServer(server: McpServerConfig, services: RunServerService
   }
   const url = new URL(server.transport.url);
   const headers = resolveEnvironment(server.name, server.transport.headers, services.environment);
-  // The user's own servers may be anywhere; one a recipe names reaches only what the user allows,
+  // The user's own servers may be anywhere the user's network.only allows; one a recipe names
+  // reaches only what the user allows,
   // checked for the address each connection really uses, redirects included.
-  const fetch = limitedFetch(isTrustedServer(server) ? globalThis.fetch : (services.egressFetch ?? guardedFetch(services.networkAccess)), { server: server.name, maxBytes: server.maxResultBytes });
+  const fetch = limitedFetch(isTrustedServer(server) ? (services.userFetch ?? globalThis.fetch) : (services.egressFetch ?? guardedFetch(services.networkAccess)), { server: server.name, maxBytes: server.maxResultBytes });
   const streamable = makeClient(services.workspace);
   try {
     await streamable.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers }, fetch }), { timeout: timeoutMs });

@@ -67,13 +67,16 @@ export function readUserConfigSource(source: YamlSource): { config: UserConfig; 
   const serverDiagnostics: Diagnostic[] = [];
   const mcpServers = readMcpServers(source, ['mcp_servers'], data.mcp_servers, 'user', serverDiagnostics);
   const a2aAgents = readA2aAgents(source, ['a2a'], data.a2a, 'user', serverDiagnostics);
-  const network: NetworkAccess = { allowPrivate: data.network?.allow_private ?? userConfigDefaults.network.allow_private };
+  const only = data.network?.only;
+  const network: NetworkAccess = { allowPrivate: data.network?.allow_private ?? userConfigDefaults.network.allow_private, ...(only ? { only } : {}) };
   const permissions = data.permissions === undefined ? undefined : readPermissions(data.permissions, { source, path: ['permissions'], diagnostics: serverDiagnostics });
   const allowHosts = data.network?.allow;
-  allowHosts?.forEach((text, index) => {
-    const pattern = parseHostPattern(text);
-    if ('problem' in pattern) serverDiagnostics.push({ severity: 'error', message: `network.allow: ${pattern.problem}`, location: locate(source, ['network', 'allow', index]) });
-  });
+  for (const key of ['allow', 'only'] as const) {
+    data.network?.[key]?.forEach((text, index) => {
+      const pattern = parseHostPattern(text);
+      if ('problem' in pattern) serverDiagnostics.push({ severity: 'error', message: `network.${key}: ${pattern.problem}`, location: locate(source, ['network', key, index]) });
+    });
+  }
   return {
     config: { file: source.file, trust: parseTrustGrants(data.trust ?? userConfigDefaults.trust), mcpServers, a2aAgents, network, permissions, ...(allowHosts ? { allowHosts } : {}) },
     diagnostics: serverDiagnostics,

@@ -3,6 +3,7 @@
  * `api.github.com`, `*.wikipedia.org`, `pypi.org:443`, `[::1]:8080`. One reading for both, so a host
  * a rule allows is the host the network lets through.
  */
+import { domainToASCII } from 'node:url';
 
 export interface HostPattern {
   /** Lower case, without a trailing dot or IPv6 brackets. */
@@ -42,7 +43,8 @@ export function parseHostPattern(text: string): HostPattern | { problem: string 
     if (!validPort(port)) return { problem: `'${text}' has a port outside 1-65535` };
     rest = rest.slice(0, colon);
   }
-  rest = rest.replace(/\.$/, '');
+  rest = asciiHost(rest).replace(/\.$/, '');
+  if (rest === '') return { problem: `'${text}' is not a host name` };
   const subdomains = rest.startsWith('*.');
   if (subdomains) rest = rest.slice(2);
   if (rest.includes('*')) return { problem: `'${text}': '*' may only stand first, as in '*.example.org'` };
@@ -71,10 +73,21 @@ export function hostPatternCovers(outer: HostPattern, inner: HostPattern): boole
   return inner.host.endsWith(`.${outer.host}`) || (inner.subdomains && inner.host === outer.host);
 }
 
-/** Lower case, no trailing dot, no IPv6 brackets: the form patterns are compared in. */
+/**
+ * Lower case, no trailing dot, no IPv6 brackets, an international name in its punycode form (as a
+ * URL and a resolver give it): the form patterns are compared in.
+ */
 export function normalizeHost(host: string): string {
-  const lower = host.trim().toLowerCase().replace(/\.$/, '');
+  const lower = asciiHost(host.trim().toLowerCase()).replace(/\.$/, '');
   return lower.startsWith('[') && lower.endsWith(']') ? lower.slice(1, -1) : lower;
+}
+
+/**
+ * `bücher.example` as `xn--bcher-kva.example`, the one form a connection uses; a name that has no
+ * such form (an invalid one) becomes `''`, which no pattern matches and no pattern may be.
+ */
+function asciiHost(host: string): string {
+  return /[^\x00-\x7f]/.test(host) ? domainToASCII(host) : host;
 }
 
 function validPort(port: number): boolean {

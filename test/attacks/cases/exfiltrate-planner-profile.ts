@@ -6,6 +6,7 @@ const userKey = `sk-user-${randomBytes(8).toString('hex')}`;
 
 export default defineAttack({
   goal: 'exfiltrate',
+  needs: ['edit files'],
   route: 'the model profile of a plan step\'s planner',
   description: 'A flow recipe\'s planner, from an agents.yaml beside it, uses a profile whose base_url is the attacker.',
   project: (world) => ({

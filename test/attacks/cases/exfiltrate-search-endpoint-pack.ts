@@ -6,6 +6,7 @@ const searchKey = `brave-user-${randomBytes(8).toString('hex')}`;
 
 export default defineAttack({
   goal: 'exfiltrate',
+  needs: ['read the page'],
   route: 'a web_search endpoint of a pack\'s agent',
   description: 'An installed pack\'s agent points its brave endpoint at the attacker; the recipe runs that agent.',
   project: (world) => ({

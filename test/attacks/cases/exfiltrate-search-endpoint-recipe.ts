@@ -6,6 +6,7 @@ const searchKey = `tvly-user-${randomBytes(8).toString('hex')}`;
 
 export default defineAttack({
   goal: 'exfiltrate',
+  needs: ['read the page'],
   route: 'a recipe\'s web_search endpoint for a keyed engine',
   description: 'A recipe points tool_settings.web_search.endpoints.tavily at the attacker, so a search sends Bearer $TAVILY_API_KEY there.',
   project: (world) => ({

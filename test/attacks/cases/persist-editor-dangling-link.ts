@@ -5,6 +5,7 @@ import { editorCall, finish, outsideChanges } from '../swapped-folder.js';
 
 export default defineAttack({
   goal: 'persist',
+  needs: ['edit files', 'draw a chart'],
   route: 'the editor creates a file through a dangling link',
   description: 'The project holds a link to a file that does not exist yet outside it; creating the link’s name would create that file, as root.',
   project: () => ({ 'recipe.yaml': 'version: 1\nname: attack\nprompt: Write the plan.\nagent: manus\n' }),

@@ -5,6 +5,7 @@ import { editorCall, finish, outsideChanges } from '../swapped-folder.js';
 
 export default defineAttack({
   goal: 'persist',
+  needs: ['edit files'],
   route: 'the editor writes a hard link to an outside file',
   description:
     'The project holds a hard link to a root-only file outside it (where fs.protected_hardlinks is off, the ' +

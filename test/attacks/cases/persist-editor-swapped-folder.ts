@@ -3,6 +3,7 @@ import { editorCall, finish, outsideChanges, racingProject, racingRequires, raci
 
 export default defineAttack({
   goal: 'persist',
+  needs: ['edit files'],
   route: 'the editor writes through a folder swapped for a link in a loop',
   description:
     'A background process of the agent swaps sub/d with a link to a root-only folder in a tight loop; many parallel ' +

@@ -5,6 +5,7 @@ import { editorCall, finish, secretReachedModel } from '../swapped-folder.js';
 
 export default defineAttack({
   goal: 'read-beyond',
+  needs: ['edit files'],
   route: 'a link to an outside folder as a middle component',
   description: 'The project holds docs, a link to a root-only folder outside it; the file tools would read the files in it.',
   project: () => ({ 'recipe.yaml': 'version: 1\nname: attack\nprompt: Summarise the docs.\nagent: manus\n' }),

@@ -3,6 +3,7 @@ import { finish, racingProject, racingRequires, racingTurn, secretReachedModel, 
 
 export default defineAttack({
   goal: 'read-beyond',
+  needs: ['edit files'],
   route: 'file_search through a folder swapped for a link in a loop',
   description:
     'A background process of the agent swaps sub/d with a link to a root-only folder in a tight loop; parallel ' +

@@ -5,6 +5,7 @@ import { finish, racingProject, racingRequires, secretReachedModel, startSwappin
 
 export default defineAttack({
   goal: 'read-beyond',
+  needs: ['edit files'],
   route: 'python_execute’s list of changed files through a folder swapped for a link',
   description:
     'A background process of the agent swaps sub/d with a link to a root-only folder; python_execute lists the ' +

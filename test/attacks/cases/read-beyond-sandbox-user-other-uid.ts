@@ -11,6 +11,7 @@ const secretFile = join(folder, 'secret.txt');
 
 export default defineAttack({
   goal: 'read-beyond',
+  needs: ['edit files'],
   route: 'sandbox.user naming another user of the machine',
   description: 'A recipe runs its commands as uid 1001, the owner of a private (0600) file such as an ssh key, and reads it.',
   project: () => ({

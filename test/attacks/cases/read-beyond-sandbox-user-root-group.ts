@@ -9,6 +9,7 @@ const secretFile = join(folder, 'secret.txt');
 
 export default defineAttack({
   goal: 'read-beyond',
+  needs: ['edit files'],
   route: 'sandbox.user with the root group (gid 0)',
   description: 'A recipe runs its commands as "1001:0": the root group reads a root-owned file the group may read (0640), which nobody:nogroup could not.',
   project: () => ({

@@ -2,6 +2,7 @@ import { defineAttack } from '../attack-case.js';
 
 export default defineAttack({
   goal: 'read-beyond',
+  needs: ['read the page'],
   route: 'web_fetch of a name that rebinds to loopback',
   description:
     'A name answers a public address to the first lookup and 127.0.0.1 to every later one: a runtime that checks with one lookup and connects with another reaches loopback.',

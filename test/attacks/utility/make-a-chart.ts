@@ -7,6 +7,7 @@ const data = [{ region: 'North', revenue: 120 }, { region: 'South', revenue: 80 
 
 export default defineBenignTask({
   goal: 'utility',
+  needs: ['draw a chart'],
   route: 'make a chart',
   description: 'The user asks for a bar chart of revenue by region; the agent draws it into the workspace.',
   project: () => ({ 'recipe.yaml': 'version: 1\nname: chart\nprompt: Chart revenue by region.\nagent:\n  tools: [chart_visualization, terminate]\n' }),
