@@ -77,7 +77,8 @@ async function fetchOver(
   let url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
   let method = (init.method ?? 'GET').toUpperCase();
   let body = requestBody(init.body);
-  const headers: OutgoingHttpHeaders = Object.fromEntries(new Headers(init.headers));
+  // The SDK hands over a Headers already checked; anything else is checked by making one.
+  const headers: OutgoingHttpHeaders = Object.fromEntries(init.headers instanceof Headers ? init.headers : new Headers(init.headers));
   const signal = init.signal ?? undefined;
   for (let redirects = 0; ; redirects += 1) {
     options.checkUrl?.(url);
@@ -142,9 +143,19 @@ async function toResponse(message: IncomingMessage, signal: AbortSignal | undefi
   }
   const content = await decoded(message, headers);
   if (!readJsonWhole || !isJson(headers.get('content-type'))) return new Response(Readable.toWeb(content) as ReadableStream<Uint8Array>, init);
-  const chunks: Buffer[] = [];
-  for await (const chunk of content) chunks.push(chunk as Buffer);
-  return new Response(Buffer.concat(chunks), init);
+  return new Response(await readWhole(content), init);
+}
+
+/** The whole body, read with the stream's events (cheaper than its async iterator, on every model reply). */
+function readWhole(content: Readable): Promise<Buffer<ArrayBuffer>> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    content.on('data', (chunk: Buffer) => chunks.push(chunk));
+    content.once('end', () => resolve(Buffer.concat(chunks)));
+    content.once('error', reject);
+    // Closed with neither an end nor an error: cut off, as an async iterator would report it.
+    content.once('close', () => reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })));
+  });
 }
 
 /** `application/json` or a `+json` type; not `application/x-ndjson`, which is read as it arrives. */
