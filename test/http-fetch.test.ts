@@ -62,6 +62,38 @@ describe('the model client\'s fetch', () => {
     expect(await response.json()).toEqual({ ok: true });
   });
 
+  it('reads a JSON reply as fetch does: once, as text, JSON, bytes or a stream, or cloned first', async () => {
+    const reply = '\uFEFF{"text":"caf\u00e9 \u2713"}';
+    const { base } = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+      response.end(reply);
+    });
+    const read = async (how: (response: Response) => Promise<unknown>) => {
+      const [ours, standard] = await Promise.all([httpFetch(`${base}/`), fetch(`${base}/`)]);
+      const [mine, theirs] = await Promise.all([how(ours), how(standard)]);
+      expect(mine).toEqual(theirs);
+      await expect(ours.text()).rejects.toThrow(TypeError);
+      return mine;
+    };
+    expect(await read((response) => response.json())).toEqual({ text: 'café ✓' });
+    expect(await read((response) => response.text())).toBe('{"text":"café ✓"}');
+    expect(Buffer.from(await read((response) => response.arrayBuffer()) as ArrayBuffer).toString('utf8')).toBe(reply);
+    expect(await read(async (response) => (await response.blob()).type)).toBe('application/json;charset=utf-8');
+    const once = await httpFetch(`${base}/`);
+    expect(once.bodyUsed).toBe(false);
+    await once.json();
+    expect(once.bodyUsed).toBe(true);
+    expect(await read(async (response) => {
+      const copy = response.clone();
+      return [await copy.json(), await response.text()];
+    })).toEqual([{ text: 'café ✓' }, '{"text":"café ✓"}']);
+    expect(await read(async (response) => {
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of response.body!) chunks.push(chunk);
+      return Buffer.concat(chunks).toString('utf8');
+    })).toBe(reply);
+  });
+
   it('streams an event stream as it arrives', async () => {
     let finish: (() => void) | undefined;
     const { base } = await serve((_request, response) => {

@@ -143,7 +143,70 @@ async function toResponse(message: IncomingMessage, signal: AbortSignal | undefi
   }
   const content = await decoded(message, headers);
   if (!readJsonWhole || !isJson(headers.get('content-type'))) return new Response(Readable.toWeb(content) as ReadableStream<Uint8Array>, init);
-  return new Response(await readWhole(content), init);
+  return new WholeResponse(await readWhole(content), init);
+}
+
+const utf8 = new TextDecoder();
+
+/**
+ * A JSON reply read whole: its body methods answer from the bytes. A Response made with the bytes
+ * wraps them in a web stream and reads them back through it, which cost more than the rest of the
+ * fetch on every model reply; here the stream is made only if `body` is asked for. Each body may be
+ * read once, as with fetch.
+ */
+class WholeResponse extends Response {
+  readonly #bytes: Buffer<ArrayBuffer>;
+  #used = false;
+  #stream: ReadableStream<Uint8Array> | null | undefined;
+
+  constructor(bytes: Buffer<ArrayBuffer>, init: ResponseInit) {
+    super(null, init);
+    this.#bytes = bytes;
+  }
+
+  static {
+    // `body` is a data property in the DOM types, so it is replaced on the prototype rather than overridden.
+    Object.defineProperty(this.prototype, 'body', {
+      get(this: WholeResponse) {
+        return (this.#stream ??= new Response(this.#bytes).body);
+      },
+    });
+    Object.defineProperty(this.prototype, 'bodyUsed', {
+      get(this: WholeResponse) {
+        return this.#used;
+      },
+    });
+  }
+
+  override async text(): Promise<string> {
+    // Once the stream was handed out, the body is read from it, as fetch would.
+    if (this.#stream !== undefined) return new Response(this.#stream).text();
+    return utf8.decode(this.#take());
+  }
+
+  override async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  override async arrayBuffer(): Promise<ArrayBuffer> {
+    const bytes = this.#take();
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  }
+
+  override async blob(): Promise<Blob> {
+    return new Response(this.#take(), { headers: this.headers }).blob();
+  }
+
+  override clone(): Response {
+    if (this.#used) throw new TypeError('Response.clone: Body has already been consumed.');
+    return new WholeResponse(this.#bytes, { status: this.status, statusText: this.statusText, headers: new Headers(this.headers) });
+  }
+
+  #take(): Buffer<ArrayBuffer> {
+    if (this.#used) throw new TypeError('Body is unusable: Body has already been read');
+    this.#used = true;
+    return this.#bytes;
+  }
 }
 
 /** The whole body, read with the stream's events (cheaper than its async iterator, on every model reply). */
