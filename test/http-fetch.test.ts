@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { getEventListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import { gzipSync } from 'node:zlib';
@@ -135,6 +136,27 @@ describe('the model client\'s fetch', () => {
     const pending = httpFetch(base, { method: 'POST', body: '{}', signal: controller.signal });
     setTimeout(() => controller.abort(), 50);
     await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
+  it('sends nothing when the signal fired before, and rejects with its reason as fetch does', async () => {
+    const { base, seen } = await serve((_request, response) => response.end('{}'));
+    const reason = new Error('stopped by the user');
+    const [ours, standard] = await Promise.allSettled([httpFetch(base, { signal: AbortSignal.abort(reason) }), fetch(base, { signal: AbortSignal.abort(reason) })]);
+    expect(ours).toEqual({ status: 'rejected', reason });
+    expect(standard).toEqual({ status: 'rejected', reason });
+    expect(seen).toEqual([]);
+  });
+
+  it('leaves no listener on the signal once the reply is read', async () => {
+    const { base } = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end('{"ok":true}');
+    });
+    const controller = new AbortController();
+    const listeners = () => getEventListeners(controller.signal, 'abort').length;
+    for (let index = 0; index < 5; index += 1) await (await httpFetch(base, { signal: controller.signal })).json();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(listeners()).toBe(0);
   });
 
   it('rejects with the connection error when nothing listens', async () => {

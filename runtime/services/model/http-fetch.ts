@@ -113,10 +113,23 @@ function requestBody(body: RequestInit['body']): string | Uint8Array | undefined
   throw new TypeError('the model client sends only string or byte bodies');
 }
 
+/**
+ * An abort destroys the request with the signal's reason, as fetch rejects. One listener, removed
+ * when the request closes: Node's own `signal` option watches the request's end with several.
+ */
 function send(transport: Transport, url: URL, method: string, headers: OutgoingHttpHeaders, body: string | Uint8Array | undefined, signal: AbortSignal | undefined): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const request = transport.request(url, { method, headers, agent: transport.agent, signal }, resolve);
+    if (signal?.aborted) {
+      reject(abortReason(signal));
+      return;
+    }
+    const request = transport.request(url, { method, headers, agent: transport.agent }, resolve);
     request.on('error', reject);
+    if (signal) {
+      const onAbort = () => request.destroy(abortReason(signal));
+      signal.addEventListener('abort', onAbort, { once: true });
+      request.once('close', () => signal.removeEventListener('abort', onAbort));
+    }
     request.end(body);
   });
 }
