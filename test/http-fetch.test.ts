@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { getEventListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import { gzipSync } from 'node:zlib';
@@ -62,6 +63,38 @@ describe('the model client\'s fetch', () => {
     expect(await response.json()).toEqual({ ok: true });
   });
 
+  it('reads a JSON reply as fetch does: once, as text, JSON, bytes or a stream, or cloned first', async () => {
+    const reply = '\uFEFF{"text":"caf\u00e9 \u2713"}';
+    const { base } = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+      response.end(reply);
+    });
+    const read = async (how: (response: Response) => Promise<unknown>) => {
+      const [ours, standard] = await Promise.all([httpFetch(`${base}/`), fetch(`${base}/`)]);
+      const [mine, theirs] = await Promise.all([how(ours), how(standard)]);
+      expect(mine).toEqual(theirs);
+      await expect(ours.text()).rejects.toThrow(TypeError);
+      return mine;
+    };
+    expect(await read((response) => response.json())).toEqual({ text: 'café ✓' });
+    expect(await read((response) => response.text())).toBe('{"text":"café ✓"}');
+    expect(Buffer.from(await read((response) => response.arrayBuffer()) as ArrayBuffer).toString('utf8')).toBe(reply);
+    expect(await read(async (response) => (await response.blob()).type)).toBe('application/json;charset=utf-8');
+    const once = await httpFetch(`${base}/`);
+    expect(once.bodyUsed).toBe(false);
+    await once.json();
+    expect(once.bodyUsed).toBe(true);
+    expect(await read(async (response) => {
+      const copy = response.clone();
+      return [await copy.json(), await response.text()];
+    })).toEqual([{ text: 'café ✓' }, '{"text":"café ✓"}']);
+    expect(await read(async (response) => {
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of response.body!) chunks.push(chunk);
+      return Buffer.concat(chunks).toString('utf8');
+    })).toBe(reply);
+  });
+
   it('streams an event stream as it arrives', async () => {
     let finish: (() => void) | undefined;
     const { base } = await serve((_request, response) => {
@@ -103,6 +136,27 @@ describe('the model client\'s fetch', () => {
     const pending = httpFetch(base, { method: 'POST', body: '{}', signal: controller.signal });
     setTimeout(() => controller.abort(), 50);
     await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
+  it('sends nothing when the signal fired before, and rejects with its reason as fetch does', async () => {
+    const { base, seen } = await serve((_request, response) => response.end('{}'));
+    const reason = new Error('stopped by the user');
+    const [ours, standard] = await Promise.allSettled([httpFetch(base, { signal: AbortSignal.abort(reason) }), fetch(base, { signal: AbortSignal.abort(reason) })]);
+    expect(ours).toEqual({ status: 'rejected', reason });
+    expect(standard).toEqual({ status: 'rejected', reason });
+    expect(seen).toEqual([]);
+  });
+
+  it('leaves no listener on the signal once the reply is read', async () => {
+    const { base } = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end('{"ok":true}');
+    });
+    const controller = new AbortController();
+    const listeners = () => getEventListeners(controller.signal, 'abort').length;
+    for (let index = 0; index < 5; index += 1) await (await httpFetch(base, { signal: controller.signal })).json();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(listeners()).toBe(0);
   });
 
   it('rejects with the connection error when nothing listens', async () => {

@@ -163,6 +163,16 @@ describe('the secret redactor', () => {
     }
   });
 
+  it('redacts a text it has seen before as the first time, whatever came between', () => {
+    const redactor = new SecretRedactor([secret]);
+    const texts = Array.from({ length: 40 }, (_, index) => `${'output line\n'.repeat(30 + index)}${index % 3 === 0 ? secret : 'nothing secret'} ${index}`);
+    const first = texts.map((text) => redactor.redact(text));
+    for (const [index, redacted] of first.entries()) expect(redacted.includes(secret), `text ${index}`).toBe(false);
+    // Again, in another order and as equal strings made afresh: the same result for each.
+    for (const index of [39, 0, 38, 1, 20, 0, 39]) expect(redactor.redact(texts[index]!.slice(0))).toBe(first[index]);
+    expect(redactor.redact(`${texts[3]}${secret}`)).toBe(`${first[3]}${redactionMarker}`);
+  });
+
   it('redacts a megabyte of text quickly', () => {
     const secrets = Array.from({ length: 20 }, (_, index) => `secret-${index}-${'q'.repeat(20 + index)}`);
     const redactor = new SecretRedactor(secrets);

@@ -2,7 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { Node } from 'web-tree-sitter';
 import { decideShellCommand, shellPatternProblem, type ShellDecision, type ShellRules } from '../runtime/services/permissions/shell-command-rules.js';
+import { loadShellParser } from '../runtime/services/permissions/shell-command-analysis.js';
+import { copySyntaxTree, type SyntaxNode } from '../runtime/services/permissions/syntax-tree.js';
 import { repositoryRoot } from './support/run-cli.js';
 
 /** A workspace path only compared as text: nothing here touches the file system. */
@@ -267,6 +270,55 @@ describe('decideShellCommand: what it reports', () => {
     ].join('\n');
     const output = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: repositoryRoot, encoding: 'utf8' });
     expect(JSON.parse(output)).toEqual({ decisions: ['allow', 'unmatched'], loaded: false });
+  });
+});
+
+describe('the parse tree the analysis walks', () => {
+  /** Every node as web-tree-sitter's own Node shows it, with what the analysis asks of it. */
+  function parsedView(node: Node): unknown {
+    const children = node.children.filter((child): child is Node => child !== null);
+    return {
+      type: node.type,
+      isNamed: node.isNamed,
+      isMissing: node.isMissing,
+      range: [node.startIndex, node.endIndex, node.text],
+      fields: Object.fromEntries(fieldNames.map((field) => [field, [node.childForFieldName(field)?.startIndex, node.childrenForFieldName(field).map((child) => child?.startIndex)]])),
+      descendants: node.descendantsOfType(descendantTypes).map((descendant) => descendant?.startIndex),
+      children: children.map(parsedView),
+    };
+  }
+
+  function copiedView(node: SyntaxNode): unknown {
+    return {
+      type: node.type,
+      isNamed: node.isNamed,
+      isMissing: node.isMissing,
+      range: [node.startIndex, node.endIndex, node.text],
+      fields: Object.fromEntries(fieldNames.map((field) => [field, [node.childForFieldName(field)?.startIndex, node.childrenForFieldName(field).map((child) => child.startIndex)]])),
+      descendants: node.descendantsOfType(descendantTypes).map((descendant) => descendant.startIndex),
+      children: node.children.map(copiedView),
+    };
+  }
+
+  const fieldNames = ['name', 'argument', 'body', 'redirect', 'destination', 'value', 'operator', 'left', 'right', 'descriptor'];
+  // The types the analysis looks for; web-tree-sitter's search mishandles a list that also names ERROR.
+  const descendantTypes = ['variable_name', 'simple_expansion', 'expansion', 'word', 'command_substitution', 'binary_expression', 'function_definition'];
+
+  it.each([
+    "timeout 5 bash -c 'git status | grep x' && sudo -u bob rm -rf / 2>&1 > out.txt",
+    'f() { rm -rf /; }; f; x=$((a[$(id)])); [[ $x -eq 1 ]] && echo "$x" | tee >(cat)',
+    'cat <<-EOF | sh\n\techo $HOME `date`\nEOF\nfor f in *.ts; do echo ${f%.ts}; done # done',
+    'if then fi; echo "unclosed $(ls',
+    'git push > out --force; { rm a; } > f extra; declare -i n=$x; export PATH=/tmp',
+    '',
+  ])('holds what web-tree-sitter reads from %j, node for node', async (command) => {
+    const parser = await loadShellParser();
+    const tree = parser.parse(command)!;
+    try {
+      expect(copiedView(copySyntaxTree(tree, command, tree.rootNode.hasError))).toEqual(parsedView(tree.rootNode));
+    } finally {
+      tree.delete();
+    }
   });
 });
 

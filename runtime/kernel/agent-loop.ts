@@ -187,6 +187,7 @@ class LoopState {
   defaultPrices: TokenPrices | undefined;
   step = 0;
   corrections = 0;
+  private lastEphemeral: ChatMessage | undefined;
   /** Images from the last step's tools, shown to a vision model once and then dropped. */
   pendingImages: ToolImage[] = [];
   /** How the agent can end the run ("call terminate"), for the nudges; undefined when it cannot. */
@@ -321,6 +322,15 @@ class LoopState {
     const completionTokens = counter.countText(reply.content ?? '') +
       reply.toolCalls.reduce((sum, call) => sum + counter.countText(call.name) + counter.countText(call.arguments), 0);
     return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens };
+  }
+
+  /**
+   * The step's message of text the history does not keep: the same object while its text is
+   * unchanged (a next-step prompt alone), so that its tokens are counted and its secrets hidden once.
+   */
+  ephemeralText(text: string): ChatMessage {
+    if (this.lastEphemeral?.content !== text) this.lastEphemeral = { role: 'user', content: text };
+    return this.lastEphemeral;
   }
 
   recentToolNames(): Set<string> {
@@ -614,7 +624,7 @@ async function ephemeralMessages(state: LoopState, signal: AbortSignal): Promise
   }
   if (settings.agent.nextStepPrompt) texts.push(settings.agent.nextStepPrompt);
   if (texts.length === 0 && images.length === 0) return [];
-  if (images.length === 0) return [{ role: 'user', content: texts.join('\n\n') }];
+  if (images.length === 0) return [state.ephemeralText(texts.join('\n\n'))];
   const parts: ChatContentPart[] = [
     ...texts.map((text) => ({ type: 'text' as const, text })),
     ...images.map((image) => ({ type: 'image_url' as const, image_url: { url: `data:${image.mimeType};base64,${image.data}` } })),

@@ -114,9 +114,12 @@ function toolContexts(run: PreparedRun, plan: RunPlan, options: RunOptions, { mo
       return reply.content ?? '';
     },
   };
+  // One per run: it holds only the workspace's real path, which every operation opens afresh.
+  let files: WorkspaceFiles | undefined;
   return async (call) => {
     // Before the first call does anything: the state every later check compares with.
     await run.protectedPaths.ready();
+    files ??= new WorkspaceFiles(run.workspace, run.protectedPaths);
     return {
       runId: run.runId,
       workspace: run.workspace,
@@ -138,7 +141,7 @@ function toolContexts(run: PreparedRun, plan: RunPlan, options: RunOptions, { mo
       sandbox: () => sandboxForRun(run),
       network: run.network,
       protectedPaths: run.protectedPaths,
-      files: new WorkspaceFiles(run.workspace, run.protectedPaths),
+      files,
     };
   };
 }

@@ -12,6 +12,13 @@ import { defaultApiKeyEnv } from './model/model-connection.js';
 export const redactionMarker = '[redacted]';
 /** Shorter values are too likely to occur by chance, and too weak to be worth hiding. */
 const minimumSecretLength = 8;
+/**
+ * A step hands the same text to several sinks (a tool's result to the trace twice and to the
+ * model): texts this long are looked up among the last few redacted before they are searched.
+ * Shorter ones cost less to search than to look up; longer ones are not kept, to bound memory.
+ */
+const rememberedLength = { minimum: 256, maximum: 32_768 };
+const rememberedTexts = 16;
 
 // AUTHOR is not AUTH: GIT_AUTHOR_NAME holds a name that tools and the model need to see.
 const secretNamePattern = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH(?!OR)/i;
@@ -81,6 +88,8 @@ export class SecretRedactor {
   private readonly probe?: RegExp;
   /** The length of the longest form searched for. */
   private readonly longest: number;
+  /** Texts redacted lately and what each became, oldest first. */
+  private readonly recent = new Map<string, string>();
 
   constructor(secrets: Iterable<string>) {
     const forms = new Set<string>();
@@ -130,7 +139,13 @@ export class SecretRedactor {
 
   redact(text: string): string {
     if (!this.pattern || text.length < minimumSecretLength) return text;
-    return this.scan(text, true).text;
+    if (text.length < rememberedLength.minimum || text.length > rememberedLength.maximum) return this.scan(text, true).text;
+    const known = this.recent.get(text);
+    if (known !== undefined) return known;
+    const redacted = this.scan(text, true).text;
+    if (this.recent.size === rememberedTexts) this.recent.delete(this.recent.keys().next().value!);
+    this.recent.set(text, redacted);
+    return redacted;
   }
 
   /**

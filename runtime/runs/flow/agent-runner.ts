@@ -56,6 +56,8 @@ interface PathScopedModel extends ChatModel {
 
 export class AgentRunner {
   private readonly models = new Map<string, Promise<ChatModel>>();
+  /** One for the run's tool calls: it holds only the workspace's real path, which every operation opens afresh. */
+  private files: WorkspaceFiles | undefined;
 
   constructor(private readonly services: AgentRunnerServices) {}
 
@@ -184,7 +186,7 @@ export class AgentRunner {
       sandbox: () => sandboxForRun(run),
       network: run.network,
       protectedPaths: run.protectedPaths,
-      files: new WorkspaceFiles(run.workspace, run.protectedPaths),
+      files: (this.files ??= new WorkspaceFiles(run.workspace, run.protectedPaths)),
     };
   }
 

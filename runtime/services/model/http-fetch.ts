@@ -77,7 +77,8 @@ async function fetchOver(
   let url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
   let method = (init.method ?? 'GET').toUpperCase();
   let body = requestBody(init.body);
-  const headers: OutgoingHttpHeaders = Object.fromEntries(new Headers(init.headers));
+  // The SDK hands over a Headers already checked; anything else is checked by making one.
+  const headers: OutgoingHttpHeaders = Object.fromEntries(init.headers instanceof Headers ? init.headers : new Headers(init.headers));
   const signal = init.signal ?? undefined;
   for (let redirects = 0; ; redirects += 1) {
     options.checkUrl?.(url);
@@ -112,10 +113,23 @@ function requestBody(body: RequestInit['body']): string | Uint8Array | undefined
   throw new TypeError('the model client sends only string or byte bodies');
 }
 
+/**
+ * An abort destroys the request with the signal's reason, as fetch rejects. One listener, removed
+ * when the request closes: Node's own `signal` option watches the request's end with several.
+ */
 function send(transport: Transport, url: URL, method: string, headers: OutgoingHttpHeaders, body: string | Uint8Array | undefined, signal: AbortSignal | undefined): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const request = transport.request(url, { method, headers, agent: transport.agent, signal }, resolve);
+    if (signal?.aborted) {
+      reject(abortReason(signal));
+      return;
+    }
+    const request = transport.request(url, { method, headers, agent: transport.agent }, resolve);
     request.on('error', reject);
+    if (signal) {
+      const onAbort = () => request.destroy(abortReason(signal));
+      signal.addEventListener('abort', onAbort, { once: true });
+      request.once('close', () => signal.removeEventListener('abort', onAbort));
+    }
     request.end(body);
   });
 }
@@ -142,9 +156,82 @@ async function toResponse(message: IncomingMessage, signal: AbortSignal | undefi
   }
   const content = await decoded(message, headers);
   if (!readJsonWhole || !isJson(headers.get('content-type'))) return new Response(Readable.toWeb(content) as ReadableStream<Uint8Array>, init);
-  const chunks: Buffer[] = [];
-  for await (const chunk of content) chunks.push(chunk as Buffer);
-  return new Response(Buffer.concat(chunks), init);
+  return new WholeResponse(await readWhole(content), init);
+}
+
+const utf8 = new TextDecoder();
+
+/**
+ * A JSON reply read whole: its body methods answer from the bytes. A Response made with the bytes
+ * wraps them in a web stream and reads them back through it, which cost more than the rest of the
+ * fetch on every model reply; here the stream is made only if `body` is asked for. Each body may be
+ * read once, as with fetch.
+ */
+class WholeResponse extends Response {
+  readonly #bytes: Buffer<ArrayBuffer>;
+  #used = false;
+  #stream: ReadableStream<Uint8Array> | null | undefined;
+
+  constructor(bytes: Buffer<ArrayBuffer>, init: ResponseInit) {
+    super(null, init);
+    this.#bytes = bytes;
+  }
+
+  static {
+    // `body` is a data property in the DOM types, so it is replaced on the prototype rather than overridden.
+    Object.defineProperty(this.prototype, 'body', {
+      get(this: WholeResponse) {
+        return (this.#stream ??= new Response(this.#bytes).body);
+      },
+    });
+    Object.defineProperty(this.prototype, 'bodyUsed', {
+      get(this: WholeResponse) {
+        return this.#used;
+      },
+    });
+  }
+
+  override async text(): Promise<string> {
+    // Once the stream was handed out, the body is read from it, as fetch would.
+    if (this.#stream !== undefined) return new Response(this.#stream).text();
+    return utf8.decode(this.#take());
+  }
+
+  override async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  override async arrayBuffer(): Promise<ArrayBuffer> {
+    const bytes = this.#take();
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  }
+
+  override async blob(): Promise<Blob> {
+    return new Response(this.#take(), { headers: this.headers }).blob();
+  }
+
+  override clone(): Response {
+    if (this.#used) throw new TypeError('Response.clone: Body has already been consumed.');
+    return new WholeResponse(this.#bytes, { status: this.status, statusText: this.statusText, headers: new Headers(this.headers) });
+  }
+
+  #take(): Buffer<ArrayBuffer> {
+    if (this.#used) throw new TypeError('Body is unusable: Body has already been read');
+    this.#used = true;
+    return this.#bytes;
+  }
+}
+
+/** The whole body, read with the stream's events (cheaper than its async iterator, on every model reply). */
+function readWhole(content: Readable): Promise<Buffer<ArrayBuffer>> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    content.on('data', (chunk: Buffer) => chunks.push(chunk));
+    content.once('end', () => resolve(Buffer.concat(chunks)));
+    content.once('error', reject);
+    // Closed with neither an end nor an error: cut off, as an async iterator would report it.
+    content.once('close', () => reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })));
+  });
 }
 
 /** `application/json` or a `+json` type; not `application/x-ndjson`, which is read as it arrives. */

@@ -9,9 +9,10 @@
  * never loads it.
  */
 import { createRequire } from 'node:module';
-import type { Node, Parser } from 'web-tree-sitter';
+import type { Node as ParsedNode, Parser } from 'web-tree-sitter';
 import { unwrapCommand, wrappers } from './shell-command-wrappers.js';
 import { appendedWords, literalWord, shellWord, type ShellWord } from './shell-words.js';
+import { copySyntaxTree, type SyntaxNode } from './syntax-tree.js';
 
 export type { ShellWord } from './shell-words.js';
 
@@ -125,8 +126,11 @@ class ScriptReader {
       return;
     }
     try {
-      this.checkLineContinuations(source, tree.rootNode);
-      this.visit(tree.rootNode, { depth, functions: definedFunctions(source, tree.rootNode), hasError: tree.rootNode.hasError, source }, { kind: 'inherited' });
+      const root = tree.rootNode;
+      this.checkLineContinuations(source, root);
+      const hasError = root.hasError;
+      const copy = copySyntaxTree(tree, source, hasError);
+      this.visit(copy, { depth, functions: definedFunctions(source, copy), hasError, source }, { kind: 'inherited' });
     } finally {
       tree.delete();
     }
@@ -140,21 +144,21 @@ class ScriptReader {
    * Bash removes a backslash-newline before it splits words (`r\⏎m` is `rm`); the grammar reads
    * it as a space. Where it joins two words, the command is not resolved.
    */
-  private checkLineContinuations(source: string, root: Node): void {
+  private checkLineContinuations(source: string, root: ParsedNode): void {
     for (const match of source.matchAll(/(\\+)\n/g)) {
       if (match[1]!.length % 2 === 0) continue;
       const at = match.index + match[1]!.length - 1;
       const before = source[at - 1];
       const after = source[at + 2];
       if (before === undefined || after === undefined || /\s/.test(before) || /\s/.test(after)) continue;
-      let node: Node | null = root.descendantForIndex(at);
+      let node: ParsedNode | null = root.descendantForIndex(at);
       let quoted = false;
       for (; node; node = node.parent) if (['raw_string', 'string', 'ansi_c_string', 'heredoc_body', 'comment'].includes(node.type)) quoted = true;
       if (!quoted) this.unresolved(source.slice(Math.max(0, at - 20), at + 22), 'a backslash at the end of a line joins two words, which the parser reads apart');
     }
   }
 
-  private visit(node: Node, context: Context, input: StandardInput): void {
+  private visit(node: SyntaxNode, context: Context, input: StandardInput): void {
     if (context.hasError && node.isMissing) {
       this.unresolved(node.parent?.text ?? node.text, 'the command is incomplete');
       return;
@@ -180,7 +184,7 @@ class ScriptReader {
       case 'redirected_statement': {
         this.checkSkippedText(node, context);
         const body = node.childForFieldName('body');
-        const redirects = node.childrenForFieldName('redirect').filter((redirect): redirect is Node => redirect !== null);
+        const redirects = node.childrenForFieldName('redirect');
         if (body?.type === 'command') this.command(body, redirects, context, input);
         else if (body) {
           this.visit(body, context, standardInputOf(redirects) ?? input);
@@ -195,8 +199,7 @@ class ScriptReader {
       case 'pipeline': {
         let afterPipe = false;
         for (const child of node.children) {
-          if (!child) continue;
-          if (!child.isNamed) {
+              if (!child.isNamed) {
             if (child.type === '|' || child.type === '|&') afterPipe = true;
             continue;
           }
@@ -240,7 +243,7 @@ class ScriptReader {
     }
   }
 
-  private visitChildren(node: Node, context: Context): void {
+  private visitChildren(node: SyntaxNode, context: Context): void {
     for (const child of node.namedChildren) if (child) this.visit(child, context, { kind: 'inherited' });
   }
 
@@ -248,29 +251,29 @@ class ScriptReader {
    * Arithmetic reads a variable's value as an expression again, and an array subscript in that
    * value runs a command substitution (`x='a[$(rm -rf ~)]'; echo $((x))`).
    */
-  private arithmetic(node: Node): void {
+  private arithmetic(node: SyntaxNode): void {
     const names = node.descendantsOfType(['variable_name', 'simple_expansion', 'expansion', 'word', 'command_substitution']);
-    if (names.some((name) => name && (name.type !== 'word' || /^[A-Za-z_]/.test(name.text)))) {
+    if (names.some((name) => name.type !== 'word' || /^[A-Za-z_]/.test(name.text))) {
       this.unresolved(node.text, 'arithmetic on a variable evaluates its value, which can run commands');
     }
   }
 
   /** `[[ $x -eq 1 ]]` is arithmetic too; the `[` builtin only takes integers. */
-  private testCommand(node: Node): void {
+  private testCommand(node: SyntaxNode): void {
     if (node.firstChild?.type !== '[[') return;
     for (const expression of node.descendantsOfType('binary_expression')) {
-      const operator = expression?.childForFieldName('operator')?.text;
+      const operator = expression.childForFieldName('operator')?.text;
       if (!operator || !/^-(eq|ne|lt|le|gt|ge)$/.test(operator)) continue;
-      const operands = [expression!.childForFieldName('left'), expression!.childForFieldName('right')];
+      const operands = [expression.childForFieldName('left'), expression.childForFieldName('right')];
       // A bare name is a variable there too: `[[ x -eq 1 ]]` reads $x.
-      const readsVariable = (operand: Node | null) => operand !== null && (shellWord(operand).kind !== 'literal' || /^[A-Za-z_]/.test(operand.text));
+      const readsVariable = (operand: SyntaxNode | null) => operand !== null && (shellWord(operand).kind !== 'literal' || /^[A-Za-z_]/.test(operand.text));
       if (operands.some(readsVariable)) {
-        this.unresolved(expression!.text, 'an arithmetic comparison evaluates a variable\'s value, which can run commands');
+        this.unresolved(expression.text, 'an arithmetic comparison evaluates a variable\'s value, which can run commands');
       }
     }
   }
 
-  private assignment(node: Node, context: Context): void {
+  private assignment(node: SyntaxNode, context: Context): void {
     const nameNode = node.childForFieldName('name');
     const name = nameNode?.type === 'subscript' ? nameNode.childForFieldName('name')?.text : nameNode?.text;
     const value = node.childForFieldName('value');
@@ -291,10 +294,9 @@ class ScriptReader {
   }
 
   /** `export`, `declare`, `local`, `readonly`, `typeset`, `unset`: commands, whose assignments count. */
-  private declaration(node: Node, context: Context): void {
+  private declaration(node: SyntaxNode, context: Context): void {
     const words: ShellWord[] = [];
     for (const child of node.children) {
-      if (!child) continue;
       if (!child.isNamed) {
         if (/^[a-z]+$/.test(child.type)) words.push(literalWord(child.type));
         continue;
@@ -316,12 +318,11 @@ class ScriptReader {
     this.record(words);
   }
 
-  private command(node: Node, outerRedirects: readonly Node[], context: Context, input: StandardInput): void {
+  private command(node: SyntaxNode, outerRedirects: readonly SyntaxNode[], context: Context, input: StandardInput): void {
     this.checkSkippedText(node, context);
-    const redirects: Node[] = [];
-    const parts: Node[] = [];
+    const redirects: SyntaxNode[] = [];
+    const parts: SyntaxNode[] = [];
     for (const child of node.namedChildren) {
-      if (!child) continue;
       const type = child.type;
       if (type === 'variable_assignment') this.assignment(child, context);
       else if (type === 'file_redirect' || type === 'heredoc_redirect' || type === 'herestring_redirect') {
@@ -409,10 +410,9 @@ class ScriptReader {
   }
 
   /** Text the grammar left out of the tree (`python3 - <<EOF` loses its `-`) makes the command unresolved. */
-  private checkSkippedText(node: Node, context: Context): void {
+  private checkSkippedText(node: SyntaxNode, context: Context): void {
     let position = node.startIndex;
     for (const child of node.children) {
-      if (!child) continue;
       if (child.startIndex > position && /\S/.test(context.source.slice(position, child.startIndex).replace(/\\\n/g, ''))) {
         this.unresolved(node.text, `the parser skipped "${context.source.slice(position, child.startIndex).trim()}"`);
         return;
@@ -568,10 +568,10 @@ class ScriptReader {
     this.resolve(inner, context, { kind: 'inherited' });
   }
 
-  private redirect(node: Node, context: Context): void {
+  private redirect(node: SyntaxNode, context: Context): void {
     if (node.type === 'file_redirect') {
-      const operator = node.children.find((child) => child && !child.isNamed)?.type ?? '';
-      const destination = node.childForFieldName('destination') ?? node.namedChildren.find((child) => child?.type !== 'file_descriptor') ?? null;
+      const operator = node.children.find((child) => !child.isNamed)?.type ?? '';
+      const destination = node.childForFieldName('destination') ?? node.namedChildren.find((child) => child.type !== 'file_descriptor') ?? null;
       if (!destination) return;
       this.visit(destination, context, { kind: 'inherited' });
       const target = shellWord(destination);
@@ -585,7 +585,7 @@ class ScriptReader {
     // The grammar puts what follows a here-doc's operator on its line (`sh <<EOF | cat`) inside it.
     const words = new Set(redirectedArguments(node).map((argument) => argument.startIndex));
     for (const child of node.namedChildren) {
-      if (!child || ['heredoc_start', 'heredoc_end', 'heredoc_content'].includes(child.type) || words.has(child.startIndex)) continue;
+      if (['heredoc_start', 'heredoc_end', 'heredoc_content'].includes(child.type) || words.has(child.startIndex)) continue;
       if (child.type === 'heredoc_body') {
         if (!isQuotedHeredoc(node)) this.visitChildren(child, context);
         continue;
@@ -596,38 +596,36 @@ class ScriptReader {
 }
 
 /** Words the grammar put inside a redirection that are the command's arguments. */
-function redirectedArguments(redirect: Node): Node[] {
-  const extra = redirect.type === 'file_redirect'
-    ? redirect.childrenForFieldName('destination').slice(1)
-    : redirect.type === 'heredoc_redirect' ? redirect.childrenForFieldName('argument') : [];
-  return extra.filter((node): node is Node => node !== null);
+function redirectedArguments(redirect: SyntaxNode): SyntaxNode[] {
+  if (redirect.type === 'file_redirect') return redirect.childrenForFieldName('destination').slice(1);
+  return redirect.type === 'heredoc_redirect' ? redirect.childrenForFieldName('argument') : [];
 }
 
-function isQuotedHeredoc(node: Node): boolean {
-  const start = node.namedChildren.find((child) => child?.type === 'heredoc_start');
+function isQuotedHeredoc(node: SyntaxNode): boolean {
+  const start = node.namedChildren.find((child) => child.type === 'heredoc_start');
   return /['"\\]/.test(start?.text ?? '');
 }
 
 /** The standard input the last of these redirections gives, if any gives one. */
-function standardInputOf(redirects: readonly Node[]): StandardInput | undefined {
+function standardInputOf(redirects: readonly SyntaxNode[]): StandardInput | undefined {
   let input: StandardInput | undefined;
   for (const redirect of redirects) {
     if (redirect.type === 'heredoc_redirect') {
-      const body = redirect.namedChildren.find((child) => child?.type === 'heredoc_body');
-      const stripTabs = redirect.children.some((child) => child?.type === '<<-');
+      const body = redirect.namedChildren.find((child) => child.type === 'heredoc_body');
+      const stripTabs = redirect.children.some((child) => child.type === '<<-');
       let text: string | undefined = body?.text ?? '';
       if (!isQuotedHeredoc(redirect)) {
-        text = body && body.namedChildren.some((child) => child?.type !== 'heredoc_content') ? undefined : text.replace(/\\([$`\\\n])/g, (_, character: string) => (character === '\n' ? '' : character));
+        text = body && body.namedChildren.some((child) => child.type !== 'heredoc_content') ? undefined : text.replace(/\\([$`\\\n])/g, (_, character: string) => (character === '\n' ? '' : character));
       }
       if (text !== undefined && stripTabs) text = text.replace(/^\t+/gm, '');
       input = { kind: 'text', text, redirection: redirect.text };
     } else if (redirect.type === 'herestring_redirect') {
-      const value = redirect.namedChildren.find((child) => child !== null);
+      const value = redirect.namedChildren[0];
       const word = value ? shellWord(value) : undefined;
       input = { kind: 'text', text: word?.kind === 'literal' ? word.value : undefined, redirection: redirect.text };
     } else if (redirect.type === 'file_redirect') {
-      const descriptor = redirect.namedChildren.find((child) => child?.type === 'file_descriptor')?.text;
-      const operator = redirect.children.find((child) => child && !child.isNamed)?.type;
+      const descriptor = redirect.namedChildren.find((child) => child.type === 'file_descriptor')?.text;
+      const operator = redirect.children.find((child) => !child.isNamed)?.type;
       if ((operator === '<' || operator === '<&' || operator === '<>') && (descriptor === undefined || descriptor === '0')) input = { kind: 'file', redirection: redirect.text };
     }
   }
@@ -642,12 +640,11 @@ const unconditionalScopes = new Set(['program', 'compound_statement', 'redirecte
  * A definition in a subshell or a branch may not exist when the name is called (`(rm() { :; }); rm -rf ~`
  * runs the program), and `unset -f` removes one, so a script that names `unset` gets none.
  */
-function definedFunctions(source: string, root: Node): Map<string, number> {
+function definedFunctions(source: string, root: SyntaxNode): Map<string, number> {
   const functions = new Map<string, number>();
   if (!source.includes('function') && !source.includes('(')) return functions;
   if (/unset/.test(source)) return functions;
   for (const definition of root.descendantsOfType('function_definition')) {
-    if (!definition) continue;
     let scope = definition.parent;
     while (scope && unconditionalScopes.has(scope.type) && scope.type !== 'program') scope = scope.parent;
     if (scope?.type !== 'program') continue;

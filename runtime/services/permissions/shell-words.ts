@@ -7,7 +7,7 @@
  * - `spread`: any number of words, none included, whose values are not known: an unquoted expansion
  *   is split on IFS, a glob or a brace expansion becomes the names it matches.
  */
-import type { Node } from 'web-tree-sitter';
+import type { SyntaxNode } from './syntax-tree.js';
 
 export type ShellWord =
   | { kind: 'literal'; value: string; text: string }
@@ -23,7 +23,7 @@ export function literalWord(value: string): ShellWord {
 }
 
 /** The word a syntax node denotes; nodes of no word kind are taken as unknown words. */
-export function shellWord(node: Node): ShellWord {
+export function shellWord(node: SyntaxNode): ShellWord {
   const parts = wordParts(node);
   const text = node.text;
   if (parts.some((part) => part.kind === 'spread')) return { kind: 'spread', text };
@@ -39,13 +39,13 @@ type WordPart =
   | { kind: 'quoted'; value: string }
   | { kind: 'single' | 'spread' };
 
-function wordParts(node: Node): WordPart[] {
+function wordParts(node: SyntaxNode): WordPart[] {
   switch (node.type) {
     case 'word':
       return [unquotedPart(node.text)];
     case 'command_name':
     case 'translated_string':
-      return node.namedChildren.flatMap((child) => (child ? wordParts(child) : []));
+      return node.namedChildren.flatMap((child) => wordParts(child));
     case 'number':
       return [{ kind: 'unquoted', raw: node.text, value: node.text }];
     case 'raw_string':
@@ -57,7 +57,7 @@ function wordParts(node: Node): WordPart[] {
     case 'string':
       return [doubleQuoted(node)];
     case 'concatenation':
-      return node.children.flatMap((child) => (child ? wordParts(child) : []));
+      return node.children.flatMap((child) => wordParts(child));
     case 'process_substitution':
       // Becomes one path, /dev/fd/N.
       return [{ kind: 'single' }];
@@ -87,10 +87,9 @@ function unquotedPart(raw: string): WordPart {
 }
 
 /** Inside double quotes a backslash quotes only `$`, a backquote, `"`, `\` and a newline. */
-function doubleQuoted(node: Node): WordPart {
+function doubleQuoted(node: SyntaxNode): WordPart {
   let value = '';
   for (const child of node.namedChildren) {
-    if (!child) continue;
     if (child.type !== 'string_content') return { kind: 'single' };
     value += child.text.replace(/\\([$`"\\\n])/g, (_, character: string) => (character === '\n' ? '' : character));
   }
