@@ -146,7 +146,7 @@ const commonJs = {
 
 const builtInPlugins = await builtInPluginEntries();
 writeFileSync(`${outdir}/plugin-manifest.json`, `${JSON.stringify(Object.fromEntries(builtInPlugins.map((plugin) => [plugin.key, plugin.names])), null, 2)}\n`);
-await build({
+const { metafile } = await build({
   ...commonJs,
   stdin: { contents: bundleEntry(builtInPlugins), resolveDir: process.cwd(), loader: 'ts', sourcefile: 'manus.ts' },
   outdir: undefined,
@@ -160,10 +160,15 @@ await build({
   plugins: [importOutsideBundle, inlineConfigValidators, inlineSandboxImagePackages, vegaOutsideBundle],
   // Smaller source reads faster; names are kept so error classes are still recognised by name
   // and stack traces stay readable. ASCII output lets the launcher read it as latin1.
-  minify: true,
+  // MANUS_BUNDLE_NAMES=1 keeps the source's names, for reading a CPU profile or heap snapshot.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  minifyIdentifiers: process.env.MANUS_BUNDLE_NAMES !== '1',
   keepNames: true,
   charset: 'ascii',
+  metafile: true,
 });
+writeFileSync(`${target}-metafile.json`, JSON.stringify(metafile));
 await build({ ...commonJs, entryPoints: { vega: 'node_modules/vega/build/vega.module.js' }, bundle: true, plugins: [vegaCanvasWithoutProbe] });
 await build({ ...commonJs, entryPoints: { 'vega-lite': 'node_modules/vega-lite/build/index.js' }, bundle: true, plugins: [vegaOutsideBundle] });
 // Compiled on its own, with import() left as it is.
