@@ -56,6 +56,23 @@ const importOutsideBundle = {
   },
 };
 
+/**
+ * commander requires node:child_process as it loads, for subcommands that are executables of their
+ * own, which `manus` has none of; loading it is several milliseconds of every start. Its one use,
+ * `spawn`, loads it when called. The build fails if commander no longer has that line.
+ */
+const commanderChildProcessOnUse = {
+  name: 'commander-child-process-on-use',
+  setup(context) {
+    context.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, (arguments_) => {
+      const eager = "const childProcess = require('node:child_process');";
+      const source = readFileSync(arguments_.path, 'utf8');
+      if (!source.includes(eager) || /childProcess\.(?!spawn\()/.test(source)) throw new Error(`${arguments_.path}: commander's use of node:child_process changed; revisit commanderChildProcessOnUse`);
+      return { contents: source.replace(eager, "const childProcess = { spawn: (...parameters) => require('node:child_process').spawn(...parameters) };"), loader: 'js' };
+    });
+  },
+};
+
 /** The config validators compiled by scripts/compile-schemas.mjs go inline, into the code cache. */
 const inlineConfigValidators = {
   name: 'inline-config-validators',
@@ -158,7 +175,7 @@ const { metafile } = await build({
   alias: { 'manus-runtime': './runtime/index.ts' },
   define: { ...commonJs.define, MANUS_VERSION: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version) },
   external,
-  plugins: [importOutsideBundle, inlineConfigValidators, inlineSandboxImagePackages, vegaOutsideBundle],
+  plugins: [importOutsideBundle, inlineConfigValidators, inlineSandboxImagePackages, vegaOutsideBundle, commanderChildProcessOnUse],
   // Smaller source reads faster; names are kept so error classes are still recognised by name
   // and stack traces stay readable. ASCII output lets the launcher read it as latin1.
   // MANUS_BUNDLE_NAMES=1 keeps the source's names, for reading a CPU profile or heap snapshot.
