@@ -140,7 +140,7 @@ function bundleEntry(plugins) {
     "export * from './cli/bundle-entry.ts';",
     // Not public API: exported from the bundle so a test can check that the built bundle loads
     // the shell parser, a lazily required package with WASM files beside it. Loaded on the call,
-    // as the permission checks load it: a plain run evaluates none of the shell rules.
+    // so that the bundle's entry does not evaluate the shell rules.
     "export async function decideShellCommand(...parameters) { return (await import('./runtime/services/permissions/shell-command-rules.ts')).decideShellCommand(...parameters); }",
     'registerBuiltInPlugins(new Map([',
     ...plugins.map((plugin) => `  [${JSON.stringify(plugin.key)}, { names: ${JSON.stringify(plugin.names)}, load: () => import(${JSON.stringify(plugin.path)}) }],`),
