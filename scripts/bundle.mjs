@@ -56,6 +56,23 @@ const importOutsideBundle = {
   },
 };
 
+/**
+ * commander requires node:child_process as it loads, for subcommands that are executables of their
+ * own, which `manus` has none of; loading it is several milliseconds of every start. Its one use,
+ * `spawn`, loads it when called. The build fails if commander no longer has that line.
+ */
+const commanderChildProcessOnUse = {
+  name: 'commander-child-process-on-use',
+  setup(context) {
+    context.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, (arguments_) => {
+      const eager = "const childProcess = require('node:child_process');";
+      const source = readFileSync(arguments_.path, 'utf8');
+      if (!source.includes(eager) || /childProcess\.(?!spawn\()/.test(source)) throw new Error(`${arguments_.path}: commander's use of node:child_process changed; revisit commanderChildProcessOnUse`);
+      return { contents: source.replace(eager, "const childProcess = { spawn: (...parameters) => require('node:child_process').spawn(...parameters) };"), loader: 'js' };
+    });
+  },
+};
+
 /** The config validators compiled by scripts/compile-schemas.mjs go inline, into the code cache. */
 const inlineConfigValidators = {
   name: 'inline-config-validators',
@@ -122,8 +139,9 @@ function bundleEntry(plugins) {
     "import { registerBuiltInPlugins } from './runtime/kernel/plugin-loading/built-in-plugins.ts';",
     "export * from './cli/bundle-entry.ts';",
     // Not public API: exported from the bundle so a test can check that the built bundle loads
-    // the shell parser, a lazily required package with WASM files beside it.
-    "export { decideShellCommand } from './runtime/services/permissions/shell-command-rules.ts';",
+    // the shell parser, a lazily required package with WASM files beside it. Loaded on the call,
+    // so that the bundle's entry does not evaluate the shell rules.
+    "export async function decideShellCommand(...parameters) { return (await import('./runtime/services/permissions/shell-command-rules.ts')).decideShellCommand(...parameters); }",
     'registerBuiltInPlugins(new Map([',
     ...plugins.map((plugin) => `  [${JSON.stringify(plugin.key)}, { names: ${JSON.stringify(plugin.names)}, load: () => import(${JSON.stringify(plugin.path)}) }],`),
     ']));',
@@ -146,7 +164,7 @@ const commonJs = {
 
 const builtInPlugins = await builtInPluginEntries();
 writeFileSync(`${outdir}/plugin-manifest.json`, `${JSON.stringify(Object.fromEntries(builtInPlugins.map((plugin) => [plugin.key, plugin.names])), null, 2)}\n`);
-await build({
+const { metafile } = await build({
   ...commonJs,
   stdin: { contents: bundleEntry(builtInPlugins), resolveDir: process.cwd(), loader: 'ts', sourcefile: 'manus.ts' },
   outdir: undefined,
@@ -157,13 +175,18 @@ await build({
   alias: { 'manus-runtime': './runtime/index.ts' },
   define: { ...commonJs.define, MANUS_VERSION: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version) },
   external,
-  plugins: [importOutsideBundle, inlineConfigValidators, inlineSandboxImagePackages, vegaOutsideBundle],
+  plugins: [importOutsideBundle, inlineConfigValidators, inlineSandboxImagePackages, vegaOutsideBundle, commanderChildProcessOnUse],
   // Smaller source reads faster; names are kept so error classes are still recognised by name
   // and stack traces stay readable. ASCII output lets the launcher read it as latin1.
-  minify: true,
+  // MANUS_BUNDLE_NAMES=1 keeps the source's names, for reading a CPU profile or heap snapshot.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  minifyIdentifiers: process.env.MANUS_BUNDLE_NAMES !== '1',
   keepNames: true,
   charset: 'ascii',
+  metafile: true,
 });
+writeFileSync(`${target}-metafile.json`, JSON.stringify(metafile));
 await build({ ...commonJs, entryPoints: { vega: 'node_modules/vega/build/vega.module.js' }, bundle: true, plugins: [vegaCanvasWithoutProbe] });
 await build({ ...commonJs, entryPoints: { 'vega-lite': 'node_modules/vega-lite/build/index.js' }, bundle: true, plugins: [vegaOutsideBundle] });
 // Compiled on its own, with import() left as it is.

@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { makeFixture, repositoryRoot, runCli } from './support/run-cli.js';
+import { startScriptedModelServer } from './support/scripted-model-server.js';
 
 const recipe = 'version: 1\nname: hello\nagent: assistant\nprompt: Say hello.\n';
 
@@ -36,6 +37,29 @@ describe('the launcher\'s code cache', () => {
     // A cache V8 refuses is written again at exit; an accepted one is left alone.
     expect(codeCacheFiles(folder)).toEqual([cache]);
     expect(statSync(cache).mtimeMs).toBe(first.mtimeMs);
+  });
+
+  it('keeps the cache of `run`, which sets V8 flags of its own before compiling, across starts', async () => {
+    const folder = cacheFolder();
+    const model = await startScriptedModelServer({ turns: [{ content: 'Hello.' }, { content: 'Hello again.' }] });
+    try {
+      const run = () => runCli(['run', 'hello.yaml', '--json'], {
+        cwd: makeFixture({ 'hello.yaml': recipe }),
+        env: { MANUS_CACHE_DIR: folder, OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'test-key', MANUS_MODEL: 'scripted-model' },
+      });
+      const first = await run();
+      expect(first.json?.answer).toBe('Hello.');
+      const [cache] = codeCacheFiles(folder);
+      expect(cache).toMatch(/-run\.bin$/);
+      const written = statSync(cache).mtimeMs;
+      const second = await run();
+      expect(second.json?.answer).toBe('Hello again.');
+      // V8 refuses a cache made under other flags; a refused cache would be written again at exit.
+      expect(codeCacheFiles(folder)).toEqual([cache]);
+      expect(statSync(cache).mtimeMs).toBe(written);
+    } finally {
+      await model.close();
+    }
   });
 
   it('keeps one cache per command', async () => {

@@ -16,6 +16,8 @@ describe("the runtime's tarball", () => {
       expect(entries, file).toContain(`package/${file}`);
     }
     expect(entries.filter((entry) => /^package\/(test|bench|scripts|\.ci)\//.test(entry))).toEqual([]);
+    // The build's module graph is for the benchmark; the package does without it.
+    expect(entries).not.toContain('package/dist/bundle-metafile.json');
   });
 
   it.skipIf(missing !== undefined)('installs into a new project, where `npx --no-install manus` runs the installed command: doctor and a replay', async () => {

@@ -4,7 +4,6 @@
  * agent wrote; otherwise through /bin/sh on the host, in its own process group, so a timeout ends
  * everything it started.
  */
-import { HostSandbox } from '../../services/sandbox/host-sandbox.js';
 import { readSandboxOptions } from '../../services/sandbox/sandbox-options.js';
 import type { Sandbox } from '../../contract/sandbox-types.js';
 import { truncateMiddle } from '../../contract/truncate.js';
@@ -34,6 +33,8 @@ export const outputLimitCharacters = 4000;
 
 export async function runShellCommand(command: string, options: ShellCommandOptions): Promise<ShellCommandOutcome> {
   if (options.sandbox === undefined) {
+    // Loaded here: a run without shell checks never starts a process on the host.
+    const { HostSandbox } = await import('../../services/sandbox/host-sandbox.js');
     const host = await HostSandbox.create({ workspace: options.workspace, options: readSandboxOptions({}) });
     try {
       return await runInSandbox(host, command, options);

@@ -4,7 +4,7 @@
  * different DNS answer (rebinding) can never slip in between them, because there is no second
  * lookup.
  */
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { PrivateAddressError } from './network-errors.js';
 import { isPrivateAddress } from './private-addresses.js';
@@ -52,9 +52,10 @@ function resolveAll(hostname: string, family: number | string | undefined): Prom
   const familyNumber = family === 'IPv4' ? 4 : family === 'IPv6' ? 6 : typeof family === 'number' ? family : 0;
   const mapped = testHostAnswer(hostname);
   if (mapped) return Promise.resolve(mapped.filter((each) => familyNumber === 0 || each.family === familyNumber));
-  return new Promise((resolve, reject) => {
-    dnsLookup(hostname, { all: true, family: familyNumber, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses)));
-  });
+  // node:dns loads with the first name to resolve: a run that reaches only addresses never loads it.
+  return import('node:dns').then(({ lookup }) => new Promise((resolve, reject) => {
+    lookup(hostname, { all: true, family: familyNumber, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses)));
+  }));
 }
 
 const testAnswerCounts = new Map<string, number>();

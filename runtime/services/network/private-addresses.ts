@@ -46,7 +46,8 @@ const ipv4CarryingPrefixes: ReadonlyArray<{ prefix: (ipv4Hex: string) => string;
   { prefix: (hex) => `2002:${hex}::`, bits: 16 }, // 6to4
 ];
 
-const privateAddresses = buildBlockList();
+// Built on first use: some eighty subnets, which a run that never checks an address does not pay for.
+let privateAddresses: BlockList | undefined;
 
 function buildBlockList(): BlockList {
   const list = new BlockList();
@@ -81,6 +82,7 @@ export function isPrivateAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return true;
   if (testPublicAddresses().has(address)) return false;
+  privateAddresses ??= buildBlockList();
   return privateAddresses.check(address, family === 6 ? 'ipv6' : 'ipv4');
 }
 

@@ -1,16 +1,14 @@
 /**
  * Builds the sandbox a run's code-running tools share, and probes whether bubblewrap works here.
  * The `auto` kind is resolved before this (auto-sandbox.ts): bubblewrap isolates at almost no
- * cost (a few milliseconds per command), so it comes first.
+ * cost (a few milliseconds per command), so it comes first. Each kind's code loads when a sandbox
+ * of that kind is made: a run whose tools run no commands loads none of them.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SandboxSettings } from '../../contract/tool.js';
-import { BwrapSandbox } from './bwrap-sandbox.js';
 import { diagnoseBwrapFailure, type BwrapDiagnosis } from './bwrap-diagnosis.js';
-import { DockerSandbox } from './docker-sandbox.js';
-import { HostSandbox } from './host-sandbox.js';
 import { SandboxError } from './sandbox-errors.js';
 import { readSandboxOptions } from './sandbox-options.js';
 import type { Sandbox, SandboxPlacement } from '../../contract/sandbox-types.js';
@@ -25,11 +23,16 @@ let bwrapProbe: Promise<BwrapAvailability> | undefined;
 export async function createSandbox(request: SandboxRequest): Promise<Sandbox> {
   const options = readSandboxOptions(request.options);
   switch (request.kind) {
-    case 'host':
+    case 'host': {
+      const { HostSandbox } = await import('./host-sandbox.js');
       return HostSandbox.create({ workspace: request.workspace, runDirectory: request.runDirectory, options });
-    case 'bwrap':
+    }
+    case 'bwrap': {
+      const { BwrapSandbox } = await import('./bwrap-sandbox.js');
       return BwrapSandbox.create({ workspace: request.workspace, network: request.network, options, protectedPaths: request.protectedPaths, egress: request.egress });
-    case 'docker':
+    }
+    case 'docker': {
+      const { DockerSandbox } = await import('./docker-sandbox.js');
       return DockerSandbox.create({
         workspace: request.workspace,
         runId: request.runId,
@@ -38,6 +41,7 @@ export async function createSandbox(request: SandboxRequest): Promise<Sandbox> {
         protectedPaths: request.protectedPaths,
         egress: request.egress,
       });
+    }
     case 'auto':
       throw new SandboxError('sandbox_options_invalid', 'the auto sandbox kind must be resolved to bwrap, docker or host before a sandbox is created.');
   }
@@ -54,6 +58,7 @@ async function runBwrapProbe(): Promise<BwrapAvailability> {
   const workspace = await mkdtemp(join(tmpdir(), 'manus-bwrap-probe-'));
   let sandbox: Sandbox | undefined;
   try {
+    const { BwrapSandbox } = await import('./bwrap-sandbox.js');
     sandbox = await BwrapSandbox.create({ workspace, network: false, options: readSandboxOptions({}) });
     const result = await sandbox.run(['true'], { timeoutMs: probeTimeoutMs });
     if (result.exitCode === 0) return { usable: true };
