@@ -19,12 +19,12 @@ interface RuntimeBundle {
 }
 
 /**
- * A command that makes one run spends it waiting on the model and its tools. V8's defaults are
- * made for throughput: the young generation grows from 1 to 8 MB at the first busy moments, and
- * TurboFan compiles the few hot functions (promise hooks, header checks) in zones of several
- * megabytes. Here they bought no CPU time back (a 300-step no-op run used as much without them)
- * and cost 10 MB of the run's peak memory. Set before the bundle compiles: V8 keys its code
- * cache to the flags, and each command keeps a cache of its own.
+ * A command that makes one run spends most of it waiting on the model and its tools. V8's young
+ * generation grows from 1 to 8 MB at the first busy moments, which costs the run's peak memory
+ * and bought no CPU time back on a 300-step run: it stays at its first size. TurboFan stays on:
+ * turning it off saved a few more megabytes but made the work a run does in process (a large
+ * page turned into markdown) take half again as long. Set before the bundle compiles: V8 keys
+ * its code cache to the flags, and each command keeps a cache of its own.
  *
  * V8 keys Node's own code cache to the flags too, and would compile every Node module loaded
  * after the change from source (30 ms of CPU before the first request). So the Node modules that
@@ -34,7 +34,7 @@ interface RuntimeBundle {
 const oneRunCommands = new Set(['run', 'resume', 'replay']);
 if (oneRunCommands.has(process.argv[2] ?? '')) {
   loadNodeModulesOfARun();
-  setFlagsFromString('--semi-space-growth-factor=1 --no-opt');
+  setFlagsFromString('--semi-space-growth-factor=1');
 }
 
 const bundle = fileURLToPath(new URL('./manus.cjs', import.meta.url));
