@@ -18,6 +18,7 @@ const loadedOnUse: Array<[string, RegExp]> = [
   ['the doctor', /^runtime\/applications\/doctor\//],
   ['the egress proxy', /^runtime\/services\/network\/egress-proxy/],
   ['the price table', /^runtime\/services\/model\/(price-table|price-cache)/],
+  ['the shell command rules, loaded for a command pattern or by validate', /^runtime\/services\/permissions\/(shell-command-|syntax-tree|shell-words|rule-diagnostics)/],
   ['the Docker and bubblewrap sandboxes', /^runtime\/services\/sandbox\/(docker|bwrap)-sandbox/],
   ['the built-in plugins (charts, browser, ...)', /^plugins\//],
   ['the other commands', /^cli\/(batch|eval|view|worker|import|packs|pack-init|replay|resume|runs|validate|inspect|list|doctor|mcp-list)-command/],

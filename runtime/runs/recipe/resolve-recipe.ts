@@ -19,7 +19,7 @@ import { renderTemplate } from '../../config/template.js';
 import { loadUserConfig } from './user-config.js';
 import { environmentVariablesOf, mergeMcpServers, type McpServerConfig } from '../../features/mcp/server-config.js';
 import { serverOfToolName, serversOfToolName } from '../../features/mcp/tool-names.js';
-import { permissionRuleDiagnostics } from '../../services/permissions/rule-diagnostics.js';
+import type { permissionRuleDiagnostics } from '../../services/permissions/rule-diagnostics.js';
 import { a2aEnvironmentVariables, mergeA2aAgents, type A2aAgentConfig } from '../../features/a2a/a2a-config.js';
 import { a2aAgentTools } from '../../features/a2a/a2a-agent-tools.js';
 import type { AgentConfig, AgentsConfig, ModelProfileConfig, ParameterValue, Recipe, RecipeParameter } from '../../config/types.js';
@@ -149,9 +149,10 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
   const a2aAgents = mergeA2aAgents(agents.config.a2aAgents, userConfig.config.a2aAgents, recipe.a2aAgents);
   const environment = options.environment ?? process.env;
   const trustInput = { agentsConfig: agents.config, cwd: options.cwd, parameterValues: values, workspaceFromCommandLine: overrides.workspace !== undefined, userParameters: new Set(Object.keys(overrides.parameters ?? {})), userPermissions: userConfig.config.permissions, userAllowHosts: userConfig.config.allowHosts };
+  const ruleDiagnostics = options.reportTrust ? (await import('../../services/permissions/rule-diagnostics.js')).permissionRuleDiagnostics : undefined;
   const setups = new Map<unknown, AgentSetup>();
   for (const [key, reference] of references) {
-    setups.set(key, setUpAgent(reference, { recipe, plugins, mcpServers, a2aAgents, environment, trustInput, agentsConfig: agents.config, model: overrides.model, reportTrust: options.reportTrust === true, ownPack: ownPackName }, diagnostics));
+    setups.set(key, setUpAgent(reference, { recipe, plugins, mcpServers, a2aAgents, environment, trustInput, agentsConfig: agents.config, model: overrides.model, reportTrust: options.reportTrust === true, ruleDiagnostics, ownPack: ownPackName }, diagnostics));
   }
   const callableAgents = new Map<string, AgentSetup>();
   const called = [...setups.values()].flatMap((setup) => setup.agentTools.map((name) => ({ name, caller: setup.agent })));
@@ -167,7 +168,7 @@ export async function resolveRecipe(recipeFile: string, options: ResolveOptions)
       });
       continue;
     }
-    const setup = setUpAgent({ config, named: true }, { recipe, plugins, mcpServers, a2aAgents, environment, trustInput, agentsConfig: agents.config, model: overrides.model, reportTrust: options.reportTrust === true, ownPack: ownPackName }, diagnostics);
+    const setup = setUpAgent({ config, named: true }, { recipe, plugins, mcpServers, a2aAgents, environment, trustInput, agentsConfig: agents.config, model: overrides.model, reportTrust: options.reportTrust === true, ruleDiagnostics, ownPack: ownPackName }, diagnostics);
     callableAgents.set(name, setup);
     called.push(...setup.agentTools.map((next) => ({ name: next, caller: setup.agent })));
   }
@@ -296,6 +297,8 @@ interface AgentSetupInput {
   agentsConfig: AgentsConfig;
   model?: string;
   reportTrust: boolean;
+  /** Checks the permission rules, for `manus validate`; loaded only then, since it brings the shell parser's rules. */
+  ruleDiagnostics?: typeof permissionRuleDiagnostics;
   /** The pack the recipe belongs to: its inline agents mean that pack's tools first. */
   ownPack?: string;
 }
@@ -347,7 +350,7 @@ function setUpAgent(reference: FlowAgentReference, input: AgentSetupInput, diagn
     const allTools = new Map([...input.plugins.tools].map(([name, loaded]) => [unqualifiedName(name), loaded.tool]));
     const knownByName = (name: string) => name.startsWith('agent_') || name.startsWith('a2a_') || serverOfToolName(name, serverNames) !== undefined;
     for (const block of trust.permissions.blocks) {
-      diagnostics.push(...permissionRuleDiagnostics({ settings: block.settings, source: block.source, tools: allTools, knownByName }));
+      diagnostics.push(...(input.ruleDiagnostics?.({ settings: block.settings, source: block.source, tools: allTools, knownByName }) ?? []));
     }
   } else {
     diagnostics.push(...trust.removals.map((removal): Diagnostic => ({ ...removal, severity: 'warning' })));
