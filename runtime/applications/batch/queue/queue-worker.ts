@@ -3,9 +3,10 @@
  * has (its model endpoint and key, sandbox, browser, the user's config and the grants given on its
  * command line; never grants from the queue). What it runs comes from the job's definition, checked
  * against its hash. A job may ask for a model by name: the worker runs it only when its own user
- * offers that name, and resolves it as a run on this machine would; any other name fails the item. A job taken over from a stopped or killed worker on this machine, or one that
- * carries the events of a run cut short, continues that run (./worker-resumption.ts). Results go
- * back with the events compressed, up to a cap.
+ * offers that name, and resolves it as a run on this machine would; any other name fails the item.
+ * A job taken over from a stopped or killed worker on this machine, or one that carries the events
+ * of a run cut short, continues that run (./worker-resumption.ts). Results go back with the events
+ * compressed, up to a cap.
  */
 import { existsSync, realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
