@@ -18,6 +18,7 @@ import { evalMatrix } from '../runtime/applications/eval/eval-matrix.js';
 import { readRecordedItems } from '../runtime/applications/eval/eval-record.js';
 import { scoreItems } from '../runtime/applications/eval/score-items.js';
 import { noopAgentLines, noopPluginSource } from './no-op-agent.js';
+import { watchCpuTime } from './process-figures.js';
 
 const steps = 30;
 const replyMs = 50;
@@ -94,10 +95,12 @@ try {
   };
   const started = performance.now();
   const child = spawn(process.execPath, [cliEntry, 'eval', 'bench.eval.yaml', '--models', models.join(','), '--concurrency', String(concurrency), '--quiet', '--json'], { cwd: folder, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const cpu = watchCpuTime(child.pid);
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr += chunk));
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   const wallMs = performance.now() - started;
+  const cpuMs = cpu();
   if (code !== 0) throw new Error(`the eval failed with exit ${code}: ${stderr}`);
   const evals = join(folder, '.manus', 'evals');
   const directory = join(evals, readdirSync(evals)[0]);
@@ -112,6 +115,8 @@ try {
     `eval: ${rows} rows × ${models.length} models (${rows * models.length} runs of the ${steps}-step no-op recipe) at concurrency ${concurrency}, replies after ${replyMs} ms`,
     `  first run start to last run end: ${((end - start) / 1000).toFixed(2)} s; ideal (runs x ${requestsPerRun} x ${replyMs} ms / ${concurrency}): ${(ideal / 1000).toFixed(2)} s; ${(share * 100).toFixed(1)}% of ideal throughput (floor 90%) ${share >= 0.9 ? 'ok' : 'BELOW FLOOR'}`,
     `  whole command, start to exit (scoring and eval.json included): ${(wallMs / 1000).toFixed(2)} s; ${record.summary.map((summary) => `${summary.model} ${summary.passed}/${summary.runs} passed`).join(', ')}`,
+    // The runs share one event loop: CPU a run times runs over the ideal is the share of one core it needs.
+    `  CPU time of the eval process: ${cpuMs === undefined ? 'n/a' : `${(cpuMs / 1000).toFixed(2)} s, ${(cpuMs / runs.length).toFixed(1)} ms a run, ${(cpuMs / (runs.length * requestsPerRun)).toFixed(2)} ms a step: ${((cpuMs / ideal) * 100).toFixed(0)}% of one core over the ideal time`}`,
     `  machine load average when it ended: ${loadavg().map((value) => value.toFixed(2)).join(' ')} on ${availableParallelism()} cores`,
   );
 

@@ -90,8 +90,9 @@ interface BatchSession {
 export async function batchCommand(recipeFile: string, options: BatchCommandOptions): Promise<number> {
   const cwd = process.cwd();
   const trust = [...parseTrustGrants(options.trust)];
-  if (options.queue && (options.model || options.sandbox)) {
-    throw new UsageError(`--${options.model ? 'model' : 'sandbox'} cannot go with --queue: the model and the sandbox are what each worker's machine has, from its own configuration`);
+  // A model goes to workers by name, run only by workers whose user offers it; a sandbox is the machine's own.
+  if (options.queue && options.sandbox) {
+    throw new UsageError('--sandbox cannot go with --queue: the sandbox is what each worker\'s machine has, from its own configuration');
   }
   preloadModelSdk();
   const fixed = parseParameterArguments(options.param);

@@ -21,7 +21,7 @@ import { compareWithBaseline, evalDefinitionSummary, evalItemResults, evalRecord
 import { evaluateGates, parseMinimumScores } from '../runtime/applications/eval/eval-gates.js';
 import { evalTableText } from '../runtime/applications/eval/eval-table.js';
 import { createJudge, judgeProfiles, judgeTrustRequests } from '../runtime/applications/eval/judge.js';
-import { ReplyCache, replyCacheDirectory } from '../runtime/applications/eval/reply-cache.js';
+import { ReplyCache, replyCacheDirectory, type ReplyCacheCounts } from '../runtime/applications/eval/reply-cache.js';
 import { scoreItems } from '../runtime/applications/eval/score-items.js';
 import { resolveRecipe, type RecipeOverrides, type RunPlan } from '../runtime/runs/recipe/resolve-recipe.js';
 import { loadRecipeFile } from '../runtime/runs/recipe/load-recipe.js';
@@ -94,7 +94,6 @@ export async function evalCommand(file: string, options: EvalCommandOptions): Pr
   if (models.length === 0) throw new UsageError('--models names no model');
   const repeat = options.repeat ?? 1;
   if (options.replay) return replayCommand(definition, file, options);
-  refuseOnQueue(options, models);
   preloadModelSdk();
   const settings: EvalSettings = {
     cwd,
@@ -157,7 +156,6 @@ export async function evalResumeCommand(id: string, options: EvalOutputOptions):
   const definition = await loadEvalFile(resolve(cwd, settings.file));
   if (definition.hash !== settings.hash) throw new UsageError(`the eval file ${settings.file} or its dataset changed since eval ${record.id} started; a resumed eval needs the same rows (start a new eval instead)`);
   const matrix = evalMatrix(definition.rows, settings.models.map((model) => model ?? undefined), settings.repeat);
-  refuseOnQueue({ ...options, cache: options.cache ?? settings.cache }, matrix.models);
   const prepared = await prepare(definition, matrix, settings, options);
   if (options.queue) record.queue = displayQueueUrl(options.queue);
   else delete record.queue;
@@ -245,8 +243,10 @@ async function runSession(session: EvalSession, options: EvalOutputOptions): Pro
   }
   const { budgets } = record;
   const budget = new BatchBudget({ tokens: budgets.maxTokens, cost: budgets.maxCost, timeSeconds: budgets.maxTimeSeconds }, session.earlier.size > 0 ? batchTotals(record.inputs.count, session.earlier.values(), 0) : undefined);
-  const cache = options.cache ? new ReplyCache(replyCacheDirectory(session.settings.cwd)) : undefined;
-  const executor: ItemExecutor = options.queue ? await queueExecutor(session, options.queue) : evalPool({
+  // On a queue the replies are kept where they are made, in each worker's own cache; workers say what it gave.
+  const cache = options.cache && !options.queue ? new ReplyCache(replyCacheDirectory(session.settings.cwd)) : undefined;
+  const cacheCounts = cache?.counts ?? (options.cache ? { hits: 0, misses: 0 } : undefined);
+  const executor: ItemExecutor = options.queue ? await queueExecutor(session, options.queue, cacheCounts) : evalPool({
     concurrency: record.concurrency,
     recipeFile: session.prepared.recipePath,
     cwd: session.settings.cwd,
@@ -290,7 +290,7 @@ async function runSession(session: EvalSession, options: EvalOutputOptions): Pro
     finishedAt: new Date().toISOString(),
     // Runs that answered badly are results: the eval completed once every run ended, however.
     status: outcome.record.status === 'success' || outcome.record.status === 'failure' ? 'completed' : outcome.record.status,
-    ...(cache ? { cache: { ...cache.counts } } : {}),
+    ...(cacheCounts ? { cache: { ...cacheCounts } } : {}),
     items,
     summary: modelSummaries(matrix, items, records),
     settings: session.settings,
@@ -312,20 +312,34 @@ function evalRedaction(prepared: Prepared): <T>(value: T) => T {
 }
 
 /**
- * On a queue each worker runs with the model and cache of its own machine, as a queued batch's
- * workers do: the eval cannot choose models for them, nor keep their replies here.
+ * The eval's runs on workers: each job names its cell's model, which a worker runs only when its
+ * own user offers that name, resolved with its own configuration; with `--cache`, the worker's
+ * cache answers it as this repeat of its cell, and the counts come back with the result.
  */
-function refuseOnQueue(options: EvalOutputOptions, models: ReadonlyArray<string | undefined>): void {
-  if (!options.queue) return;
-  if (models.some((model) => model !== undefined)) throw new UsageError('--models cannot go with --queue: each worker runs the model its own configuration names');
-  if (options.cache) throw new UsageError('--cache cannot go with --queue: replies are made on the workers\' machines');
-}
-
-async function queueExecutor(session: EvalSession, url: string): Promise<ItemExecutor> {
+async function queueExecutor(session: EvalSession, url: string, cacheCounts: ReplyCacheCounts | undefined): Promise<ItemExecutor> {
   const { QueueExecutor } = await import('../runtime/applications/batch/queue/queue-executor.js');
   const definition = collectRunDefinition(session.prepared.plans[0], session.settings.cwd, { shipped: true });
   session.record.recipe.hash = definition.hash;
-  return new QueueExecutor({ url, environment: process.env, record: session.record, definition, overrides: session.prepared.overrides, retry: itemRetryPolicy(0, process.env), resultsDirectory: session.folder.runsDirectory, exitCodeFor: exitCodeForRun });
+  return new QueueExecutor({
+    url,
+    environment: process.env,
+    record: session.record,
+    definition,
+    overrides: session.prepared.overrides,
+    retry: itemRetryPolicy(0, process.env),
+    resultsDirectory: session.folder.runsDirectory,
+    exitCodeFor: exitCodeForRun,
+    itemRequest: (item) => {
+      const cell = session.matrix.cells[item.index];
+      return { ...(cell.model !== undefined ? { model: cell.model } : {}), ...(cacheCounts ? { replyCache: { repeat: cell.repeat } } : {}) };
+    },
+    ...(cacheCounts ? {
+      replyCacheCounted: (counts: ReplyCacheCounts) => {
+        cacheCounts.hits += counts.hits;
+        cacheCounts.misses += counts.misses;
+      },
+    } : {}),
+  });
 }
 
 /** Interrupted 130, a budget 3, a provider that kept failing 4; otherwise the gates decide. */

@@ -113,7 +113,7 @@ function createProgram(): Command {
     .option('--inputs <file>', 'the items: a .jsonl file of objects or a .csv file with a header, a key or column per recipe parameter')
     .option('--param <key=value>', 'a recipe parameter fixed for every item (repeatable)', collect, [])
     .option('--concurrency <n>', 'items run at once in this process (default: four per core, from 4 to 16)', positiveInteger)
-    .option('--model <name>', 'a profile name from agents.yaml, or a model id')
+    .option('--model <name>', 'a profile name from agents.yaml, or a model id (on a queue, workers run it when their --models offers it)')
     .option('--item-max-steps <n>', 'each item\'s step budget', positiveInteger)
     .option('--item-max-tokens <n>', 'each item\'s token budget', positiveInteger)
     .option('--item-max-cost <dollars>', 'each item\'s cost budget in US dollars', positiveNumber)
@@ -155,8 +155,8 @@ function createProgram(): Command {
     .option('--models <list>', 'comma-separated profiles from agents.yaml or model ids, each run on every row (default: the recipe\'s own)')
     .option('--repeat <k>', 'run each row k times: pass@k (any of k passed), pass^k (all of k passed) and the mean with its interval', positiveInteger)
     .option('--concurrency <n>', 'runs at once in this process (default: four per core, from 4 to 16)', positiveInteger)
-    .option('--queue <url>', 'run the runs on workers through BullMQ on this Redis, as manus batch does (each worker uses its own model)')
-    .option('--cache', 'keep model replies in .manus/eval-cache, keyed by the request and the repeat, so a rerun with unchanged prompts asks no model')
+    .option('--queue <url>', 'run the runs on workers through BullMQ on this Redis, as manus batch does (a worker runs only the models its --models offers)')
+    .option('--cache', 'keep model replies in .manus/eval-cache (on a queue, each worker\'s), keyed by the request and the repeat, so a rerun with unchanged prompts asks no model')
     .option('--replay <eval>', 'score a recorded eval (an id in .manus/evals, or a folder with eval.json) again with this file\'s scorers, without a model')
     .option('--min-score <scores>', 'fail (exit 1) when a model\'s mean score is below this: 0.8 for every model, or model=0.8,other=0.7')
     .option('--baseline <eval.json>', 'fail (exit 1) when a model\'s score fell below this earlier eval\'s by more than the paired 95% interval allows, naming the rows that got worse')
@@ -190,6 +190,7 @@ function createProgram(): Command {
     .option('--trust <grants>', trustHelp, collect, [])
     .option('--runs-dir <folder>', 'where item run folders go (default .manus/runs)')
     .option('--stall-timeout <seconds>', 'how long the item of a worker that died stays locked before another worker takes it over', positiveNumber, 30)
+    .option('--models <list>', 'comma-separated profiles or model ids this worker runs items with that ask for one (eval --models, batch --model), resolved with its own configuration')
     .action(async (options: WorkerCommandOptions) => {
       const { workerCommand } = await import('./worker-command.js');
       return finish(await workerCommand(options));

@@ -1,7 +1,14 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createBatchProgress } from '../cli/batch-progress.js';
+import { exitCodeForRun } from '../cli/exit-codes.js';
+import { BatchBudget } from '../runtime/applications/batch/batch-budget.js';
+import { EmbeddedPool } from '../runtime/applications/batch/embedded-pool.js';
+import { processStartTime } from '../runtime/services/sandbox/process-records.js';
+import { processIsGone } from './support/processes.js';
 import { terminate } from './support/loop-fixture.js';
 import { runCli } from './support/run-cli.js';
 import { batchEnvironment, batchFolder, chatRequests, readBatch, spawnCli, startBatchModel, taskName, waitFor, writeBatchFixture } from './support/batch-fixture.js';
@@ -217,6 +224,37 @@ describe('manus batch in one process', () => {
     const queued = await runCli(['batch', 'item.yaml', '--inputs', 'items.jsonl', '--queue', 'redis://127.0.0.1:9/0'], { cwd: folder });
     expect(queued.exitCode).toBe(2);
     expect(queued.stderr).toMatch(/tools leads outside .*a queued batch ships/);
+  });
+
+  it("stops what a killed session of the batch left running in its runs folder once, before the first item, and says so", async () => {
+    const folder = realpathSync(mkdtempSync(join(tmpdir(), 'manus-pool-leftovers-')));
+    const leftover = spawn('sleep', ['300'], { detached: true, stdio: 'ignore' });
+    leftover.unref();
+    try {
+      const runs = join(folder, 'runs');
+      mkdirSync(join(runs, 'killed-run'), { recursive: true });
+      // Written by a runtime that has ended: this pid with a start time it does not have.
+      const records = join(runs, 'killed-run', 'processes.json');
+      writeFileSync(records, JSON.stringify({ version: 1, runtime: { pid: process.pid, startTime: '1', host: hostname() }, commands: [{ processGroup: { pid: leftover.pid, startTime: processStartTime(leftover.pid!) } }] }));
+      const notices: string[] = [];
+      const pool = new EmbeddedPool({ concurrency: 2, recipeFile: 'recipe.yaml', cwd: folder, overrides: {}, runsDirectory: runs, environment: {}, retry: { retries: 0, providerRetries: 0, baseDelayMs: 0, maxDelayMs: 0 }, exitCodeFor: exitCodeForRun });
+      await pool.run([], {
+        signal: new AbortController().signal,
+        budget: new BatchBudget({}),
+        mayStart: () => true,
+        started: () => undefined,
+        finished: () => undefined,
+        saveRecord: () => undefined,
+        progressed: () => undefined,
+        notice: (message) => notices.push(message),
+      });
+      await expect.poll(() => processIsGone(leftover.pid!), { timeout: 3000 }).toBe(true);
+      expect(existsSync(records)).toBe(false);
+      expect(notices).toEqual(['stopped 1 process group(s) an earlier, killed session of the batch left running']);
+    } finally {
+      if (!processIsGone(leftover.pid!)) process.kill(-leftover.pid!, 'SIGKILL');
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('draws one progress line in place on a terminal, with a line above it for each item that did not succeed', () => {

@@ -323,6 +323,50 @@ describe.skipIf(missing !== undefined)('manus batch on a queue', () => {
     }
   });
 
+  it('runs --model on workers that offer it, by name, resolved with their own configuration', async () => {
+    const fixture = writeBatchFixture({ items: 3 });
+    const server = await startBatchModel({ steps: 1 });
+    const worker = startWorker(redis, server, 3, undefined, ['--models', 'model-a']);
+    try {
+      const result = await runCli(['batch', 'recipe.yaml', '--inputs', 'items.jsonl', '--queue', redis.url, '--model', 'model-a', '--ci'], { cwd: fixture, env: { ...batchEnvironment(server), OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }, timeoutMs: 60_000 });
+      expect(result.exitCode, result.stderr).toBe(0);
+      // The worker's endpoint and key, the batch's model name.
+      expect(new Set(chatRequests(server).map((request) => request.body.model))).toEqual(new Set(['model-a']));
+      expect(new Set(chatRequests(server).map((request) => request.headers.authorization))).toEqual(new Set([`Bearer ${workerApiKey}`]));
+    } finally {
+      await stopWorkers([worker]);
+      await server.close();
+    }
+  });
+
+  it("takes a job's model only as a name its worker offers: another name, or one with an endpoint or key, fails the item unrun", async () => {
+    const fixture = writeBatchFixture({ items: 3 });
+    const server = await startBatchModel({ steps: 1 });
+    const { queue, batch, jobs: [first, second, third] } = await batchWaitingOnQueue(redis, server, fixture, 3);
+    let worker: SpawnedCli | undefined;
+    try {
+      await first.updateData({ ...first.data, model: 'model-a' });
+      await second.updateData({ ...second.data, model: 'model-z' });
+      await third.updateData({ ...third.data, model: { name: 'model-a', base_url: 'http://127.0.0.1:9/v1', api_key_env: 'HOME' } } as never);
+      worker = startWorker(redis, server, 3, undefined, ['--models', 'model-a']);
+      const { code } = await batch.closed;
+      expect(code, batch.stderr()).toBe(1);
+      const { latest } = readBatch(batchFolder(fixture));
+      expect(latest.get(0)).toMatchObject({ status: 'success', answer: 'hello person-0' });
+      expect(latest.get(1)).toMatchObject({ status: 'error', attempts: 1, error: { code: 'model_not_offered' } });
+      expect(latest.get(1)!.error.message).toContain('the item asks for the model "model-z", which worker');
+      expect(latest.get(2)).toMatchObject({ status: 'error', attempts: 1, error: { code: 'model_not_offered' } });
+      expect(latest.get(2)!.error.message).toContain('a model that is not a name');
+      // Neither refused item reached a model.
+      expect(chatRequests(server).map((request) => [taskName(request), request.body.model])).toEqual([['person-0', 'model-a'], ['person-0', 'model-a']]);
+      expect(worker.stderr()).toContain('not run: the item asks for the model "model-z"');
+    } finally {
+      await queue.close();
+      if (worker) await stopWorkers([worker]);
+      await server.close();
+    }
+  });
+
   it("continues a run from a job's events only when they are that run's, inside its definition, and no other run's folder", async () => {
     const fixture = writeBatchFixture({ items: 4 });
     const server = await startBatchModel({ steps: 1 });

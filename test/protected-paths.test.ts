@@ -355,6 +355,35 @@ describe('the after-command check', () => {
     expect(existsSync(join(folder, 'plugins', 'x.ts'))).toBe(false);
   });
 
+  it('names each path through the real folders, when the project, its workspace and its entries are reached through links', async () => {
+    const real = makeFixture({ 'agents.yaml': agentsYaml, 'prompts/system.md': 'x', 'recipe.yaml': recipeYaml, 'tools/hello.ts': 'export default [];\n', 'real-workspace/readme.txt': 'x\n' });
+    folders.push(real);
+    const around = makeFixture({});
+    folders.push(around);
+    // The project through a link, its workspace a link inside it, .envrc a link to a file that does not exist yet, .mcp.json a link to a folder's file.
+    symlinkSync(real, join(around, 'project'));
+    symlinkSync('real-workspace', join(real, 'workspace'));
+    symlinkSync('later/envrc', join(real, '.envrc'));
+    mkdirSync(join(real, 'elsewhere'));
+    symlinkSync('elsewhere/servers.json', join(real, '.mcp.json'));
+    const cwd = join(around, 'project');
+    const plan = await resolveRecipe('recipe.yaml', { cwd });
+    const paths = protectedPathsFor(plan, { cwd, workspace: join(cwd, 'workspace'), runsDirectory: join(cwd, '.manus', 'runs'), environment: { HOME: around } }).map((entry) => entry.path);
+    expect(paths.filter((path) => path.startsWith(cwd))).toEqual([]);
+    expect(paths).toEqual(expect.arrayContaining([
+      join(real, 'tools'),
+      join(real, 'agents.yaml'),
+      join(real, 'real-workspace', '.bashrc'),
+      join(real, 'real-workspace', '.mcp.json'),
+      // A link's target, existing or not, and the link itself.
+      join(real, 'later', 'envrc'),
+      join(real, '.envrc'),
+      join(real, 'elsewhere', 'servers.json'),
+      join(real, '.mcp.json'),
+    ]));
+    expect(paths).not.toContain(join(real, 'workspace', '.bashrc'));
+  });
+
   it('protects the node_modules folders packs and plugins resolve from: at and above the current folder and beside each plugin folder', async () => {
     const folder = makeFixture({
       'sub/recipe.yaml': 'version: 1\nname: sub\nprompt: Go.\nplugins: [./tools]\nagent:\n  tools: [terminate]\n',

@@ -42,12 +42,13 @@ export type ProtectedPathSources = Pick<RunPlan, 'agentsConfig'> & Partial<Pick<
 /** Every protected path of a run of `plan`. */
 export function protectedPathsFor(plan: ProtectedPathSources, places: ProtectedPathPlaces): ProtectedPath[] {
   const entries: ProtectedPath[] = [];
+  const canonical = canonicalPaths();
   const add = (path: string, kind: ProtectedPath['kind'], reason: string, watched = true, except?: readonly string[]) => {
     const absolute = resolve(places.cwd, path);
-    entries.push({ path: canonicalPath(absolute), kind, reason, watched, ...(except ? { except } : {}) });
+    entries.push({ path: canonical.path(absolute), kind, reason, watched, ...(except ? { except } : {}) });
     // A link in its place can be swapped for a real folder or file, so the link is protected too.
-    const link = linkItself(absolute);
-    if (link) entries.push({ path: link, kind: 'file', reason, watched });
+    const named = join(canonical.folder(dirname(absolute)), basename(absolute));
+    if (lstatEntry(named)?.isSymbolicLink()) entries.push({ path: named, kind: 'file', reason, watched });
   };
 
   const pluginFolders = pluginFolderCandidates(places.cwd, plan.recipe);
@@ -187,8 +188,26 @@ function deduplicate(entries: ProtectedPath[]): ProtectedPath[] {
   return [...byPath.values()];
 }
 
-/** The path itself when it is a link, named through its real folder; undefined otherwise. */
-function linkItself(path: string): string | undefined {
-  const named = join(canonicalPath(dirname(path)), basename(path));
-  return lstatEntry(named)?.isSymbolicLink() ? named : undefined;
+/**
+ * `canonicalPath` for the many entries of one list, which lie in a few folders (the current
+ * folder, the workspace, the home folder): each folder is made canonical once. A path that is not
+ * a link is its canonical folder's entry of the same name, existing or not; a link is followed by
+ * `canonicalPath` itself.
+ */
+function canonicalPaths(): { path(path: string): string; folder(path: string): string } {
+  const folders = new Map<string, string>();
+  const folder = (path: string): string => {
+    let found = folders.get(path);
+    if (found === undefined) {
+      found = canonical(path);
+      folders.set(path, found);
+    }
+    return found;
+  };
+  const canonical = (path: string): string => {
+    const parent = dirname(path);
+    if (parent === path || lstatEntry(path)?.isSymbolicLink()) return canonicalPath(path);
+    return join(folder(parent), basename(path));
+  };
+  return { path: canonical, folder };
 }

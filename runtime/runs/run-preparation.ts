@@ -68,8 +68,8 @@ export function prepareRun(plan: RunPlan, options: RunOptions): PreparedRun {
     if (type === 'step-end') progress = { step: data.step as number, usage: data.usage as TokenUsage };
   });
   // Commands a killed runtime left running on the host, recorded in their run folders.
-  const leftovers = killLeftoverProcesses(dirname(runDirectory));
-  if (leftovers.killed.length > 0) trace.emit('sandbox-cleanup', { killedProcesses: leftovers.killed });
+  const leftovers = options.leftoversSwept ? undefined : killLeftoverProcesses(dirname(runDirectory));
+  if (leftovers && leftovers.killed.length > 0) trace.emit('sandbox-cleanup', { killedProcesses: leftovers.killed });
   const hostConsent = {
     trustGrants: plan.trustGrants,
     ask: options.interactive ? (question: string) => askOnTerminal(question, {}, options.signal) : undefined,

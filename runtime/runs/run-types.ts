@@ -87,6 +87,11 @@ export interface RunOptions {
   /** A budget shared with other runs (a batch's totals): told what this run spends, and it stops when the budget is gone. */
   sharedBudget?: SharedBudget;
   /**
+   * The runs folder was swept already for the commands killed runtimes left running (a batch sweeps
+   * its own once, before its first item); otherwise the run sweeps it as it starts.
+   */
+  leftoversSwept?: boolean;
+  /**
    * A call that needs approval with no one to ask: `stop` the run, resumable with the call pending
    * (the default), or `deny` it with a reason the model sees (batch workers, `manus mcp serve`).
    */

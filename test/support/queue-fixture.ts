@@ -9,9 +9,9 @@ import type { ScriptedModelServer } from './scripted-model-server.js';
 /** The model key the queue tests give workers, to look for where it must never be. */
 export const workerApiKey = 'sk-queue-test-secret-7f3a9c';
 
-/** `manus worker` in a home folder of its own (its runs, cache and config), unless given one. */
-export function startWorker(redis: RedisServer, server: ScriptedModelServer, concurrency: number, home = realpathSync(mkdtempSync(join(tmpdir(), 'manus-worker-')))): SpawnedCli {
-  return spawnCli(['worker', '--queue', redis.url, '--concurrency', String(concurrency), '--stall-timeout', '1.5'], {
+/** `manus worker` in a home folder of its own (its runs, cache and config), unless given one; `args` are more options. */
+export function startWorker(redis: RedisServer, server: ScriptedModelServer, concurrency: number, home = realpathSync(mkdtempSync(join(tmpdir(), 'manus-worker-'))), args: string[] = []): SpawnedCli {
+  return spawnCli(['worker', '--queue', redis.url, '--concurrency', String(concurrency), '--stall-timeout', '1.5', ...args], {
     cwd: home,
     env: { ...batchEnvironment(server), OPENAI_API_KEY: workerApiKey, MANUS_CACHE_DIR: join(home, 'cache'), XDG_CONFIG_HOME: join(home, 'config') },
   });

@@ -25,6 +25,8 @@ export interface ItemRunRequest {
   environment: Record<string, string | undefined>;
   signal: AbortSignal;
   sharedBudget?: SharedBudget;
+  /** The runs folder was swept for what killed runtimes left running; each run need not sweep it again. */
+  leftoversSwept?: boolean;
   /** An earlier run of the item to continue from its events instead of starting afresh. */
   resumeFrom?: string;
   /** The folder that earlier run was started in, when not `cwd`: its workspace path is relative to it. */
@@ -79,6 +81,7 @@ export async function runBatchItem(request: ItemRunRequest): Promise<ItemRunOutc
       answers: resumed?.answers ?? [],
       redactor,
       sharedBudget: request.sharedBudget,
+      ...(request.leftoversSwept ? { leftoversSwept: true } : {}),
       ...(request.wrapModel ? { wrapModel: request.wrapModel } : {}),
       onEvent: (type, data) => {
         if (type === 'run-start' || type === 'run-resume') request.onRunStart?.(String(data.runId), resumed?.resume?.runDirectory ?? `${request.runsDirectory}/${String(data.runId)}`);

@@ -1,7 +1,10 @@
 /**
  * The embedded pool: a batch's items run in this process, at most `concurrency` at once, through
  * the ordinary run machinery. An item whose provider failed is continued from its events after a
- * backoff; other failures are tried again only as `retries` allows.
+ * backoff; other failures are tried again only as `retries` allows. The batch's runs folder is
+ * swept once, before the first item, for commands a killed session of it left running: every run
+ * after that is this process's own, so sweeping it again as each run starts (a look into every run
+ * folder, hundreds in a large batch) would find nothing.
  */
 import type { TokenUsage } from '../../contract/model-types.js';
 import { abortableSleep } from '../../services/model/abortable-sleep.js';
@@ -9,6 +12,7 @@ import type { RecipeOverrides } from '../../runs/recipe/resolve-recipe.js';
 import type { ExecutorHooks, ItemExecutor, ItemWork } from './batch-run.js';
 import { runBatchItem, type ItemRunOutcome, type ItemRunRequest } from './batch-item-run.js';
 import { continuesFromEvents } from '../../runs/run-resumption.js';
+import { killLeftoverProcesses } from '../../services/sandbox/process-records.js';
 import { retryDelayFor, type ItemRetryPolicy } from './item-retry.js';
 
 export interface EmbeddedPoolSettings {
@@ -28,6 +32,8 @@ export class EmbeddedPool implements ItemExecutor {
   constructor(private readonly settings: EmbeddedPoolSettings) {}
 
   async run(work: ItemWork[], hooks: ExecutorHooks): Promise<void> {
+    const leftovers = killLeftoverProcesses(this.settings.runsDirectory);
+    if (leftovers.killed.length > 0) hooks.notice(`stopped ${leftovers.killed.length} process group(s) an earlier, killed session of the batch left running`);
     const queue = [...work];
     const lane = async () => {
       for (let next = queue.shift(); next && hooks.mayStart(); next = queue.shift()) await this.runItem(next, hooks);
@@ -71,6 +77,7 @@ export class EmbeddedPool implements ItemExecutor {
       environment: settings.environment,
       signal: hooks.signal,
       sharedBudget: hooks.budget,
+      leftoversSwept: true,
       resumeFrom,
       exitCodeFor: settings.exitCodeFor,
       onRunStart: (runId, runDirectory) => hooks.started(work.index, { runId, runDirectory }),

@@ -137,7 +137,8 @@ export async function loadPluginFolders(folders: PluginFolder[], options: Plugin
     }
   }
   const loaded = await loadPluginFiles(files, diagnostics, options);
-  const defines = (name: string) => loaded.tools.has(name) || loaded.contextProviders.has(name) || loaded.stepKinds.has(name.replace(/^step-kind:/, ''));
+  // The kernel's own tools (terminate) are always there: needing one is no reason to look at skipped files' sources.
+  const defines = (name: string) => loaded.tools.has(name) || loaded.contextProviders.has(name) || loaded.stepKinds.has(name.replace(/^step-kind:/, '')) || kernelTools.some((tool) => tool.name === name);
   const missing = (needed: ReadonlySet<string>) => [...needed].some((name) => !defines(name) && !reserved.has(name));
   const changed = skipped.filter(({ file, needed }) => missing(needed) && !unchangedBuiltIn(file));
   const loadSkipped = async (skippedFiles: string[]) => {

@@ -90,9 +90,11 @@ export async function takeSnapshot(roots: readonly string[], options: SnapshotOp
  * The entry's information, or undefined when there is none: missing, or below something that is
  * no longer a folder (a `.git` folder swapped for a file makes `.git/hooks` ENOTDIR, not ENOENT).
  */
+// A missing path is told without an exception: most protected paths do not exist, and an
+// exception costs more than the call.
 export function lstatEntry(path: string): Stats | undefined {
   try {
-    return lstatSync(path);
+    return lstatSync(path, { throwIfNoEntry: false });
   } catch (error) {
     if (isAbsence(error)) return undefined;
     throw error;
@@ -101,7 +103,7 @@ export function lstatEntry(path: string): Stats | undefined {
 
 function lstatEntryBig(path: string): BigIntStats | undefined {
   try {
-    return lstatSync(path, { bigint: true });
+    return lstatSync(path, { bigint: true, throwIfNoEntry: false });
   } catch (error) {
     if (isAbsence(error)) return undefined;
     throw error;

@@ -11,7 +11,7 @@ import type { Job, Queue as BullQueue } from 'bullmq';
 import type { Redis as RedisClient } from 'ioredis';
 import type { ExecutorHooks, ItemWork } from '../batch-run.js';
 import { itemNumber } from '../item-number.js';
-import { batchSpentKey, batchStopKey, definitionKey, definitionLifetimeSeconds, readItemJobResult, readWorker, resumeEventsCapBytes, safeRunId, type ItemJobData, type ItemJobProgress, type ItemJobResult } from './queue-protocol.js';
+import { batchSpentKey, batchStopKey, definitionKey, definitionLifetimeSeconds, readItemJobResult, readWorker, resumeEventsCapBytes, safeRunId, type ItemJobData, type ItemJobProgress, type ItemJobResult, type ReplyCacheCounts } from './queue-protocol.js';
 import type { BatchRecord } from '../batch-folder.js';
 import type { ItemRetryPolicy } from '../item-retry.js';
 import type { RunDefinition } from '../run-definition.js';
@@ -30,6 +30,10 @@ export interface QueueExecutorSettings {
   resultsDirectory: string;
   /** The exit code the command gives an item that ended so without a worker's outcome. */
   exitCodeFor(result: { status: RunStatus; error?: { code: string } }): number;
+  /** What one item's job asks beside the batch's settings: its own model, and its repeat for the workers' reply caches. */
+  itemRequest?(item: ItemWork): Pick<ItemJobData, 'model' | 'replyCache'>;
+  /** Told, for each run, how many replies a worker's cache gave and how many it asked for. */
+  replyCacheCounted?(counts: ReplyCacheCounts): void;
 }
 
 /** How often the workers' spending and the batch's stop are looked at. */
@@ -123,17 +127,22 @@ export class Follower {
 
   private jobData(item: ItemWork, deadline: number | undefined): ItemJobData {
     const { record, definition, retry, overrides } = this.settings;
-    const { parameters: _fixed, model: _model, sandbox: _sandbox, trust: _trust, ...budgets } = overrides;
+    const { parameters: _fixed, model: batchModel, sandbox: _sandbox, trust: _trust, ...budgets } = overrides;
+    const own = this.settings.itemRequest?.(item) ?? {};
+    const model = own.model ?? batchModel;
     return {
       batchId: record.id,
       index: item.index,
       parameters: item.parameters,
       definitionHash: definition.hash,
       recipe: definition.recipe,
-      // The item's budgets and fixed parameters travel; the grants, model and sandbox are the worker's.
+      // The item's budgets and fixed parameters travel; the grants and sandbox are the worker's, and
+      // the model only a name, which the worker runs only when its own user offers it.
       overrides: { ...budgets, parameters: overrides.parameters },
       batchBudget: { tokens: record.budgets.maxTokens, cost: record.budgets.maxCost, deadline },
       retry,
+      ...(model !== undefined ? { model } : {}),
+      ...(own.replyCache ? { replyCache: own.replyCache } : {}),
     };
   }
 
@@ -333,6 +342,7 @@ export class Follower {
       const workerPath = outcome.runDirectory;
       this.hooks.finished(entry.item.index, { ...outcome, worker, attempts, ...(workerPath ? { runDirectory: workerPath, events: { stored: 'worker', path: join(workerPath, 'events.jsonl') } } : {}) });
     }
+    if (result.replyCache) this.settings.replyCacheCounted?.(result.replyCache);
     this.outstanding.delete(jobId);
   }
 

@@ -1,7 +1,8 @@
 /**
  * What a queued batch and its workers agree on: the queue's name, the Redis keys beside it, and
  * the shape of a job and of its result. A job says what to run (the definition's hash, the item's
- * parameters and budgets); never the user's grants, keys or environment, which are the worker's.
+ * parameters and budgets, the name of the model it asks for); never the user's grants, keys,
+ * endpoints or environment, which are the worker's.
  */
 import type { RecipeOverrides } from '../../../runs/recipe/resolve-recipe.js';
 import type { ItemRunOutcome } from '../batch-item-run.js';
@@ -57,6 +58,30 @@ export interface ItemJobData {
   retry: ItemRetryPolicy;
   /** An earlier run of the item that was cut short, to continue from: its id and its events gzipped, base64. */
   resume?: { runId: string; events: string };
+  /**
+   * The model profile or model id the item asks for, by name only: the worker runs it only when
+   * its own user offers that name (`manus worker --models`), resolved against its own configuration.
+   */
+  model?: string;
+  /** The item's replies come from, and go to, the worker's cache of replies, as this repeat of its cell. */
+  replyCache?: { repeat: number };
+}
+
+/** What a worker makes of a job's model: none asked for, a name, or a value that is no name. */
+export function queuedModel(value: unknown): { model?: string } | { unreadable: true } {
+  if (value === undefined) return {};
+  return typeof value === 'string' && value.length > 0 ? { model: value } : { unreadable: true };
+}
+
+/** A job's reply cache request, when it is one: a whole repeat index. */
+export function queuedReplyCache(value: unknown): { repeat: number } | undefined {
+  const repeat = isRecord(value) ? value.repeat : undefined;
+  return typeof repeat === 'number' && Number.isSafeInteger(repeat) && repeat >= 0 ? { repeat } : undefined;
+}
+
+export interface ReplyCacheCounts {
+  hits: number;
+  misses: number;
 }
 
 /** Events a job carries to continue a run from, compressed; a run whose events are larger starts again. */
@@ -81,6 +106,8 @@ export type ItemJobResult =
     events?: string;
     /** Why the events stayed on the worker, when they did. */
     eventsKept?: string;
+    /** How many of the run's replies the worker's cache gave, and how many it asked the model for. */
+    replyCache?: ReplyCacheCounts;
   };
 
 /** A run id that can only name a folder of its own. */
@@ -101,12 +128,14 @@ export function readItemJobResult(value: unknown): ItemJobResult | undefined {
   if (!outcome || !worker) return undefined;
   if (value.events !== undefined && typeof value.events !== 'string') return undefined;
   if (value.eventsKept !== undefined && typeof value.eventsKept !== 'string') return undefined;
+  const replyCache = readReplyCacheCounts(value.replyCache);
   return {
     kind: 'finished',
     outcome,
     worker,
     ...(value.events !== undefined ? { events: value.events } : {}),
     ...(value.eventsKept !== undefined ? { eventsKept: value.eventsKept } : {}),
+    ...(replyCache ? { replyCache } : {}),
   };
 }
 
@@ -137,6 +166,14 @@ function readOutcome(value: unknown): ItemRunOutcome | undefined {
     ...(runDirectory !== undefined ? { runDirectory } : {}),
     ...(error !== undefined ? { error: { code: (error as { code: string }).code, message: (error as { message: string }).message } } : {}),
   };
+}
+
+/** Counts a worker returned, when they are counts; anything else is left out. */
+function readReplyCacheCounts(value: unknown): ReplyCacheCounts | undefined {
+  if (!isRecord(value)) return undefined;
+  const { hits, misses } = value;
+  const count = (each: unknown): each is number => typeof each === 'number' && Number.isSafeInteger(each) && each >= 0;
+  return count(hits) && count(misses) ? { hits, misses } : undefined;
 }
 
 export function readWorker(value: unknown): NonNullable<BatchItemRecord['worker']> | undefined {

@@ -2,9 +2,11 @@
  * A worker: takes batch items from the queue and runs them in this process, with what this machine
  * has (its model endpoint and key, sandbox, browser, the user's config and the grants given on its
  * command line; never grants from the queue). What it runs comes from the job's definition, checked
- * against its hash. A job taken over from a stopped or killed worker on this machine, or one that
- * carries the events of a run cut short, continues that run (./worker-resumption.ts). Results go
- * back with the events compressed, up to a cap.
+ * against its hash. A job may ask for a model by name: the worker runs it only when its own user
+ * offers that name, and resolves it as a run on this machine would; any other name fails the item.
+ * A job taken over from a stopped or killed worker on this machine, or one that carries the events
+ * of a run cut short, continues that run (./worker-resumption.ts). Results go back with the events
+ * compressed, up to a cap.
  */
 import { existsSync, realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -14,14 +16,16 @@ import { promisify } from 'node:util';
 import { gunzipSync, gzip } from 'node:zlib';
 import type { Job } from 'bullmq';
 import type { TrustGrant } from '../../../contract/trust-grants.js';
+import type { ChatModel } from '../../../contract/model-types.js';
 import { InterruptedError } from '../../../contract/errors.js';
 import { useRateLimiterFactory } from '../../../services/model/rate-limiter.js';
 import { isInside } from '../../../services/workspace-paths.js';
+import { terminalText } from '../../../services/terminal-text.js';
 import { runBatchItem, type ItemRunOutcome, type ItemRunRequest } from '../batch-item-run.js';
 import { itemNumber } from '../item-number.js';
 import { retryDelayFor } from '../item-retry.js';
 import { materialiseRunDefinition, RunDefinitionError, type RunDefinition } from '../run-definition.js';
-import { definitionKey, keyPrefix, queuedOverrides, queueName, type ItemJobData, type QueuedOverrides, type ItemJobProgress, type ItemJobResult } from './queue-protocol.js';
+import { definitionKey, keyPrefix, queuedModel, queuedOverrides, queuedReplyCache, queueName, type ItemJobData, type QueuedOverrides, type ItemJobProgress, type ItemJobResult, type ReplyCacheCounts } from './queue-protocol.js';
 import { RedisBatchBudget } from './redis-batch-budget.js';
 import { parseQueueUrl } from './redis-connection.js';
 import { RedisRateLimiter } from './redis-rate-limiter.js';
@@ -42,6 +46,13 @@ export interface QueueWorkerSettings {
   /** How long a killed worker's job stays locked before another worker takes it. */
   stallTimeoutMs: number;
   exitCodeFor: ItemRunRequest['exitCodeFor'];
+  /**
+   * The model names this machine's user offers to jobs that ask for one (profiles or model ids,
+   * resolved here as `--model` resolves them); a job that names another fails.
+   */
+  models: readonly string[];
+  /** This machine's cache of replies for one run of `model` (undefined: the recipe's own) as repeat `repeat`. */
+  replyCache?(model: string | undefined, repeat: number): { wrapModel(model: ChatModel): ChatModel; counts: ReplyCacheCounts };
   /** Lines for the worker's log: items taken and finished, the queue unreachable and back. */
   log(message: string): void;
 }
@@ -107,6 +118,12 @@ export async function startQueueWorker(settings: QueueWorkerSettings): Promise<R
       if (shared.budget.stopped) return { kind: 'skipped', reason: `the batch was stopped (${shared.budget.stopped})` };
       const exhausted = shared.budget.exhausted();
       if (exhausted) return { kind: 'skipped', reason: `the batch's ${exhausted} budget ran out` };
+      const asked = queuedModel(data.model);
+      if ('unreadable' in asked || (asked.model !== undefined && !settings.models.includes(asked.model))) {
+        const outcome = modelNotOffered('model' in asked ? asked.model : undefined, identity.id, settings);
+        settings.log(`item ${itemNumber(data.index)} of batch ${data.batchId}: not run: ${outcome.answer}`);
+        return { kind: 'finished', outcome, worker: identity };
+      }
       let cwd: string;
       let recipeFile: string;
       try {
@@ -124,6 +141,8 @@ export async function startQueueWorker(settings: QueueWorkerSettings): Promise<R
         if (reason === 'interrupted') abort.abort(new InterruptedError('the batch was interrupted'));
       });
       settings.log(`item ${itemNumber(data.index)} of batch ${data.batchId}: started${job.attemptsStarted > 1 ? ` (attempt ${job.attemptsStarted})` : ''}`);
+      const cached = queuedReplyCache(data.replyCache);
+      const replies = cached ? settings.replyCache?.(asked.model, cached.repeat) : undefined;
       let continued: ReturnType<typeof continuedRun>;
       let outcome: ItemRunOutcome;
       try {
@@ -132,7 +151,8 @@ export async function startQueueWorker(settings: QueueWorkerSettings): Promise<R
           parameters: data.parameters,
           recipeFile,
           cwd,
-          overrides: { ...overrides, trust: settings.trust, ...timeLeft(data, overrides) },
+          overrides: { ...overrides, ...(asked.model !== undefined ? { model: asked.model } : {}), trust: settings.trust, ...timeLeft(data, overrides) },
+          ...(replies ? { wrapModel: replies.wrapModel } : {}),
           runsDirectory: settings.runsDirectory,
           environment: settings.environment,
           signal: abort.signal,
@@ -163,7 +183,7 @@ export async function startQueueWorker(settings: QueueWorkerSettings): Promise<R
         throw new Error(`item ${itemNumber(data.index)} ended ${outcome.status}: ${outcome.answer}`);
       }
       settings.log(`item ${itemNumber(data.index)} of batch ${data.batchId}: ${outcome.status} (exit ${String(outcome.exitCode)})`);
-      return { kind: 'finished', outcome, worker: identity, ...(await eventsOf(outcome.runDirectory, settings.eventsCapBytes)) };
+      return { kind: 'finished', outcome, worker: identity, ...(await eventsOf(outcome.runDirectory, settings.eventsCapBytes)), ...(replies ? { replyCache: { ...replies.counts } } : {}) };
     } finally {
       shared.release();
     }
@@ -218,6 +238,26 @@ function recipeInside(folder: string, path: unknown): string {
     throw new RunDefinitionError(`the job names the recipe outside its run definition: ${String(path)}; it was not run`);
   }
   return path;
+}
+
+/**
+ * The outcome of a job that asks for a model this worker's user does not offer: the name is only
+ * a name, so nothing the job says can choose an endpoint, a key or a setting of this machine.
+ */
+function modelNotOffered(model: string | undefined, workerId: string, settings: QueueWorkerSettings): ItemRunOutcome {
+  const code = 'model_not_offered';
+  const asked = model === undefined ? 'a model that is not a name' : `the model ${JSON.stringify(terminalText(model).slice(0, 200))}`;
+  const offered = settings.models.length > 0 ? `it offers ${settings.models.join(', ')}` : 'it offers none';
+  const message = `the item asks for ${asked}, which worker ${workerId} does not offer (${offered}; \`manus worker --models\` names the models a worker runs items with)`;
+  return {
+    status: 'error',
+    exitCode: settings.exitCodeFor({ status: 'error', error: { code } }),
+    answer: message,
+    usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+    durationMs: 0,
+    startedAt: new Date().toISOString(),
+    error: { code, message },
+  };
 }
 
 /** An item of a batch with a deadline gets no more time than the batch has left. */
