@@ -180,15 +180,16 @@ describe('what validate notes a run would need the user\'s grant for', () => {
       'recipe.yaml': [
         'version: 1', 'name: reaching', 'prompt: Go.',
         'agent:', '  tools: [agent:helper, browser_use, terminate]',
-        'tool_settings:', '  browser_use:', '    web_search: { endpoints: { brave: "http://127.0.0.1:9/brave" } }',
+        // browser_use searches through web_search, whose settings' grants count though it is not listed.
+        'tool_settings:', '  web_search: { endpoints: { brave: "http://127.0.0.1:9/brave" } }',
         'sandbox:', '  kind: bwrap', '  user: "2000"', '',
       ].join('\n'),
     });
     const result = await runCli(['validate', 'recipe.yaml'], { cwd: fixture });
     expect(result.exitCode, result.stderr).toBe(0);
     expect(noteLines(result)).toEqual(expect.arrayContaining([
-      expect.stringMatching(/^recipe\.yaml:11:9: note: asks to run sandboxed commands as a user it chose.*\(sandbox\.user: 2000, .*\); a run needs --trust user$/),
-      expect.stringMatching(/^recipe\.yaml:8:39: note: asks to .*\(tool_settings\.browser_use\.web_search\.endpoints\.brave: http:\/\/127\.0\.0\.1:9\/brave, which would receive BRAVE_API_KEY\); a run needs --trust env$/),
+      expect.stringMatching(/^recipe\.yaml:10:9: note: asks to run sandboxed commands as a user it chose.*\(sandbox\.user: 2000, .*\); a run needs --trust user$/),
+      expect.stringMatching(/^recipe\.yaml:7:37: note: asks to .*\(tool_settings\.web_search\.endpoints\.brave: http:\/\/127\.0\.0\.1:9\/brave, which would receive BRAVE_API_KEY\); a run needs --trust env$/),
       expect.stringMatching(/^agents\.yaml:4:5: note: asks to .*\(llm\.far\.base_url: http:\/\/127\.0\.0\.1:9\/v1, which would receive OPENAI_API_KEY\); a run needs --trust env$/),
     ]));
     expect(noteLines(result)).toHaveLength(3);

@@ -92,7 +92,7 @@ describe('building the bundle', () => {
     expect(looks).toBeGreaterThan(10);
     expect([...missing]).toEqual([]);
     expect(readdirSync(bundle).sort()).toEqual([...files].sort());
-    expect(readdirSync(join(root, 'dist')).sort()).toEqual(['bundle', 'schemas']);
+    expect(readdirSync(join(root, 'dist')).sort()).toEqual(['bundle', 'bundle-metafile.json', 'schemas']);
     const version = await runCli(['--version'], { cwd: root, entry: join(bundle, 'main.js') });
     expect(version.exitCode, version.stderr).toBe(0);
   }, 60_000);
