@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { noopAgentLines, noopPluginSource } from './no-op-agent.js';
 import { watchCpuTime, watchPeakMemory } from './process-figures.js';
 import { startScriptedModelServer, type RecordedChatRequest, type ScriptedTurn } from '../test/support/scripted-model-server.js';
+import { bareRequestLoop } from './bare-request-loop.js';
 
 export const steps = 30;
 
@@ -165,18 +166,7 @@ async function bareLoop(bodies: unknown[]): Promise<ProcessRun> {
   const server = await startScriptedModelServer({ turns: script() });
   const folder = mkdtempSync(join(tmpdir(), 'manus-bench-floor-'));
   try {
-    const bodiesFile = join(folder, 'bodies.json');
-    writeFileSync(bodiesFile, JSON.stringify(bodies));
-    const loop = [
-      "const { readFileSync } = require('node:fs');",
-      `const bodies = JSON.parse(readFileSync(${JSON.stringify(bodiesFile)}, 'utf8'));`,
-      '(async () => {',
-      '  for (const body of bodies) {',
-      `    const response = await fetch(${JSON.stringify(`${server.baseUrl}/chat/completions`)}, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer bench' }, body: JSON.stringify(body) });`,
-      '    await response.text();',
-      '  }',
-      '})();',
-    ].join('\n');
+    const loop = bareRequestLoop(folder, server.baseUrl, bodies);
     const started = performance.timeOrigin + performance.now();
     const child = spawn(process.execPath, ['-e', loop], { stdio: ['ignore', 'ignore', 'inherit'] });
     const peakMemory = watchPeakMemory(child.pid);

@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { noopAgentLines, noopPluginSource } from './no-op-agent.js';
 import { startScriptedModelServer, type RecordedChatRequest, type ScriptedTurn } from '../test/support/scripted-model-server.js';
+import { bareRequestLoop } from './bare-request-loop.js';
 
 const { values: options, positionals } = parseArgs({
   allowPositionals: true,
@@ -118,18 +119,7 @@ async function runFloor(bodies: unknown[]): Promise<Run> {
   const server = await startScriptedModelServer({ turns: script() });
   const folder = mkdtempSync(join(tmpdir(), 'manus-step-floor-'));
   try {
-    const bodiesFile = join(folder, 'bodies.json');
-    writeFileSync(bodiesFile, JSON.stringify(bodies));
-    const loop = [
-      "const { readFileSync } = require('node:fs');",
-      `const bodies = JSON.parse(readFileSync(${JSON.stringify(bodiesFile)}, 'utf8'));`,
-      '(async () => {',
-      '  for (const body of bodies) {',
-      `    const response = await fetch(${JSON.stringify(`${server.baseUrl}/chat/completions`)}, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer bench' }, body: JSON.stringify(body) });`,
-      '    await response.text();',
-      '  }',
-      '})();',
-    ].join('\n');
+    const loop = bareRequestLoop(folder, server.baseUrl, bodies);
     const cpuMs = await measured(folder, (env, reporter) => spawn(process.execPath, [...reporter, '-e', loop], { env, stdio: ['ignore', 'ignore', 'inherit'] }));
     return { requests: chatRequests(server.requests), cpuMs };
   } finally {
