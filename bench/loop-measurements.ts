@@ -17,9 +17,9 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { noopAgentLines, noopPluginSource } from './no-op-agent.js';
+import { noopPluginSource, noopRecipe, noopScript } from './no-op-agent.js';
 import { watchCpuTime, watchPeakMemory } from './process-figures.js';
-import { startScriptedModelServer, type RecordedChatRequest, type ScriptedTurn } from '../test/support/scripted-model-server.js';
+import { startScriptedModelServer, type RecordedChatRequest } from '../test/support/scripted-model-server.js';
 import { bareRequestLoop } from './bare-request-loop.js';
 
 export const steps = 30;
@@ -113,12 +113,12 @@ export class LoopBenchmark {
     const folder = join(this.scratch, name);
     mkdirSync(join(folder, 'tools'), { recursive: true });
     writeFileSync(join(folder, 'tools', pluginFile), pluginSource);
-    writeFileSync(join(folder, 'bench.yaml'), ['version: 1', 'name: bench', 'prompt: Call the noop tool until told otherwise.', 'plugins: [./tools]', 'agent:', ...noopAgentLines(steps + 5), ''].join('\n'));
+    writeFileSync(join(folder, 'bench.yaml'), noopRecipe(steps));
     return folder;
   }
 
   private async run(folder: string, cacheFolder: string): Promise<ProcessRun> {
-    const server = await startScriptedModelServer({ turns: script() });
+    const server = await startScriptedModelServer({ turns: noopScript(steps) });
     try {
       const started = performance.timeOrigin + performance.now();
       const child = spawn(process.execPath, [this.cliEntry, 'run', join(folder, 'bench.yaml'), '--quiet', '--json'], {
@@ -163,7 +163,7 @@ async function floorColdStart(): Promise<number> {
 }
 
 async function bareLoop(bodies: unknown[]): Promise<ProcessRun> {
-  const server = await startScriptedModelServer({ turns: script() });
+  const server = await startScriptedModelServer({ turns: noopScript(steps) });
   const folder = mkdtempSync(join(tmpdir(), 'manus-bench-floor-'));
   try {
     const loop = bareRequestLoop(folder, server.baseUrl, bodies);
@@ -180,21 +180,12 @@ async function bareLoop(bodies: unknown[]): Promise<ProcessRun> {
   }
 }
 
-function script(): ScriptedTurn[] {
-  const turns: ScriptedTurn[] = [];
-  for (let step = 1; step <= steps; step += 1) {
-    turns.push({ content: `Step ${step}.`, toolCalls: [{ name: 'noop', arguments: { note: `step ${step}` } }] });
-  }
-  turns.push({ toolCalls: [{ name: 'terminate', arguments: { status: 'success', message: 'done' } }] });
-  return turns;
-}
-
-function chatRequests(requests: readonly unknown[]): RecordedChatRequest[] {
+export function chatRequests(requests: readonly unknown[]): RecordedChatRequest[] {
   return (requests as RecordedChatRequest[]).filter((request) => request.path.endsWith('/chat/completions'));
 }
 
 /** From one request's arrival to the next: the whole step, as the server sees it. */
-function requestIntervals(requests: RecordedChatRequest[]): number[] {
+export function requestIntervals(requests: RecordedChatRequest[]): number[] {
   return requests.slice(1).map((request, index) => request.receivedAt - requests[index].receivedAt);
 }
 

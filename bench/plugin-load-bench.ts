@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { noopAgentLines, noopPluginSource } from './no-op-agent.js';
 import { startScriptedModelServer, type ScriptedTurn } from '../test/support/scripted-model-server.js';
+import { median } from './loop-measurements.js';
 
 const roundsFlag = process.argv.indexOf('--rounds');
 const rounds = roundsFlag > 0 ? Number(process.argv[roundsFlag + 1]) : Number(process.env.BENCH_REPETITIONS ?? 7);
@@ -110,12 +111,6 @@ async function floorOnce(): Promise<Sample> {
   } finally {
     await server.close();
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 type TypeScriptFigures = { newText: Sample[]; copy: Sample[]; secondRun: Sample[] };

@@ -17,8 +17,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { noopAgentLines, noopPluginSource } from './no-op-agent.js';
-import { startScriptedModelServer, type RecordedChatRequest, type ScriptedTurn } from '../test/support/scripted-model-server.js';
+import { noopPluginSource, noopRecipe, noopScript } from './no-op-agent.js';
+import { chatRequests, median, requestIntervals } from './loop-measurements.js';
+import { startScriptedModelServer, type RecordedChatRequest } from '../test/support/scripted-model-server.js';
 import { bareRequestLoop } from './bare-request-loop.js';
 
 const { values: options, positionals } = parseArgs({
@@ -38,37 +39,12 @@ const others = positionals.map((path) => resolve(path));
 // Compared: this build and the others given; profiled: the first given, else this build.
 const builds = options.profile ? [others[0] ?? ownBuild] : [ownBuild, ...others];
 
-function script(): ScriptedTurn[] {
-  const turns: ScriptedTurn[] = [];
-  for (let step = 1; step <= steps; step += 1) {
-    turns.push({ content: `Step ${step}.`, toolCalls: [{ name: 'noop', arguments: { note: `step ${step}` } }] });
-  }
-  turns.push({ toolCalls: [{ name: 'terminate', arguments: { status: 'success', message: 'done' } }] });
-  return turns;
-}
-
 function projectFolder(): string {
   const folder = mkdtempSync(join(tmpdir(), 'manus-step-'));
   mkdirSync(join(folder, 'tools'));
   writeFileSync(join(folder, 'tools', 'noop.mjs'), noopPluginSource);
-  writeFileSync(join(folder, 'bench.yaml'), [
-    'version: 1',
-    'name: bench',
-    'prompt: Call the noop tool until told otherwise.',
-    'plugins: [./tools]',
-    'agent:',
-    ...noopAgentLines(steps + 5),
-    '',
-  ].join('\n'));
+  writeFileSync(join(folder, 'bench.yaml'), noopRecipe(steps));
   return folder;
-}
-
-function chatRequests(requests: readonly { path: string }[]): RecordedChatRequest[] {
-  return requests.filter((request) => request.path.endsWith('/chat/completions')) as RecordedChatRequest[];
-}
-
-function intervals(requests: RecordedChatRequest[]): number[] {
-  return requests.slice(1).map((request, index) => request.receivedAt - requests[index]!.receivedAt);
 }
 
 interface Run { requests: RecordedChatRequest[]; cpuMs: number }
@@ -101,7 +77,7 @@ async function measured(folder: string, spawnProcess: (env: NodeJS.ProcessEnv, n
 }
 
 async function runBuild(cli: string, folder: string, cacheFolder: string, nodeOptions: string[] = []): Promise<Run> {
-  const server = await startScriptedModelServer({ turns: script() });
+  const server = await startScriptedModelServer({ turns: noopScript(steps) });
   try {
     const cpuMs = await measured(folder, (env, reporter) => spawn(process.execPath, [...reporter, ...nodeOptions, cli, 'run', join(folder, 'bench.yaml'), '--quiet', '--json'], {
       cwd: folder,
@@ -116,7 +92,7 @@ async function runBuild(cli: string, folder: string, cacheFolder: string, nodeOp
 
 /** A Node process sending the same request bodies in a plain loop, each once the last reply has been read. */
 async function runFloor(bodies: unknown[]): Promise<Run> {
-  const server = await startScriptedModelServer({ turns: script() });
+  const server = await startScriptedModelServer({ turns: noopScript(steps) });
   const folder = mkdtempSync(join(tmpdir(), 'manus-step-floor-'));
   try {
     const loop = bareRequestLoop(folder, server.baseUrl, bodies);
@@ -128,12 +104,6 @@ async function runFloor(bodies: unknown[]): Promise<Run> {
   }
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
-
 interface Figures { late: number[]; all: number[]; lateMedians: number[]; cpu: number[] }
 
 function emptyFigures(): Figures {
@@ -142,7 +112,7 @@ function emptyFigures(): Figures {
 
 function addRun(figures: Figures, { requests, cpuMs }: Run): void {
   figures.cpu.push(cpuMs);
-  const gaps = intervals(requests);
+  const gaps = requestIntervals(requests);
   const late = gaps.slice(19, 30);
   figures.late.push(...late);
   figures.all.push(...gaps);
@@ -248,7 +218,7 @@ async function profile(): Promise<void> {
     const file = readdirSync(profileFolder).find((name) => name.endsWith('.cpuprofile'));
     if (!file) throw new Error('the CLI wrote no CPU profile');
     const cpuProfile = JSON.parse(readFileSync(join(profileFolder, file), 'utf8')) as CpuProfile;
-    process.stdout.write(`${builds[0]}: ${steps} steps, median step ${median(intervals(requests)).toFixed(3)} ms (profiling slows it)\n`);
+    process.stdout.write(`${builds[0]}: ${steps} steps, median step ${median(requestIntervals(requests)).toFixed(3)} ms (profiling slows it)\n`);
     summarize(cpuProfile);
   } finally {
     rmSync(folder, { recursive: true, force: true });
