@@ -12,31 +12,22 @@ import { AGENT_CARD_PATH, type AgentCard } from '@a2a-js/sdk';
 import { DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
 import { UserBuilder, agentCardHandler, jsonRpcHandler } from '@a2a-js/sdk/server/express';
 import { ConfigError, UsageError } from '../../contract/errors.js';
-import type { TrustGrant } from '../../contract/trust-grants.js';
-import type { SandboxSettings } from '../../contract/tool.js';
 import { locateRecipe } from '../../features/packs/locate-recipe.js';
 import { resolveRecipe } from '../../runs/recipe/resolve-recipe.js';
-import { createRequestGuard, isLoopbackHost } from '../mcp-server/http-request-guard.js';
+import { createRequestGuard } from '../mcp-server/http-request-guard.js';
+import { listen, requireTokenBeyondLoopback, type HttpServeSettings } from '../mcp-server/http-serving.js';
 import { agentCard, type ServedRecipe } from './agent-card.js';
 import { RecipeExecutor } from './recipe-executor.js';
 
 export const a2aPath = '/a2a/jsonrpc';
 
-export interface A2aServeOptions {
+export interface A2aServeOptions extends HttpServeSettings {
   cwd: string;
   environment: Record<string, string | undefined>;
   /** Recipe files, each served as one skill. */
   recipes: string[];
-  host: string;
-  port: number;
   /** Host names requests may name besides the bound host; the first is the card's when bound to every address. */
   allowedHosts: string[];
-  /** The bearer token requests must carry. */
-  token?: string;
-  trust: TrustGrant[];
-  sandbox?: SandboxSettings['kind'];
-  runsDirectory?: string;
-  version: string;
 }
 
 export interface A2aServing {
@@ -50,20 +41,11 @@ export interface A2aServing {
 
 export async function startA2aServer(options: A2aServeOptions): Promise<A2aServing> {
   if (options.recipes.length === 0) throw new UsageError('nothing to serve: name recipes with --recipe file');
-  if (!isLoopbackHost(options.host) && !options.token) {
-    throw new UsageError(`serving on ${options.host} needs a bearer token: pass --token-env NAME with the token in the environment variable NAME (or bind to 127.0.0.1)`);
-  }
+  requireTokenBeyondLoopback(options);
   const served = await servedRecipes(options);
   const guard = createRequestGuard({ host: options.host, allowedHosts: options.allowedHosts, token: options.token });
   const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
+  const address = await listen(server, options.port, options.host);
   const origin = `http://${cardHost(options, address)}:${address.port}`;
   const card: AgentCard = agentCard(served, { url: `${origin}${a2aPath}`, version: options.version, bearer: options.token !== undefined });
   const executor = new RecipeExecutor(served, { cwd: options.cwd, environment: options.environment, runsDirectory: options.runsDirectory, trust: options.trust, sandbox: options.sandbox });

@@ -6,11 +6,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { ConnectionServer } from './connection-server.js';
 import { createRequestGuard, type RequestGuardOptions } from './http-request-guard.js';
+import { listen } from './http-serving.js';
 
 export const mcpPath = '/mcp';
 
@@ -75,14 +75,7 @@ export async function serveHttp(newConnection: () => ConnectionServer, options: 
       else response.end();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
+  const address = await listen(server, options.port, options.host);
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     url: `http://${shownHost}:${address.port}${mcpPath}`,

@@ -7,21 +7,19 @@ import { locateRecipe } from '../../features/packs/locate-recipe.js';
 import { agentsFilesFor, loadAgentsConfig } from '../../runs/recipe/resolve-recipe.js';
 import { agentDefaults } from '../../config/defaults.js';
 import { readModelProfile } from '../../runs/recipe/load-agents.js';
-import type { TrustGrant } from '../../contract/trust-grants.js';
 import { ConfigError, UsageError } from '../../contract/errors.js';
 import { SecretRedactor } from '../../services/secret-redaction.js';
-import type { SandboxSettings } from '../../contract/tool.js';
 import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Recipe } from '../../config/types.js';
 import { createConnectionServer, type ConnectionServer } from './connection-server.js';
-import { isLoopbackHost } from './http-request-guard.js';
+import { requireTokenBeyondLoopback, type HttpServeSettings } from './http-serving.js';
 import { loadPluginTools } from './plugin-tools.js';
 import { loadRecipeTool } from './recipe-tools.js';
 import type { ServedTool } from './served-tool.js';
 import { ToolSession } from './tool-session.js';
 
-export interface McpServeOptions {
+export interface McpServeOptions extends HttpServeSettings {
   cwd: string;
   environment: Record<string, string | undefined>;
   /** Plugin tools to serve, by name. */
@@ -31,18 +29,8 @@ export interface McpServeOptions {
   /** Recipe files, each served as one tool. */
   recipes: string[];
   transport: 'stdio' | 'http';
-  host: string;
-  port: number;
-  /** Host names HTTP requests may name besides the bound host. */
-  allowedHosts: string[];
-  /** The bearer token HTTP requests must carry. */
-  token?: string;
-  trust: TrustGrant[];
-  sandbox?: SandboxSettings['kind'];
-  runsDirectory?: string;
   /** The folder the user chose for plugin tools to work in; each connection gets a new one otherwise. */
   workspace?: string;
-  version: string;
 }
 
 export interface McpServing {
@@ -58,9 +46,7 @@ export async function startMcpServer(options: McpServeOptions): Promise<McpServi
   if (options.tools.length === 0 && options.recipes.length === 0) {
     throw new UsageError('nothing to serve: name tools with --tools a,b or recipes with --recipe file');
   }
-  if (options.transport === 'http' && !isLoopbackHost(options.host) && !options.token) {
-    throw new UsageError(`serving on ${options.host} needs a bearer token: pass --token-env NAME with the token in the environment variable NAME (or bind to 127.0.0.1)`);
-  }
+  if (options.transport === 'http') requireTokenBeyondLoopback(options);
   const workspace = options.workspace === undefined ? undefined : chosenWorkspace(options.workspace, options.cwd);
   const { tools, recipes } = await servedTools(options);
   const { config: agentsConfig } = loadAgentsConfig(agentsFilesFor(undefined, options.cwd));
